@@ -1,0 +1,199 @@
+#pragma once
+// The in-memory graph. Objects link by pointer, not by name: a Value knows its producer and its uses, a
+// Use is (node, input index) or (graph, output index). Mutation goes only through the Rewriter
+// (rewriter.h), which keeps these links consistent, records undo information and emits change events.
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/attribute.h"
+#include "ir/tensor.h"
+#include "ir/type.h"
+
+namespace onyx {
+
+class Graph;
+class Model;
+class Node;
+class Rewriter;
+
+struct Use {
+  Node* node = nullptr;         // the consuming node, or
+  Graph* graphOutput = nullptr;  // the graph that lists this value as its output
+  int index = 0;                 // input index of the node, or output index of the graph
+  friend bool operator==(const Use&, const Use&) = default;
+};
+
+class Value {
+ public:
+  const std::string& name() const { return name_; }
+  const Type& type() const { return type_; }
+  Graph* graph() const { return graph_; }  // the graph whose scope defines it
+  Node* producer() const { return producer_; }
+  int producerOutput() const { return producerOutput_; }
+  const std::vector<Use>& uses() const { return uses_; }
+  bool isGraphInput() const { return isGraphInput_; }
+  bool isInitializer() const { return initializer_.has_value(); }
+  const Tensor* initializer() const { return initializer_ ? &*initializer_ : nullptr; }
+  const SparseTensor* sparseInitializer() const { return sparseInitializer_.get(); }
+  // Defined by nothing: no producer, not a graph input or initializer. Loading keeps such values so a
+  // broken model can still be shown; verify() reports them.
+  bool isUndefined() const {
+    return !producer_ && !isGraphInput_ && !initializer_ && !sparseInitializer_;
+  }
+  bool hasValueInfo() const { return hasValueInfo_; }
+  const std::string& docString() const { return docString_; }
+  const std::string& unknownFields() const { return unknownFields_; }  // of its ValueInfoProto
+
+ private:
+  friend class Graph;
+  friend class Node;
+  friend class Rewriter;
+  std::string name_;
+  Type type_;
+  Graph* graph_ = nullptr;
+  Node* producer_ = nullptr;
+  int producerOutput_ = 0;
+  std::vector<Use> uses_;
+  bool isGraphInput_ = false;
+  bool hasValueInfo_ = false;
+  std::optional<Tensor> initializer_;
+  std::shared_ptr<const SparseTensor> sparseInitializer_;
+  std::string docString_;
+  std::string unknownFields_;
+};
+
+class Node {
+ public:
+  NodeId id() const { return id_; }
+  const std::string& opType() const { return opType_; }
+  const std::string& domain() const { return domain_; }  // "" is ai.onnx
+  const std::string& overload() const { return overload_; }
+  const std::string& name() const { return name_; }
+  const std::string& docString() const { return docString_; }
+  const std::string& unknownFields() const { return unknownFields_; }
+  Graph* graph() const { return graph_; }
+
+  // Absent optional inputs and outputs (written "" in ONNX) are null.
+  const std::vector<Value*>& inputs() const { return inputs_; }
+  Value* input(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  size_t inputCount() const { return inputs_.size(); }
+  size_t outputCount() const { return outputs_.size(); }
+  Value* output(size_t i) const { return i < outputs_.size() ? outputs_[i].get() : nullptr; }
+  std::vector<Value*> outputs() const;
+
+  const std::vector<Attribute>& attributes() const { return attributes_; }
+  const Attribute* attribute(std::string_view name) const;
+  int64_t attrInt(std::string_view name, int64_t fallback) const;
+  float attrFloat(std::string_view name, float fallback) const;
+  std::string attrString(std::string_view name, std::string_view fallback) const;
+  std::optional<std::vector<int64_t>> attrInts(std::string_view name) const;
+  std::vector<Graph*> subgraphs() const;
+
+  // Scope path of the node's name: "/encoder/layer.0/attention/MatMul_1" -> "/encoder/layer.0/attention".
+  std::string_view scopePath() const;
+  // "Conv '/layer1/conv1/Conv' (#12)": how errors name a node.
+  std::string describe() const;
+
+ private:
+  friend class Graph;
+  friend class Rewriter;
+  NodeId id_ = kNoNode;
+  std::string opType_;
+  std::string domain_;
+  std::string overload_;
+  std::string name_;
+  std::string docString_;
+  std::string unknownFields_;
+  Graph* graph_ = nullptr;
+  std::vector<Value*> inputs_;
+  std::vector<std::unique_ptr<Value>> outputs_;
+  std::vector<Attribute> attributes_;
+  std::list<std::unique_ptr<Node>>::iterator position_;
+};
+
+class Graph {
+ public:
+  using NodeList = std::list<std::unique_ptr<Node>>;
+
+  // Iterates the nodes in stored order (the file's order, normally topological) as Node*.
+  class NodeRange {
+   public:
+    class iterator {
+     public:
+      using difference_type = std::ptrdiff_t;
+      using value_type = Node*;
+      iterator() = default;
+      explicit iterator(NodeList::const_iterator it) : it_(it) {}
+      Node* operator*() const { return it_->get(); }
+      iterator& operator++() { ++it_; return *this; }
+      iterator operator++(int) { auto old = *this; ++it_; return old; }
+      friend bool operator==(const iterator&, const iterator&) = default;
+
+     private:
+      NodeList::const_iterator it_;
+    };
+    explicit NodeRange(const NodeList& list) : list_(&list) {}
+    iterator begin() const { return iterator(list_->begin()); }
+    iterator end() const { return iterator(list_->end()); }
+    size_t size() const { return list_->size(); }
+
+   private:
+    const NodeList* list_;
+  };
+
+  explicit Graph(Model* model, Graph* parent = nullptr, Node* owner = nullptr)
+      : model_(model), parent_(parent), owner_(owner) {}
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  ~Graph();
+
+  Model* model() const { return model_; }
+  Graph* parent() const { return parent_; }  // enclosing graph of a subgraph
+  Node* owner() const { return owner_; }     // If/Loop/Scan node holding this body
+  const std::string& name() const { return name_; }
+  const std::string& docString() const { return docString_; }
+  const std::string& unknownFields() const { return unknownFields_; }
+
+  NodeRange nodes() const { return NodeRange(nodes_); }
+  size_t nodeCount() const { return nodes_.size(); }
+  const std::vector<Value*>& inputs() const { return inputs_; }
+  const std::vector<Value*>& outputs() const { return outputs_; }
+  const std::vector<Value*>& initializers() const { return initializers_; }
+  const std::vector<Value*>& sparseInitializers() const { return sparseInitializers_; }
+  // Values that had a value_info entry, in file order (kept so a save writes the same entries back).
+  const std::vector<Value*>& valueInfo() const { return valueInfo_; }
+
+  // A value defined in this graph's own scope (inputs, initializers, node outputs), or null.
+  Value* findValue(std::string_view name) const;
+  // Same, then in the enclosing graphs: how subgraph bodies see outer values.
+  Value* resolve(std::string_view name) const;
+  Node* findNode(NodeId id) const;  // in this graph only
+  // Every value this graph defines, in a stable order: inputs, initializers, then node outputs.
+  std::vector<Value*> definedValues() const;
+
+ private:
+  friend class Rewriter;
+  Model* model_;
+  Graph* parent_;
+  Node* owner_;
+  std::string name_;
+  std::string docString_;
+  std::string unknownFields_;
+  NodeList nodes_;
+  std::vector<std::unique_ptr<Value>> ownedValues_;  // inputs, initializers and undefined placeholders
+  std::vector<Value*> inputs_;
+  std::vector<Value*> outputs_;
+  std::vector<Value*> initializers_;
+  std::vector<Value*> sparseInitializers_;
+  std::vector<Value*> valueInfo_;
+  std::unordered_map<std::string_view, Value*> byName_;  // keys view the values' own names
+  std::unordered_map<NodeId, Node*> byId_;
+};
+
+}  // namespace onyx

@@ -1,0 +1,105 @@
+#pragma once
+// The one way to change a model. Every edit keeps use lists consistent, emits a ChangeEvent and, inside a
+// Transaction, is recorded so the whole transaction can be reverted, or undone and redone later.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/model.h"
+
+namespace onyx {
+
+// A committed sequence of edits. undo() and redo() must alternate, starting with undo(); the model must be
+// in the state the log left it in (the undo stack guarantees that).
+class ChangeLog {
+ public:
+  const std::string& label() const { return label_; }
+  size_t size() const { return edits_.size(); }
+  bool empty() const { return edits_.empty(); }
+  bool isUndone() const { return undone_; }
+  void undo();
+  void redo();
+
+ private:
+  friend class Rewriter;
+  friend class Transaction;
+  struct Edit {
+    std::function<void(bool replaying)> apply;
+    std::function<void()> unapply;
+  };
+  Model* model_ = nullptr;
+  std::string label_;
+  std::vector<Edit> edits_;
+  bool undone_ = false;
+};
+
+class Transaction {
+ public:
+  Transaction(Model& model, std::string label);
+  ~Transaction();  // reverts what was neither committed nor reverted: a failed pass leaves no half edit
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+  std::shared_ptr<ChangeLog> commit();
+  void revert();
+  size_t editCount() const { return log_ ? log_->size() : 0; }
+
+ private:
+  friend class Rewriter;
+  Model* model_;
+  std::shared_ptr<ChangeLog> log_;
+};
+
+class Rewriter {
+ public:
+  explicit Rewriter(Model& model) : model_(&model) {}
+
+  struct NodeSpec {
+    std::string opType;
+    std::string domain;
+    std::string name;
+    std::vector<Value*> inputs;             // null for an absent optional input
+    std::vector<std::string> outputNames;   // "" for an absent optional output
+    std::vector<Attribute> attributes;
+    std::string overload;
+    std::string docString;
+    std::string unknownFields;
+  };
+  // Adds a node before `before`, or at the end; its outputs are new values named as in the spec.
+  Node* addNode(Graph& graph, NodeSpec spec, Node* before = nullptr);
+  // Removes a node whose outputs have no uses.
+  void removeNode(Node* node);
+  void moveBefore(Node* node, Node* before);  // `before` null: to the end
+  void setInput(Node* node, size_t index, Value* value);
+  void setInputs(Node* node, std::vector<Value*> inputs);
+  // Every use of `from` (node inputs and graph outputs) now uses `to`.
+  void replaceAllUsesWith(Value* from, Value* to);
+  void setAttribute(Node* node, Attribute attribute);
+  void removeAttribute(Node* node, const std::string& name);
+  void renameNode(Node* node, std::string name);
+  void renameValue(Value* value, std::string name);
+  void setType(Value* value, Type type);
+  void setValueInfo(Value* value, bool listed, std::string docString = {}, std::string unknownFields = {});
+
+  Value* addGraphInput(Graph& graph, std::string name, Type type);
+  void setGraphInputs(Graph& graph, std::vector<Value*> inputs);
+  void setGraphOutputs(Graph& graph, std::vector<Value*> outputs);
+  // A new value holding a constant; `alsoInput` for models that list initializers as inputs too.
+  Value* addInitializer(Graph& graph, std::string name, Tensor tensor);
+  void setInitializer(Value* value, Tensor tensor);
+  Value* addSparseInitializer(Graph& graph, std::string name, SparseTensor tensor);
+  // A value nothing defines yet (a dangling input as loaded); verify() reports it while undefined.
+  Value* addUndefinedValue(Graph& graph, std::string name);
+  // Removes an unused value the graph owns (input, initializer or undefined placeholder).
+  void removeValue(Value* value);
+  void setGraphMetadata(Graph& graph, std::string name, std::string docString, std::string unknownFields);
+
+ private:
+  struct Impl;  // link bookkeeping shared by the edits, in rewriter.cpp
+  void record(ChangeLog::Edit edit);
+  void emit(ChangeEvent::Kind kind, const Graph* graph, NodeId node, std::string name, bool undoing = false);
+  Model* model_;
+};
+
+}  // namespace onyx
