@@ -16,10 +16,14 @@ QString qs(const std::string& text) { return QString::fromStdString(text); }
 QString count(int64_t number) { return qs(groupThousands(number)); }
 QString orNone(const std::string& text) { return text.empty() ? QStringLiteral("(none)") : qs(text); }
 
+// Columns: the item, its count right next to it (so an op list reads like a table), then its value.
+constexpr int kCountColumn = ModelSummaryView::kCountColumn;
+constexpr int kValueColumn = ModelSummaryView::kValueColumn;
+
 QTreeWidgetItem* addRow(QTreeWidgetItem* parent, const QString& name, const QString& value,
-                        const QString& detail = {}) {
-  auto* item = new QTreeWidgetItem(parent, {name, value, detail});
-  item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
+                        const QString& count = {}) {
+  auto* item = new QTreeWidgetItem(parent, {name, count, value});
+  item->setTextAlignment(kCountColumn, Qt::AlignRight | Qt::AlignVCenter);
   return item;
 }
 
@@ -27,22 +31,24 @@ QTreeWidgetItem* addRow(QTreeWidgetItem* parent, const QString& name, const QStr
 
 ModelSummaryView::ModelSummaryView(QWidget* parent) : QTreeWidget(parent) {
   setColumnCount(3);
-  setHeaderLabels({tr("Item"), tr("Value"), tr("Count")});
+  setHeaderLabels({tr("Item"), tr("Count"), tr("Value")});
+  headerItem()->setTextAlignment(kCountColumn, Qt::AlignRight | Qt::AlignVCenter);
   setAlternatingRowColors(true);
   setUniformRowHeights(true);
   setSelectionMode(QAbstractItemView::ExtendedSelection);
   header()->setStretchLastSection(false);
   header()->setSectionResizeMode(0, QHeaderView::Interactive);
-  header()->setSectionResizeMode(1, QHeaderView::Stretch);
-  header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+  header()->setSectionResizeMode(kCountColumn, QHeaderView::Interactive);
+  header()->setSectionResizeMode(kValueColumn, QHeaderView::Stretch);
   setContextMenuPolicy(Qt::ActionsContextMenu);
   auto* copy = new QAction(tr("Copy Summary as Text"), this);
   connect(copy, &QAction::triggered, this, &ModelSummaryView::copyAsText);
   addAction(copy);
 }
 
-QTreeWidgetItem* ModelSummaryView::addSection(const QString& title, const QString& summary) {
-  auto* item = new QTreeWidgetItem(this, {title, summary});
+QTreeWidgetItem* ModelSummaryView::addSection(const QString& title, const QString& summary, const QString& count) {
+  auto* item = new QTreeWidgetItem(this, {title, count, summary});
+  item->setTextAlignment(kCountColumn, Qt::AlignRight | Qt::AlignVCenter);
   QFont bold = item->font(0);
   bold.setBold(true);
   item->setFont(0, bold);
@@ -61,7 +67,7 @@ void ModelSummaryView::setInfo(const ModelInfo& info) {
 
   std::string producer = info.producerName;
   if (!info.producerVersion.empty()) producer += (producer.empty() ? "" : " ") + info.producerVersion;
-  QTreeWidgetItem* model = addSection(tr("Model"), orNone(info.graphName));
+  QTreeWidgetItem* model = addSection(tr("Model"), orNone(info.graphName), {});
   addRow(model, tr("IR version"), QString::number(info.irVersion));
   addRow(model, tr("Producer"), orNone(producer));
   addRow(model, tr("Domain"), orNone(info.domain));
@@ -77,17 +83,16 @@ void ModelSummaryView::setInfo(const ModelInfo& info) {
   for (const StringPair& entry : info.metadata) addRow(metadata, qs(entry.key), qs(entry.value));
 
   for (auto [title, values] : {std::pair{tr("Inputs"), &info.inputs}, std::pair{tr("Outputs"), &info.outputs}}) {
-    QTreeWidgetItem* section = addSection(title, {});
-    section->setText(2, QString::number(values->size()));
-    for (const auto& value : *values) addRow(section, qs(value.name), qs(value.type))->setFont(1, mono);
+    QTreeWidgetItem* section = addSection(title, {}, QString::number(values->size()));
+    for (const auto& value : *values) addRow(section, qs(value.name), qs(value.type))->setFont(kValueColumn, mono);
   }
 
-  QTreeWidgetItem* ops = addSection(tr("Operators"), tr("%1 op types").arg(info.opCounts.size()));
-  ops->setText(2, count(info.nodeCount));
+  QTreeWidgetItem* ops = addSection(tr("Operators"), tr("nodes of %1 op types").arg(info.opCounts.size()),
+                                    count(info.nodeCount));
   for (const auto& op : info.opCounts) addRow(ops, qs(op.label()), {}, count(op.count));
 
-  QTreeWidgetItem* subgraphs = addSection(tr("Subgraphs"), tr("%1 bodies").arg(info.subgraphs.size()));
-  subgraphs->setText(2, count(info.subgraphNodeCount));
+  QTreeWidgetItem* subgraphs =
+      addSection(tr("Subgraphs"), tr("nodes in %1 bodies").arg(info.subgraphs.size()), count(info.subgraphNodeCount));
   std::vector<QTreeWidgetItem*> parents = {subgraphs};  // parents[d - 1] holds bodies of depth d
   for (const auto& subgraph : info.subgraphs) {
     size_t depth = size_t(std::max(subgraph.depth, 1));
@@ -97,8 +102,8 @@ void ModelSummaryView::setInfo(const ModelInfo& info) {
     parents.push_back(item);
   }
 
-  QTreeWidgetItem* parameters = addSection(tr("Parameters"), qs(humanBytes(info.parameterBytes)));
-  parameters->setText(2, count(info.parameterCount));
+  QTreeWidgetItem* parameters = addSection(tr("Parameters"), tr("elements, %1").arg(qs(humanBytes(info.parameterBytes))),
+                                           count(info.parameterCount));
   addRow(parameters, tr("Initializers"), {}, count(info.initializerCount));
   addRow(parameters, tr("Elements"), {}, count(info.parameterCount));
   addRow(parameters, tr("Bytes"), qs(humanBytes(info.parameterBytes)), count(info.parameterBytes));
@@ -109,8 +114,7 @@ void ModelSummaryView::setInfo(const ModelInfo& info) {
     addRow(external, qs(file.location), tr("%1 tensors, %2").arg(file.tensorCount).arg(qs(humanBytes(file.bytes))),
            count(file.bytes));
 
-  QTreeWidgetItem* functions = addSection(tr("Functions"), {});
-  functions->setText(2, QString::number(info.functions.size()));
+  QTreeWidgetItem* functions = addSection(tr("Functions"), {}, QString::number(info.functions.size()));
   for (const auto& function : info.functions) {
     QString name = qs(function.domain + "::" + function.name);
     if (!function.overload.empty()) name += ":" + qs(function.overload);
@@ -121,8 +125,10 @@ void ModelSummaryView::setInfo(const ModelInfo& info) {
   // Long lists stay folded so the window opens on the overview.
   for (QTreeWidgetItem* section : {subgraphs, functions})
     if (section->childCount() > 20) section->setExpanded(false);
-  resizeColumnToContents(0);
-  setColumnWidth(0, std::min(columnWidth(0) + 24, 420));
+  resizeColumnToContents(kItemColumn);
+  setColumnWidth(kItemColumn, std::min(columnWidth(kItemColumn) + 24, 420));
+  resizeColumnToContents(kCountColumn);
+  setColumnWidth(kCountColumn, columnWidth(kCountColumn) + 16);  // keeps counts apart from values
 }
 
 QTreeWidgetItem* ModelSummaryView::section(const QString& title) const {

@@ -16,6 +16,10 @@ class ModelSummaryView : public QTreeWidget {
   void setInfo(const ModelInfo& info);
   void clearInfo();
   const ModelInfo& info() const { return info_; }
+  // Columns of every row.
+  static constexpr int kItemColumn = 0;
+  static constexpr int kCountColumn = 1;
+  static constexpr int kValueColumn = 2;
   // The section item whose first column reads `title` ("Operators"), or null.
   QTreeWidgetItem* section(const QString& title) const;
 
@@ -24,7 +28,7 @@ class ModelSummaryView : public QTreeWidget {
   void copyAsText() const;
 
  private:
-  QTreeWidgetItem* addSection(const QString& title, const QString& summary);
+  QTreeWidgetItem* addSection(const QString& title, const QString& summary, const QString& count);
   ModelInfo info_;
 };
 
