@@ -83,12 +83,14 @@ void buildSample(SampleBuilder& b) {
   model.producerVersion = "0.1.0";
   model.domain = "ai.onyx.samples";
   model.modelVersion = 1;
-  model.docString = "A small residual CNN classifier bundled with Onyx; weights are seeded random, not trained.";
+  model.docString =
+      "A small residual CNN classifier bundled with Onyx; weights are seeded random, not trained.";
   model.metadata = {{"description", "3x3 conv stem, one residual block, global pooling, 10-way softmax"},
                     {"license", "MIT"}};
   b.rewriter().setGraphMetadata(b.graph(), "sample_cnn", "", "");
 
-  Value* image = b.input("image", Shape{Dim::symbol("N"), kInputChannels, Dim::symbol("H"), Dim::symbol("W")});
+  Value* image =
+      b.input("image", Shape{Dim::symbol("N"), kInputChannels, Dim::symbol("H"), Dim::symbol("W")});
   Value* x = b.conv("/stem/conv", image, kInputChannels, kWidth);
   x = b.node("Relu", "/stem/relu/Relu", {x});
   Value* pooled = b.node("MaxPool", "/stem/pool/MaxPool", {x},
@@ -104,7 +106,8 @@ void buildSample(SampleBuilder& b) {
   features = b.node("Flatten", "/head/flatten/Flatten", {features}, {Attribute::ofInt("axis", 1)});
   Value* fcWeight = b.weight("/head/fc.weight", {kClasses, kWidth}, std::sqrt(6.0f / kWidth));
   Value* fcBias = b.weight("/head/fc.bias", {kClasses}, 0.1f);
-  Value* logits = b.node("Gemm", "/head/fc/Gemm", {features, fcWeight, fcBias}, {Attribute::ofInt("transB", 1)});
+  Value* logits =
+      b.node("Gemm", "/head/fc/Gemm", {features, fcWeight, fcBias}, {Attribute::ofInt("transB", 1)});
   Value* probabilities = b.node("Softmax", "/head/softmax/Softmax", {logits}, {Attribute::ofInt("axis", -1)});
 
   b.rewriter().renameValue(probabilities, "probabilities");

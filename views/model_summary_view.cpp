@@ -12,9 +12,15 @@
 namespace onyx::views {
 namespace {
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
-QString count(int64_t number) { return qs(groupThousands(number)); }
-QString orNone(const std::string& text) { return text.empty() ? QStringLiteral("(none)") : qs(text); }
+QString qs(const std::string& text) {
+  return QString::fromStdString(text);
+}
+QString count(int64_t number) {
+  return qs(groupThousands(number));
+}
+QString orNone(const std::string& text) {
+  return text.empty() ? QStringLiteral("(none)") : qs(text);
+}
 
 // Columns: the item, its count right next to it (so an op list reads like a table), then its value.
 constexpr int kCountColumn = ModelSummaryView::kCountColumn;
@@ -46,7 +52,8 @@ ModelSummaryView::ModelSummaryView(QWidget* parent) : QTreeWidget(parent) {
   addAction(copy);
 }
 
-QTreeWidgetItem* ModelSummaryView::addSection(const QString& title, const QString& summary, const QString& count) {
+QTreeWidgetItem* ModelSummaryView::addSection(const QString& title, const QString& summary,
+                                              const QString& count) {
   auto* item = new QTreeWidgetItem(this, {title, count, summary});
   item->setTextAlignment(kCountColumn, Qt::AlignRight | Qt::AlignVCenter);
   QFont bold = item->font(0);
@@ -78,41 +85,46 @@ void ModelSummaryView::setInfo(const ModelInfo& info) {
     opsets << (import.domain.empty() ? QStringLiteral("ai.onnx") : qs(import.domain)) + " " +
                   QString::number(import.version);
   addRow(model, tr("Opsets"), opsets.isEmpty() ? tr("(none)") : opsets.join(", "));
-  QTreeWidgetItem* metadata = addRow(model, tr("Metadata"), info.metadata.empty() ? tr("(none)") : QString(),
-                                     info.metadata.empty() ? QString() : QString::number(info.metadata.size()));
+  QTreeWidgetItem* metadata =
+      addRow(model, tr("Metadata"), info.metadata.empty() ? tr("(none)") : QString(),
+             info.metadata.empty() ? QString() : QString::number(info.metadata.size()));
   for (const StringPair& entry : info.metadata) addRow(metadata, qs(entry.key), qs(entry.value));
 
-  for (auto [title, values] : {std::pair{tr("Inputs"), &info.inputs}, std::pair{tr("Outputs"), &info.outputs}}) {
+  for (auto [title, values] :
+       {std::pair{tr("Inputs"), &info.inputs}, std::pair{tr("Outputs"), &info.outputs}}) {
     QTreeWidgetItem* section = addSection(title, {}, QString::number(values->size()));
-    for (const auto& value : *values) addRow(section, qs(value.name), qs(value.type))->setFont(kValueColumn, mono);
+    for (const auto& value : *values)
+      addRow(section, qs(value.name), qs(value.type))->setFont(kValueColumn, mono);
   }
 
   QTreeWidgetItem* ops = addSection(tr("Operators"), tr("nodes of %1 op types").arg(info.opCounts.size()),
                                     count(info.nodeCount));
   for (const auto& op : info.opCounts) addRow(ops, qs(op.label()), {}, count(op.count));
 
-  QTreeWidgetItem* subgraphs =
-      addSection(tr("Subgraphs"), tr("nodes in %1 bodies").arg(info.subgraphs.size()), count(info.subgraphNodeCount));
+  QTreeWidgetItem* subgraphs = addSection(
+      tr("Subgraphs"), tr("nodes in %1 bodies").arg(info.subgraphs.size()), count(info.subgraphNodeCount));
   std::vector<QTreeWidgetItem*> parents = {subgraphs};  // parents[d - 1] holds bodies of depth d
   for (const auto& subgraph : info.subgraphs) {
     size_t depth = size_t(std::max(subgraph.depth, 1));
     parents.resize(std::min(parents.size(), depth));
     while (parents.size() < depth) parents.push_back(parents.back());
-    QTreeWidgetItem* item = addRow(parents[depth - 1], qs(subgraph.owner), qs(subgraph.attribute), count(subgraph.nodeCount));
+    QTreeWidgetItem* item =
+        addRow(parents[depth - 1], qs(subgraph.owner), qs(subgraph.attribute), count(subgraph.nodeCount));
     parents.push_back(item);
   }
 
-  QTreeWidgetItem* parameters = addSection(tr("Parameters"), tr("elements, %1").arg(qs(humanBytes(info.parameterBytes))),
-                                           count(info.parameterCount));
+  QTreeWidgetItem* parameters =
+      addSection(tr("Parameters"), tr("elements, %1").arg(qs(humanBytes(info.parameterBytes))),
+                 count(info.parameterCount));
   addRow(parameters, tr("Initializers"), {}, count(info.initializerCount));
   addRow(parameters, tr("Elements"), {}, count(info.parameterCount));
   addRow(parameters, tr("Bytes"), qs(humanBytes(info.parameterBytes)), count(info.parameterBytes));
-  QTreeWidgetItem* external = addRow(parameters, tr("External data"),
-                                     info.externalData.empty() ? tr("(none)") : QString(),
-                                     info.externalData.empty() ? QString() : QString::number(info.externalData.size()));
+  QTreeWidgetItem* external =
+      addRow(parameters, tr("External data"), info.externalData.empty() ? tr("(none)") : QString(),
+             info.externalData.empty() ? QString() : QString::number(info.externalData.size()));
   for (const auto& file : info.externalData)
-    addRow(external, qs(file.location), tr("%1 tensors, %2").arg(file.tensorCount).arg(qs(humanBytes(file.bytes))),
-           count(file.bytes));
+    addRow(external, qs(file.location),
+           tr("%1 tensors, %2").arg(file.tensorCount).arg(qs(humanBytes(file.bytes))), count(file.bytes));
 
   QTreeWidgetItem* functions = addSection(tr("Functions"), {}, QString::number(info.functions.size()));
   for (const auto& function : info.functions) {

@@ -36,7 +36,9 @@ namespace {
 constexpr int kMaxRecentFiles = 10;
 const char* const kRecentFilesKey = "recentFiles";
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+QString qs(const std::string& text) {
+  return QString::fromStdString(text);
+}
 
 bool isOnnxFile(const QUrl& url) {
   return url.isLocalFile() && url.toLocalFile().endsWith(QStringLiteral(".onnx"), Qt::CaseInsensitive);
@@ -57,7 +59,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resize(1100, 720);
 
   summary_ = new ModelSummaryView(this);
-  placeholder_ = new QLabel(tr("Open an ONNX model with File > Open (Ctrl+O), or drop an .onnx file here."), this);
+  placeholder_ =
+      new QLabel(tr("Open an ONNX model with File > Open (Ctrl+O), or drop an .onnx file here."), this);
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setWordWrap(true);
   pages_ = new QStackedWidget(this);
@@ -95,7 +98,8 @@ void MainWindow::createMenus() {
   open->setShortcut(QKeySequence::Open);
   recentMenu_ = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
-  QAction* sample = file->addAction(tr("Open &Sample Model"), this, [this] { openModel(bundledSamplePath()); });
+  QAction* sample =
+      file->addAction(tr("Open &Sample Model"), this, [this] { openModel(bundledSamplePath()); });
   sample->setEnabled(!bundledSamplePath().isEmpty());
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -107,16 +111,17 @@ void MainWindow::createMenus() {
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Onyx"), this, [this] {
-    QMessageBox::about(this, tr("About Onyx"),
-                       tr("Onyx %1\nSee, optimize and profile ONNX models.").arg(QApplication::applicationVersion()));
+    QMessageBox::about(
+        this, tr("About Onyx"),
+        tr("Onyx %1\nSee, optimize and profile ONNX models.").arg(QApplication::applicationVersion()));
   });
 }
 
 QString MainWindow::bundledSamplePath() {
   const QString dir = QCoreApplication::applicationDirPath();
   const QStringList candidates = {
-      dir + "/../resources/sample.onnx",     // build tree: build/app/onyx, build/resources/
-      dir + "/../share/onyx/sample.onnx",    // installed: bin/onyx, share/onyx/
+      dir + "/../resources/sample.onnx",       // build tree: build/app/onyx, build/resources/
+      dir + "/../share/onyx/sample.onnx",      // installed: bin/onyx, share/onyx/
       QStringLiteral(ONYX_BUILD_SAMPLE_PATH),  // for binaries elsewhere in the build tree (tests)
       QStringLiteral(ONYX_INSTALL_SAMPLE_PATH),
   };
@@ -205,7 +210,9 @@ void MainWindow::setBusy(bool busy, const QString& message) {
   if (!message.isEmpty()) statusText_->setText(message);
 }
 
-QStringList MainWindow::recentFiles() const { return QSettings().value(kRecentFilesKey).toStringList(); }
+QStringList MainWindow::recentFiles() const {
+  return QSettings().value(kRecentFilesKey).toStringList();
+}
 
 void MainWindow::addRecentFile(const QString& path) {
   QStringList files = recentFiles();
@@ -221,7 +228,8 @@ void MainWindow::rebuildRecentMenu() {
   const QStringList files = recentFiles();
   for (int i = 0; i < files.size(); ++i) {
     const QString path = files[i];
-    QString label = QFileInfo(path).fileName() + "  (" + QDir::toNativeSeparators(QFileInfo(path).absolutePath()) + ")";
+    QString label =
+        QFileInfo(path).fileName() + "  (" + QDir::toNativeSeparators(QFileInfo(path).absolutePath()) + ")";
     label.replace('&', QStringLiteral("&&"));  // a literal '&', not a mnemonic
     if (i < 9) label.prepend(QStringLiteral("&%1 ").arg(i + 1));
     recentMenu_->addAction(label, this, [this, path] { openModel(path); });
@@ -237,7 +245,8 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   const QMimeData* mime = event->mimeData();
-  if (mime->hasUrls() && !mime->urls().isEmpty() && isOnnxFile(mime->urls().first())) event->acceptProposedAction();
+  if (mime->hasUrls() && !mime->urls().isEmpty() && isOnnxFile(mime->urls().first()))
+    event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {

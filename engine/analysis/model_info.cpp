@@ -10,7 +10,9 @@
 namespace onyx {
 namespace {
 
-bool isDefaultDomain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
+bool isDefaultDomain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
 
 int64_t tensorBytes(const Tensor& tensor) {
   if (tensor.dtype() != DataType::String) return int64_t(tensor.byteSize());
@@ -68,8 +70,9 @@ class Summarizer {
   void noteExternal(const Tensor& tensor) {
     const ExternalData* external = tensor.externalData();
     if (!external) return;
-    auto found = std::find_if(info_.externalData.begin(), info_.externalData.end(),
-                              [&](const ModelInfo::ExternalFile& file) { return file.location == external->location; });
+    auto found = std::find_if(
+        info_.externalData.begin(), info_.externalData.end(),
+        [&](const ModelInfo::ExternalFile& file) { return file.location == external->location; });
     if (found == info_.externalData.end()) {
       info_.externalData.push_back({external->location, 0, 0});
       found = info_.externalData.end() - 1;
@@ -81,7 +84,8 @@ class Summarizer {
   ModelInfo& info_;
 };
 
-std::vector<ModelInfo::ValueSummary> summarizeValues(const std::vector<Value*>& values, bool skipInitializers) {
+std::vector<ModelInfo::ValueSummary> summarizeValues(const std::vector<Value*>& values,
+                                                     bool skipInitializers) {
   std::vector<ModelInfo::ValueSummary> summaries;
   for (const Value* value : values) {
     if (!value || (skipInitializers && value->isInitializer())) continue;
@@ -107,8 +111,10 @@ class TextTable {
         bool last = c + 1 == row.size();
         std::string pad(widths[c] - row[c].size(), ' ');
         line += ' ';
-        if (rightAligned_[c]) line += pad + row[c];
-        else line += last ? row[c] : row[c] + pad;
+        if (rightAligned_[c])
+          line += pad + row[c];
+        else
+          line += last ? row[c] : row[c] + pad;
         if (!last) line += ' ';
       }
       out += line + "\n";
@@ -124,12 +130,15 @@ std::string opsetText(const std::vector<OpsetImport>& imports) {
   std::string text;
   for (const OpsetImport& import : imports) {
     if (!text.empty()) text += ", ";
-    text += (import.domain.empty() ? std::string("ai.onnx") : import.domain) + " " + std::to_string(import.version);
+    text += (import.domain.empty() ? std::string("ai.onnx") : import.domain) + " " +
+            std::to_string(import.version);
   }
   return text.empty() ? "(none)" : text;
 }
 
-std::string orNone(const std::string& text) { return text.empty() ? "(none)" : text; }
+std::string orNone(const std::string& text) {
+  return text.empty() ? "(none)" : text;
+}
 
 std::string plural(int64_t count, const char* one, const char* many) {
   return groupThousands(count) + " " + (count == 1 ? one : many);
@@ -144,7 +153,9 @@ void appendValues(std::string& out, const char* title, const std::vector<ModelIn
 
 }  // namespace
 
-std::string ModelInfo::OpCount::label() const { return isDefaultDomain(domain) ? opType : domain + "::" + opType; }
+std::string ModelInfo::OpCount::label() const {
+  return isDefaultDomain(domain) ? opType : domain + "::" + opType;
+}
 
 ModelInfo summarizeModel(const Model& model) {
   ModelInfo info;
@@ -162,7 +173,8 @@ ModelInfo summarizeModel(const Model& model) {
   info.outputs = summarizeValues(graph.outputs(), /*skipInitializers=*/false);
 
   std::map<std::pair<std::string, std::string>, int64_t> counts;
-  for (const Node* node : graph.nodes()) ++counts[{isDefaultDomain(node->domain()) ? "" : node->domain(), node->opType()}];
+  for (const Node* node : graph.nodes())
+    ++counts[{isDefaultDomain(node->domain()) ? "" : node->domain(), node->opType()}];
   info.nodeCount = int64_t(graph.nodeCount());
   for (const auto& [key, count] : counts) info.opCounts.push_back({key.first, key.second, count});
   std::stable_sort(info.opCounts.begin(), info.opCounts.end(),
@@ -218,7 +230,8 @@ std::string formatModelInfoText(const ModelInfo& info) {
   model.add({"Model version:", std::to_string(info.modelVersion)});
   model.add({"Graph name:", orNone(info.graphName)});
   model.add({"Opsets:", opsetText(info.opsetImports)});
-  model.add({"Metadata:", info.metadata.empty() ? "(none)" : plural(int64_t(info.metadata.size()), "entry", "entries")});
+  model.add({"Metadata:",
+             info.metadata.empty() ? "(none)" : plural(int64_t(info.metadata.size()), "entry", "entries")});
   model.appendTo(out);
   if (!info.metadata.empty()) {
     TextTable metadata({false, false});
@@ -246,9 +259,11 @@ std::string formatModelInfoText(const ModelInfo& info) {
   TextTable parameters({false, false});
   parameters.add({"Initializers:", groupThousands(info.initializerCount)});
   parameters.add({"Elements:", groupThousands(info.parameterCount)});
-  parameters.add({"Bytes:", groupThousands(info.parameterBytes) + " (" + humanBytes(info.parameterBytes) + ")"});
-  parameters.add({"External data:", info.externalData.empty() ? "(none)"
-                                                             : plural(int64_t(info.externalData.size()), "file", "files")});
+  parameters.add(
+      {"Bytes:", groupThousands(info.parameterBytes) + " (" + humanBytes(info.parameterBytes) + ")"});
+  parameters.add({"External data:", info.externalData.empty()
+                                        ? "(none)"
+                                        : plural(int64_t(info.externalData.size()), "file", "files")});
   parameters.appendTo(out);
   if (!info.externalData.empty()) {
     TextTable files({false, true, true});
@@ -272,63 +287,61 @@ std::string formatModelInfoText(const ModelInfo& info) {
 std::string formatModelInfoJson(const ModelInfo& info) {
   JsonWriter json;
   json.beginObject();
-  json.key("irVersion").value(info.irVersion);
-  json.key("producer").beginObject().key("name").value(info.producerName).key("version").value(info.producerVersion);
+  json.member("irVersion", info.irVersion);
+  json.key("producer").beginObject();
+  json.member("name", info.producerName).member("version", info.producerVersion);
   json.endObject();
-  json.key("domain").value(info.domain);
-  json.key("modelVersion").value(info.modelVersion);
-  json.key("graphName").value(info.graphName);
+  json.member("domain", info.domain);
+  json.member("modelVersion", info.modelVersion);
+  json.member("graphName", info.graphName);
   json.key("opsetImports").beginArray();
   for (const OpsetImport& import : info.opsetImports)
-    json.beginObject().key("domain").value(import.domain).key("version").value(import.version).endObject();
+    json.beginObject().member("domain", import.domain).member("version", import.version).endObject();
   json.endArray();
   json.key("metadata").beginArray();
   for (const StringPair& entry : info.metadata)
-    json.beginObject().key("key").value(entry.key).key("value").value(entry.value).endObject();
+    json.beginObject().member("key", entry.key).member("value", entry.value).endObject();
   json.endArray();
 
   for (auto [name, values] : {std::pair{"inputs", &info.inputs}, std::pair{"outputs", &info.outputs}}) {
     json.key(name).beginArray();
     for (const auto& value : *values)
-      json.beginObject().key("name").value(value.name).key("type").value(value.type).endObject();
+      json.beginObject().member("name", value.name).member("type", value.type).endObject();
     json.endArray();
   }
 
-  json.key("nodeCount").value(info.nodeCount);
+  json.member("nodeCount", info.nodeCount);
   json.key("opCounts").beginArray();
-  for (const auto& op : info.opCounts)
-    json.beginObject().key("domain").value(op.domain).key("opType").value(op.opType).key("count").value(op.count).endObject();
+  for (const auto& op : info.opCounts) {
+    json.beginObject().member("domain", op.domain).member("opType", op.opType).member("count", op.count);
+    json.endObject();
+  }
   json.endArray();
-  json.key("subgraphNodeCount").value(info.subgraphNodeCount);
+  json.member("subgraphNodeCount", info.subgraphNodeCount);
   json.key("subgraphs").beginArray();
-  for (const auto& subgraph : info.subgraphs)
-    json.beginObject()
-        .key("owner").value(subgraph.owner)
-        .key("attribute").value(subgraph.attribute)
-        .key("depth").value(subgraph.depth)
-        .key("nodeCount").value(subgraph.nodeCount)
-        .endObject();
+  for (const auto& subgraph : info.subgraphs) {
+    json.beginObject().member("owner", subgraph.owner).member("attribute", subgraph.attribute);
+    json.member("depth", subgraph.depth).member("nodeCount", subgraph.nodeCount).endObject();
+  }
   json.endArray();
 
   json.key("parameters").beginObject();
-  json.key("initializerCount").value(info.initializerCount);
-  json.key("elements").value(info.parameterCount);
-  json.key("bytes").value(info.parameterBytes);
+  json.member("initializerCount", info.initializerCount);
+  json.member("elements", info.parameterCount);
+  json.member("bytes", info.parameterBytes);
   json.endObject();
   json.key("externalData").beginArray();
-  for (const auto& file : info.externalData)
-    json.beginObject().key("location").value(file.location).key("tensorCount").value(file.tensorCount)
-        .key("bytes").value(file.bytes).endObject();
+  for (const auto& file : info.externalData) {
+    json.beginObject().member("location", file.location).member("tensorCount", file.tensorCount);
+    json.member("bytes", file.bytes).endObject();
+  }
   json.endArray();
 
   json.key("functions").beginArray();
-  for (const auto& function : info.functions)
-    json.beginObject()
-        .key("domain").value(function.domain)
-        .key("name").value(function.name)
-        .key("overload").value(function.overload)
-        .key("nodeCount").value(function.nodeCount)
-        .endObject();
+  for (const auto& function : info.functions) {
+    json.beginObject().member("domain", function.domain).member("name", function.name);
+    json.member("overload", function.overload).member("nodeCount", function.nodeCount).endObject();
+  }
   json.endArray();
   json.endObject();
   return json.str() + "\n";

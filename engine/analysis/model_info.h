@@ -52,15 +52,15 @@ struct ModelInfo {
   std::vector<ValueSummary> inputs;
   std::vector<ValueSummary> outputs;
 
-  int64_t nodeCount = 0;          // main graph only
-  std::vector<OpCount> opCounts;  // main graph, most frequent first, then by label
+  int64_t nodeCount = 0;                   // main graph only
+  std::vector<OpCount> opCounts;           // main graph, most frequent first, then by label
   std::vector<SubgraphSummary> subgraphs;  // depth-first, in node order
   int64_t subgraphNodeCount = 0;           // every node of every subgraph
 
   // Initializers of the main graph and of every subgraph; sparse ones count their stored values.
   int64_t initializerCount = 0;
-  int64_t parameterCount = 0;  // elements
-  int64_t parameterBytes = 0;  // as stored (sub-byte types packed, strings by their length)
+  int64_t parameterCount = 0;              // elements
+  int64_t parameterBytes = 0;              // as stored (sub-byte types packed, strings by their length)
   std::vector<ExternalFile> externalData;  // in order of first use
 
   std::vector<FunctionSummary> functions;

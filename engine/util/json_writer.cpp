@@ -53,13 +53,27 @@ void appendEscaped(std::string& out, std::string_view text) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20 || c == 0x7F) {
           out += "\\u00";
@@ -128,10 +142,18 @@ JsonWriter& JsonWriter::close(char bracket, bool isObject) {
   return *this;
 }
 
-JsonWriter& JsonWriter::beginObject() { return open('{', true); }
-JsonWriter& JsonWriter::endObject() { return close('}', true); }
-JsonWriter& JsonWriter::beginArray() { return open('[', false); }
-JsonWriter& JsonWriter::endArray() { return close(']', false); }
+JsonWriter& JsonWriter::beginObject() {
+  return open('{', true);
+}
+JsonWriter& JsonWriter::endObject() {
+  return close('}', true);
+}
+JsonWriter& JsonWriter::beginArray() {
+  return open('[', false);
+}
+JsonWriter& JsonWriter::endArray() {
+  return close(']', false);
+}
 
 JsonWriter& JsonWriter::rawValue(std::string_view text) {
   beforeValue();
@@ -145,7 +167,9 @@ JsonWriter& JsonWriter::value(std::string_view text) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(bool flag) { return rawValue(flag ? "true" : "false"); }
+JsonWriter& JsonWriter::value(bool flag) {
+  return rawValue(flag ? "true" : "false");
+}
 
 JsonWriter& JsonWriter::value(double number) {
   if (!std::isfinite(number)) return null();
@@ -156,6 +180,8 @@ JsonWriter& JsonWriter::value(double number) {
   return rawValue(std::string_view(buffer.data(), size_t(end - buffer.data())));
 }
 
-JsonWriter& JsonWriter::null() { return rawValue("null"); }
+JsonWriter& JsonWriter::null() {
+  return rawValue("null");
+}
 
 }  // namespace onyx

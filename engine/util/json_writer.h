@@ -4,7 +4,7 @@
 // are not valid UTF-8 become U+FFFD, so the output is always valid JSON whatever a model file held.
 //
 //   JsonWriter json;
-//   json.beginObject().key("name").value("resnet").key("inputs").beginArray().value(1).endArray().endObject();
+//   json.beginObject().member("name", "resnet").key("inputs").beginArray().value(1).endArray().endObject();
 //   std::string text = json.str();  // {"name": "resnet", "inputs": [1]}, pretty-printed
 #include <concepts>
 #include <cstdint>
@@ -31,8 +31,7 @@ class JsonWriter {
   JsonWriter& value(const std::string& text) { return value(std::string_view(text)); }
   JsonWriter& value(bool flag);
   template <std::integral T>
-    requires(!std::same_as<T, bool>)
-  JsonWriter& value(T number) {
+  requires(!std::same_as<T, bool>) JsonWriter& value(T number) {
     if constexpr (std::is_signed_v<T>)
       return rawValue(std::to_string(static_cast<long long>(number)));
     else
@@ -41,6 +40,11 @@ class JsonWriter {
   // Shortest text that reads back to the same double; NaN and infinities (not JSON) are written as null.
   JsonWriter& value(double number);
   JsonWriter& null();
+  // key(name).value(v), for objects written member by member.
+  template <class T>
+  JsonWriter& member(std::string_view name, const T& v) {
+    return key(name).value(v);
+  }
 
   // The document so far; complete once every object and array is closed.
   const std::string& str() const { return out_; }

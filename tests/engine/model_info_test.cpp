@@ -31,17 +31,22 @@ struct TinyModel {
     Value* bias = rw.addGraphInput(g, "bias", Type::tensor(DataType::Float, Shape{4}));
     rw.setInitializer(bias, Tensor::fromValues<float>(DataType::Float, {4}, {0, 0, 0, 0}));
     Value* w = rw.addInitializer(g, "w", Tensor::fromValues<float>(DataType::Float, {4}, {1, 2, 3, 4}));
-    Value* big = rw.addInitializer(g, "big", Tensor::external(DataType::Float16, {16, 4}, {.location = "tiny.bin"}));
+    Value* big =
+        rw.addInitializer(g, "big", Tensor::external(DataType::Float16, {16, 4}, {.location = "tiny.bin"}));
     Value* ids = rw.addInitializer(g, "ids", Tensor::fromValues<int64_t>(DataType::Int64, {3}, {7, 8, 9}));
 
-    Node* mul = rw.addNode(g, {.opType = "Mul", .name = "/block/Mul", .inputs = {x, w}, .outputNames = {"m"}});
-    Node* add = rw.addNode(g, {.opType = "Add", .name = "/block/Add", .inputs = {mul->output(0), bias},
-                               .outputNames = {"a"}});
+    Node* mul =
+        rw.addNode(g, {.opType = "Mul", .name = "/block/Mul", .inputs = {x, w}, .outputNames = {"m"}});
+    Node* add = rw.addNode(
+        g, {.opType = "Add", .name = "/block/Add", .inputs = {mul->output(0), bias}, .outputNames = {"a"}});
     Node* relu = rw.addNode(g, {.opType = "Relu", .inputs = {add->output(0)}, .outputNames = {"r"}});
     Node* relu2 = rw.addNode(g, {.opType = "Relu", .inputs = {relu->output(0)}, .outputNames = {"r2"}});
     Node* gather = rw.addNode(g, {.opType = "Gather", .inputs = {big, ids}, .outputNames = {"rows"}});
-    Node* fused = rw.addNode(g, {.opType = "FusedGemm", .domain = "com.microsoft", .name = "/head/FusedGemm",
-                                 .inputs = {relu2->output(0), gather->output(0)}, .outputNames = {"y"}});
+    Node* fused = rw.addNode(g, {.opType = "FusedGemm",
+                                 .domain = "com.microsoft",
+                                 .name = "/head/FusedGemm",
+                                 .inputs = {relu2->output(0), gather->output(0)},
+                                 .outputNames = {"y"}});
 
     auto inner = std::make_shared<Graph>(&model, &g);
     Node* identity = rw.addNode(*inner, {.opType = "Identity", .inputs = {x}, .outputNames = {"ix"}});
@@ -178,13 +183,18 @@ TEST(ModelInfo, EmptyModelSaysNone) {
 TEST(ModelInfo, JsonListsTheSameFacts) {
   TinyModel tiny;
   std::string json = formatModelInfoJson(summarizeModel(tiny.model));
-  EXPECT_NE(json.find("\"producer\": {\n    \"name\": \"unit\",\n    \"version\": \"1.0\"\n  }"), std::string::npos)
-      << json;
-  EXPECT_NE(json.find("{\n      \"domain\": \"com.microsoft\",\n      \"opType\": \"FusedGemm\",\n      \"count\": 1\n"),
+  EXPECT_NE(json.find("\"producer\": {\n    \"name\": \"unit\",\n    \"version\": \"1.0\"\n  }"),
             std::string::npos)
       << json;
-  EXPECT_NE(json.find("\"parameters\": {\n    \"initializerCount\": 5,\n    \"elements\": 77,\n    \"bytes\": 192\n"),
-            std::string::npos)
+  EXPECT_NE(
+      json.find(
+          "{\n      \"domain\": \"com.microsoft\",\n      \"opType\": \"FusedGemm\",\n      \"count\": 1\n"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(
+      json.find(
+          "\"parameters\": {\n    \"initializerCount\": 5,\n    \"elements\": 77,\n    \"bytes\": 192\n"),
+      std::string::npos)
       << json;
   EXPECT_NE(json.find("\"owner\": \"If '/cond/inner/If' (#9)\""), std::string::npos) << json;
   EXPECT_EQ(json.back(), '\n');
@@ -207,7 +217,8 @@ TEST(JsonWriter, EscapesControlQuotesAndInvalidUtf8) {
   EXPECT_EQ(jsonQuote("\n\r\t\b\f"), "\"\\n\\r\\t\\b\\f\"");
   EXPECT_EQ(jsonQuote(std::string("\x01\x1f\x7f", 3)), "\"\\u0001\\u001f\\u007f\"");
   EXPECT_EQ(jsonQuote(std::string("nul\0byte", 8)), "\"nul\\u0000byte\"");
-  EXPECT_EQ(jsonQuote("h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), "\"h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"")
+  EXPECT_EQ(jsonQuote("h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"),
+            "\"h\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"")
       << "valid UTF-8 passes through";
   EXPECT_EQ(jsonQuote("\xFF"), "\"\xEF\xBF\xBD\"");
   EXPECT_EQ(jsonQuote("\xC0\xAF"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"") << "overlong form";
@@ -217,28 +228,25 @@ TEST(JsonWriter, EscapesControlQuotesAndInvalidUtf8) {
 
 TEST(JsonWriter, PrettyAndCompactLayouts) {
   auto build = [](JsonWriter& json) {
-    json.beginObject()
-        .key("s").value("x")
-        .key("i").value(-3)
-        .key("u").value(uint64_t(18446744073709551615u))
-        .key("d").value(0.1)
-        .key("inf").value(1.0 / 0.0)
-        .key("b").value(true)
-        .key("n").null()
-        .key("empty").beginArray().endArray()
-        .key("list").beginArray().value(1).beginObject().endObject().endArray()
-        .endObject();
+    json.beginObject().member("s", "x").member("i", -3).member("u", uint64_t(18446744073709551615u));
+    json.member("d", 0.1).member("inf", 1.0 / 0.0).member("b", true).key("n").null();
+    json.key("empty").beginArray().endArray();
+    json.key("list").beginArray().value(1).beginObject().endObject().endArray();
+    json.endObject();
   };
+
   JsonWriter compact(JsonWriter::Style::Compact);
   build(compact);
   EXPECT_TRUE(compact.complete());
-  EXPECT_EQ(compact.str(),
-            R"({"s":"x","i":-3,"u":18446744073709551615,"d":0.1,"inf":null,"b":true,"n":null,"empty":[],"list":[1,{}]})");
+  EXPECT_EQ(
+      compact.str(),
+      R"({"s":"x","i":-3,"u":18446744073709551615,"d":0.1,"inf":null,"b":true,"n":null,"empty":[],"list":[1,{}]})");
   JsonWriter pretty;
   build(pretty);
-  EXPECT_EQ(pretty.str(),
-            "{\n  \"s\": \"x\",\n  \"i\": -3,\n  \"u\": 18446744073709551615,\n  \"d\": 0.1,\n  \"inf\": null,\n"
-            "  \"b\": true,\n  \"n\": null,\n  \"empty\": [],\n  \"list\": [\n    1,\n    {}\n  ]\n}");
+  EXPECT_EQ(
+      pretty.str(),
+      "{\n  \"s\": \"x\",\n  \"i\": -3,\n  \"u\": 18446744073709551615,\n  \"d\": 0.1,\n  \"inf\": null,\n"
+      "  \"b\": true,\n  \"n\": null,\n  \"empty\": [],\n  \"list\": [\n    1,\n    {}\n  ]\n}");
   JsonWriter scalar;
   scalar.value(2.5);
   EXPECT_EQ(scalar.str(), "2.5");

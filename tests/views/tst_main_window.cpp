@@ -50,7 +50,8 @@ class TestMainWindow : public QObject {
     QCoreApplication::setOrganizationName("OnyxTests");
     QCoreApplication::setApplicationName("tst_main_window");
     QSettings().clear();
-    QVERIFY2(!MainWindow::bundledSamplePath().isEmpty(), "the sample model was not generated (build onyx_sample)");
+    QVERIFY2(!MainWindow::bundledSamplePath().isEmpty(),
+             "the sample model was not generated (build onyx_sample)");
   }
 
   void opensTheSampleAndShowsItsOpCounts() {
@@ -68,9 +69,11 @@ class TestMainWindow : public QObject {
     QCOMPARE(sectionCount(window, "Operators", "Relu"), QString("3"));
     QCOMPARE(sectionCount(window, "Operators", "Softmax"), QString("1"));
     QCOMPARE(window.summaryView()->section("Operators")->text(ModelSummaryView::kCountColumn), QString("12"));
-    QCOMPARE(window.summaryView()->section("Inputs")->child(0)->text(ModelSummaryView::kValueColumn), QString("float32[N, 3, H, W]"));
+    QCOMPARE(window.summaryView()->section("Inputs")->child(0)->text(ModelSummaryView::kValueColumn),
+             QString("float32[N, 3, H, W]"));
     QCOMPARE(sectionCount(window, "Parameters", "Elements"), QString("5,258"));
-    QVERIFY2(statusText(window).contains("sample.onnx: 12 nodes, 5,258 parameters"), qPrintable(statusText(window)));
+    QVERIFY2(statusText(window).contains("sample.onnx: 12 nodes, 5,258 parameters"),
+             qPrintable(statusText(window)));
     QCOMPARE(window.windowTitle(), QString("sample.onnx - Onyx"));
     QCOMPARE(window.recentFiles().value(0), QFileInfo(sample).absoluteFilePath());
   }
