@@ -171,6 +171,23 @@ class TestMainWindow : public QObject {
     QCOMPARE(sectionCount(window, "Operators", "Gemm"), QString("1"));
   }
 
+  void showsTheSubgraphsOfARealModel() {
+    QString data = qEnvironmentVariable("ONYX_TEST_DATA", QStringLiteral(ONYX_DEFAULT_TEST_DATA));
+    QString path = data + "/models/ssdlite320_mobilenet_v3_large/model.onnx";
+    if (!QFileInfo::exists(path)) QSKIP(qPrintable("test data not found: " + path + " (set ONYX_TEST_DATA)"));
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    window.openModel(path);
+    QVERIFY(waitForLoad(window, loaded));
+    QTreeWidgetItem* subgraphs = window.summaryView()->section("Subgraphs");
+    QVERIFY(subgraphs != nullptr);
+    QCOMPARE(subgraphs->text(ModelSummaryView::kCountColumn), QString("22"));
+    QCOMPARE(subgraphs->childCount(), 2);
+    QCOMPARE(subgraphs->child(0)->text(ModelSummaryView::kItemColumn), QString("If 'If_3499' (#3522)"));
+    QCOMPARE(subgraphs->child(1)->text(ModelSummaryView::kValueColumn), QString("else_branch"));
+    QCOMPARE(window.summaryView()->section("Operators")->text(ModelSummaryView::kCountColumn), QString("3,535"));
+  }
+
   void openRecentReopensTheLastModel() {
     QSettings().setValue("recentFiles", QStringList{MainWindow::bundledSamplePath()});
     MainWindow window;
