@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 Error parseFailure(const std::string& what, size_t size) {
   return makeError("cannot parse the " + what +
                        ": the file is truncated, damaged or not ONNX (protobuf rejected it)",
-                   std::to_string(size) + " bytes");
+                   "file of " + std::to_string(size) + " bytes");
 }
 
 Expected<void> parseStream(google::protobuf::io::ZeroCopyInputStream& stream, size_t size,

@@ -366,6 +366,8 @@ class ModelBuilder {
 Expected<std::unique_ptr<Model>> modelFromProto(onnx::ModelProto& proto, const ExternalDataRoot& root) {
   if (!proto.has_graph())
     return makeError("the file has no graph: it is not an ONNX model, or it is truncated");
+  if (proto.graph().node_size() == 0 && proto.graph().output_size() == 0)
+    return makeError("the model's graph is empty: it has no nodes and no outputs");
   auto model = std::make_unique<Model>();
   model->irVersion = proto.ir_version();
   for (const auto& opset : proto.opset_import()) model->opsetImports.push_back({opset.domain(), opset.version()});
