@@ -3,8 +3,11 @@
 
 namespace onyx::cli {
 
+Command shapesCommand();
+
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
+      shapesCommand(),
   };
   return list;
 }

@@ -84,6 +84,15 @@ Dim ShapeInferencer::inputDim(const Dim& dim, const std::string& inputName, size
 
 void ShapeInferencer::setGraphInputs(const Graph& graph) {
   for (const Value* input : graph.inputs()) {
+    if (auto given = options_.inputValues.find(input->name()); given != options_.inputValues.end() && given->second) {
+      const Tensor& tensor = *given->second;
+      InferredValue inferred;
+      inferred.type = Type::tensor(tensor.dtype(), dimsFromInts(tensor.dims()));
+      inferred.value = smallTensorValue(tensor);
+      inferred.constant = &tensor;
+      (*table_)[input] = std::move(inferred);
+      continue;
+    }
     InferredValue inferred;
     inferred.type = input->type();
     if (input->type().isNone() && !input->isInitializer()) {

@@ -40,6 +40,10 @@ struct ShapeConstraint {
 struct ShapeInferenceOptions {
   SymBindings bindings;             // graph-input symbols fixed to sizes (`batch=1`)
   const ShapeRules* rules = nullptr;  // declarative shape rules for ops without a shape function
+  // Graph inputs whose contents are known (test data, a fixed tensor the user supplies): their shapes are
+  // taken from the tensors and small integer contents become values, as if they were initializers.
+  // The tensors must outlive the inference.
+  std::unordered_map<std::string, const Tensor*> inputValues;
 };
 
 struct ShapeInference {
