@@ -3,10 +3,12 @@
 
 namespace onyx::cli {
 
-Command shapesCommand();
+Command infoCommand();    // cmd_info.cpp
+Command shapesCommand();  // cmd_shapes.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
+      infoCommand(),
       shapesCommand(),
   };
   return list;
