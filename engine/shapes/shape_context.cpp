@@ -88,7 +88,15 @@ void ShapeContext::setOutputTensor(size_t i, DataType elem, Shape shape) {
 }
 
 void ShapeContext::setOutputValue(size_t i, std::vector<Dim> value) {
-  if (const Value* output = node_->output(i)) inferencer_->slot(output).value = std::move(value);
+  const Value* output = node_->output(i);
+  if (!output) return;
+  InferredValue& slot = inferencer_->slot(output);
+  // A value must have exactly as many elements as the output's static shape says (a safety net for shape
+  // functions that combine values without full broadcasting).
+  const auto& shape = slot.type.shape();
+  auto count = shape ? staticElementCount(*shape) : std::nullopt;
+  if (!count || *count != static_cast<int64_t>(value.size())) return;
+  slot.value = std::move(value);
 }
 
 void ShapeContext::setOutputUnknownRank(size_t i, DataType elem, std::shared_ptr<const DimOrigin> origin) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "shapes/value_constants.h"
 
@@ -59,10 +60,34 @@ Expected<std::vector<size_t>> normalizeAxes(const ShapeContext& ctx, const std::
 }
 
 bool trackableValueShape(const Shape& shape) {
-  if (shape.size() > 1) return false;
-  if (shape.empty()) return true;
-  auto value = shape[0].value();
-  return value && *value <= kMaxValueElements;
+  auto count = staticElementCount(shape);
+  return count && *count <= kMaxValueElements;
+}
+
+std::optional<std::vector<Dim>> rearrangeValue(const std::vector<Dim>& value, const std::vector<int64_t>& inDims,
+                                               const std::vector<int64_t>& outDims,
+                                               const std::function<std::vector<int64_t>(const std::vector<int64_t>&)>& source) {
+  int64_t inCount = 1, outCount = 1;
+  for (int64_t d : inDims) inCount *= d;
+  for (int64_t d : outDims) outCount *= d;
+  if (inCount != static_cast<int64_t>(value.size()) || outCount > kMaxValueElements) return std::nullopt;
+  std::vector<Dim> out;
+  out.reserve(outCount);
+  std::vector<int64_t> index(outDims.size(), 0);
+  for (int64_t flat = 0; flat < outCount; ++flat) {
+    std::vector<int64_t> from = source(index);
+    int64_t offset = 0;
+    for (size_t k = 0; k < inDims.size(); ++k) {
+      if (from[k] < 0 || from[k] >= inDims[k]) return std::nullopt;
+      offset = offset * inDims[k] + from[k];
+    }
+    out.push_back(value[offset]);
+    for (size_t k = outDims.size(); k-- > 0;) {
+      if (++index[k] < outDims[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
 }
 
 Expected<void> inferSameAsInput0(ShapeContext& ctx) {

@@ -1,5 +1,6 @@
 #pragma once
 // Building blocks the per-op shape functions (engine/ops/**/*_shapes.cpp) share.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,5 +55,10 @@ std::optional<std::vector<Dim>> mapValues(const std::optional<std::vector<Dim>>&
 
 // Whether a value of this shape is small enough to be tracked element by element.
 bool trackableValueShape(const Shape& shape);
+// Moves a small value's elements: output element at multi-index i comes from input multi-index source(i).
+// nullopt when an index falls outside the input or the output is too large to track.
+std::optional<std::vector<Dim>> rearrangeValue(const std::vector<Dim>& value, const std::vector<int64_t>& inDims,
+                                               const std::vector<int64_t>& outDims,
+                                               const std::function<std::vector<int64_t>(const std::vector<int64_t>&)>& source);
 
 }  // namespace onyx::shapes

@@ -20,7 +20,7 @@ class ShapeRules;
 
 struct InferredValue {
   Type type;
-  // Elements of a small integer tensor of rank 0 or 1 (shapes, axes, sizes), row-major; bools as 0/1.
+  // Elements of a small integer tensor (shapes, axes, sizes, pads), row-major; bools as 0/1.
   std::optional<std::vector<Dim>> value;
   // Why the rank is unknown, when the type is a tensor without a shape (or has no type at all).
   std::shared_ptr<const DimOrigin> rankOrigin;

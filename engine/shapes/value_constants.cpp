@@ -1,6 +1,7 @@
 #include "shapes/value_constants.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace onyx {
 
@@ -38,6 +39,16 @@ std::optional<std::vector<double>> tensorAsDoubles(const Tensor& tensor) {
     case DataType::Uint32: return widen<uint32_t>(tensor);
     case DataType::Uint64: return widen<uint64_t>(tensor);
     case DataType::Bool: return widen<uint8_t>(tensor);
+    case DataType::BFloat16: {
+      std::vector<double> values;
+      for (uint16_t bits : tensor.values<uint16_t>()) {
+        uint32_t widened = static_cast<uint32_t>(bits) << 16;
+        float value;
+        std::memcpy(&value, &widened, sizeof value);
+        values.push_back(value);
+      }
+      return values;
+    }
     case DataType::Float16: {
       std::vector<double> values;
       for (uint16_t half : tensor.values<uint16_t>()) values.push_back(halfToDouble(half));
@@ -49,7 +60,7 @@ std::optional<std::vector<double>> tensorAsDoubles(const Tensor& tensor) {
 
 std::optional<std::vector<Dim>> smallTensorValue(const Tensor& tensor) {
   int64_t count = tensor.elementCount();
-  if (count > kMaxValueElements || (tensor.dims().size() > 1 && count != 1)) return std::nullopt;
+  if (count > kMaxValueElements) return std::nullopt;
   if (tensor.isExternal()) return std::nullopt;
   std::vector<Dim> dims;
   dims.reserve(count);

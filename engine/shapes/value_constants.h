@@ -12,8 +12,7 @@ namespace onyx {
 // constants into dims would cost time for nothing.
 inline constexpr int64_t kMaxValueElements = 64;
 
-// The elements of an integer, bool or integral-valued float tensor of rank <= 1 (and of any rank with a
-// single element); nullopt otherwise.
+// The elements (row-major) of a small integer, bool or integral-valued float tensor; nullopt otherwise.
 std::optional<std::vector<Dim>> smallTensorValue(const Tensor& tensor);
 // Elements of a float or integer tensor as doubles (for scales and similar attributes); nullopt for other types.
 std::optional<std::vector<double>> tensorAsDoubles(const Tensor& tensor);

@@ -19,7 +19,11 @@ Expected<void> inferBroadcastPair(ShapeContext& ctx) {
 }
 
 // PRelu's slope broadcasts to X (unidirectionally): the output has X's shape, checked against the slope.
-Expected<void> inferPRelu(ShapeContext& ctx) { return inferBroadcastPair(ctx); }
+// Before opset 7 the slope broadcast along the channel axis (a [C] slope for [N, C, ...]).
+Expected<void> inferPRelu(ShapeContext& ctx) {
+  if (ctx.opset() < 7) return inferSameAsInput0(ctx);
+  return inferBroadcastPair(ctx);
+}
 // SwiGLU: silu(A) * B, elementwise with broadcasting.
 Expected<void> inferSwiGLU(ShapeContext& ctx) { return inferBroadcastPair(ctx); }
 

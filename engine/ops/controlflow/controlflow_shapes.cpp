@@ -43,7 +43,8 @@ InferredValue mergeValues(ShapeContext& ctx, const InferredValue& a, const Infer
     const Dim& x = (*sa)[i];
     const Dim& y = (*sb)[i];
     if (dimsEqual(x, y) == true) shape.push_back(x);
-    else if (x.isUnknown() && y.isUnknown() && x.origin() == y.origin()) shape.push_back(x);
+    else if (x.isUnknown()) shape.push_back(x);  // derived from where the branch lost it
+    else if (y.isUnknown()) shape.push_back(y);
     else shape.push_back(ctx.unknownDim(reason + ": dim " + std::to_string(i) + " is " + x.toString() + " or " + y.toString()));
   }
   merged.type.setShape(std::move(shape));

@@ -23,7 +23,17 @@ Expected<void> inferTranspose(ShapeContext& ctx) {
   if (!axes) return axes.error();
   Shape out;
   for (size_t axis : *axes) out.push_back(in[axis]);
-  ctx.setOutputTensor(0, elem, std::move(out));
+  ctx.setOutputTensor(0, elem, out);
+  auto inDims = staticDims(in);
+  if (ctx.inputValue(0) && inDims) {
+    auto outDims = *staticDims(out);
+    auto moved = rearrangeValue(*ctx.inputValue(0), *inDims, outDims, [&](const std::vector<int64_t>& index) {
+      std::vector<int64_t> from(index.size());
+      for (size_t k = 0; k < index.size(); ++k) from[(*axes)[k]] = index[k];
+      return from;
+    });
+    if (moved) ctx.setOutputValue(0, std::move(*moved));
+  }
   return {};
 }
 

@@ -51,7 +51,10 @@ Expected<void> inferConcat(ShapeContext& ctx) {
   }
   out[*axis] = total;
   ctx.setOutputTensor(0, elem, out);
-  if (allValues && out.size() == 1 && value.size() <= static_cast<size_t>(kMaxValueElements)) ctx.setOutputValue(0, std::move(value));
+  // Row-major values concatenate by appending when every dim before the axis is 1.
+  bool leadingOnes = true;
+  for (size_t k = 0; k < *axis; ++k) leadingOnes = leadingOnes && out[k].value() == 1;
+  if (allValues && leadingOnes && trackableValueShape(out)) ctx.setOutputValue(0, std::move(value));
   return {};
 }
 
@@ -204,23 +207,29 @@ Expected<void> inferSlice(ShapeContext& ctx) {
   }
   ctx.setOutputTensor(0, elem, out);
   const auto& value = ctx.inputValue(0);
-  if (value && in.size() == 1 && normalized->size() == 1) {
-    int64_t n = static_cast<int64_t>(value->size());
-    auto s = starts[0].value(), e = ends[0].value();
-    if (s && e) {
-      int64_t step = steps[0];
-      int64_t first = *s < 0 ? *s + n : *s, last = *e < 0 ? *e + n : *e;
-      std::vector<Dim> sliced;
-      if (step > 0) {
-        first = std::clamp<int64_t>(first, 0, n);
-        last = std::clamp<int64_t>(last, 0, n);
-        for (int64_t k = first; k < last; k += step) sliced.push_back((*value)[k]);
-      } else {
-        first = std::clamp<int64_t>(first, 0, n - 1);
-        last = std::clamp<int64_t>(last, -1, n - 1);
-        for (int64_t k = first; k > last; k += step) sliced.push_back((*value)[k]);
-      }
-      ctx.setOutputValue(0, std::move(sliced));
+  auto inDims = staticDims(in);
+  auto outDims = staticDims(out);
+  if (value && inDims && outDims) {
+    // Per axis: the first source index and the step (bounds are static when the output dims are).
+    std::vector<int64_t> first(in.size(), 0), stride(in.size(), 1);
+    bool known = true;
+    for (size_t i = 0; i < normalized->size(); ++i) {
+      size_t axis = (*normalized)[i];
+      auto s = starts[i].value();
+      if (!s) known = false;
+      int64_t n = (*inDims)[axis], step = steps[i];
+      int64_t begin = s ? (*s < 0 ? *s + n : *s) : 0;
+      begin = step > 0 ? std::clamp<int64_t>(begin, 0, n) : std::clamp<int64_t>(begin, 0, n - 1);
+      first[axis] = begin;
+      stride[axis] = step;
+    }
+    if (known) {
+      auto sliced = rearrangeValue(*value, *inDims, *outDims, [&](const std::vector<int64_t>& index) {
+        std::vector<int64_t> from(index.size());
+        for (size_t k = 0; k < index.size(); ++k) from[k] = first[k] + index[k] * stride[k];
+        return from;
+      });
+      if (sliced) ctx.setOutputValue(0, std::move(*sliced));
     }
   }
   return {};
