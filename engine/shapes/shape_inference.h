@@ -27,6 +27,9 @@ struct InferredValue {
   // The value as a constant tensor, when it is an initializer or a Constant's output (read for float
   // inputs such as Resize scales). Points into the model, which outlives the inference.
   const Tensor* constant = nullptr;
+  // The types of a sequence's elements, in order, when the sequence is built statically (SequenceConstruct,
+  // SequenceInsert at known positions...): SequenceAt and ConcatFromSequence read exact shapes from it.
+  std::optional<std::vector<Type>> sequenceElements;
 };
 
 // A fact found while inferring: `left` equals `right` (broadcasting N against M, neither being 1).

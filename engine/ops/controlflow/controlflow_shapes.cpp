@@ -1,5 +1,7 @@
 // Shape functions of If, Loop and Scan: bodies are inferred with the types their inputs get, If merges the
 // branches, Loop and Scan carry state across iterations and stack scan outputs.
+#include <algorithm>
+
 #include "ops/op_registry.h"
 #include "shapes/shape_helpers.h"
 
@@ -106,7 +108,12 @@ Expected<void> inferLoop(ShapeContext& ctx) {
     return ctx.error("Loop body has " + std::to_string(body->inputs().size()) + " inputs and " + std::to_string(body->outputs().size()) +
                      " outputs for " + std::to_string(carried) + " carried values");
   }
+  // The iteration number is a symbol local to the body, so slices like x[i:i+1] keep a static length; what
+  // still depends on it after the body cannot be stacked or carried and becomes unknown at the Loop.
+  std::string iterationSymbol = body->inputs()[0]->name().empty() ? "iteration" : body->inputs()[0]->name();
+  iterationSymbol = "loop." + generatedInputSymbol(iterationSymbol, 0);
   std::vector<InferredValue> inputs{scalarOf(DataType::Int64), scalarOf(DataType::Bool)};
+  inputs[0].value = std::vector<Dim>{Dim::symbol(iterationSymbol)};
   if (ctx.hasInput(1) && ctx.inputValue(1)) inputs[1].value = ctx.inputValue(1);
   for (size_t i = 0; i < carried; ++i) {
     InferredValue initial = ctx.input(i + 2);
@@ -138,7 +145,19 @@ Expected<void> inferLoop(ShapeContext& ctx) {
     trips = ctx.unknownDim("Loop: iteration count depends on the condition computed in the body");
   }
   for (size_t k = carried + 1; k < outputs.size() && k - 1 < ctx.outputCount(); ++k) {
-    ctx.setOutput(k - 1, stacked(ctx, outputs[k], trips, 0));
+    InferredValue element = outputs[k];
+    if (element.type.isTensor() && element.type.shape()) {
+      for (Dim& dim : *element.type.mutableShape()) {
+        if (!dim.isUnknown() && !dim.isStatic()) {
+          auto symbols = dim.expr().symbols();
+          if (std::find(symbols.begin(), symbols.end(), iterationSymbol) != symbols.end()) {
+            dim = ctx.unknownDim("Loop: a scan output's size changes with the iteration");
+          }
+        }
+      }
+    }
+    element.value = std::nullopt;
+    ctx.setOutput(k - 1, stacked(ctx, element, trips, 0));
   }
   return {};
 }

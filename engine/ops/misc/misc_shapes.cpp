@@ -83,11 +83,21 @@ Expected<void> inferDft(ShapeContext& ctx) {
   }
   auto normalized = ctx.normalizeAxis(axis, out.size());
   if (!normalized) return normalized.error();
+  bool onesided = ctx.attrInt("onesided", 0) != 0;
+  bool inverse = ctx.attrInt("inverse", 0) != 0;
+  if (onesided && inverse) {
+    // An inverse of a one-sided spectrum: n/2 + 1 bins give 2*(n - 1) real samples (or dft_length).
+    const auto& length = ctx.hasInput(1) ? ctx.inputValue(1) : std::nullopt;
+    out[*normalized] = length && length->size() == 1 ? (*length)[0] : dimMul(dimSub(out[*normalized], Dim(1)), Dim(2));
+    out.back() = Dim(1);
+    ctx.setOutputTensor(0, elem, std::move(out));
+    return {};
+  }
   if (ctx.hasInput(1)) {
     const auto& length = ctx.inputValue(1);
     out[*normalized] = length && length->size() == 1 ? (*length)[0] : ctx.unknownDim(runtimeReason(ctx, 1, "the DFT length"));
   }
-  if (ctx.attrInt("onesided", 0) != 0) out[*normalized] = dimAdd(dimFloorDiv(out[*normalized], Dim(2)), Dim(1));
+  if (onesided) out[*normalized] = dimAdd(dimFloorDiv(out[*normalized], Dim(2)), Dim(1));
   out.back() = Dim(2);
   ctx.setOutputTensor(0, elem, std::move(out));
   return {};

@@ -30,26 +30,58 @@ Type elementOf(const Type& type) {
 
 Expected<void> inferSequenceEmpty(ShapeContext& ctx) {
   DataType elem = static_cast<DataType>(ctx.attrInt("dtype", static_cast<int64_t>(DataType::Float)));
-  ctx.setOutputType(0, Type::sequence(Type::tensor(elem)));
+  InferredValue out;
+  out.type = Type::sequence(Type::tensor(elem));
+  out.sequenceElements = std::vector<Type>{};
+  ctx.setOutput(0, std::move(out));
   return {};
 }
 
 Expected<void> inferSequenceConstruct(ShapeContext& ctx) {
   Type element;
-  for (size_t i = 0; i < ctx.inputCount(); ++i) element = mergeElementTypes(ctx, element, ctx.inputType(i));
-  ctx.setOutputType(0, Type::sequence(element));
+  std::vector<Type> elements;
+  for (size_t i = 0; i < ctx.inputCount(); ++i) {
+    element = mergeElementTypes(ctx, element, ctx.inputType(i));
+    elements.push_back(ctx.inputType(i));
+  }
+  InferredValue out;
+  out.type = Type::sequence(element);
+  out.sequenceElements = std::move(elements);
+  ctx.setOutput(0, std::move(out));
   return {};
 }
 
 Expected<void> inferSequenceInsert(ShapeContext& ctx) {
   const Type& sequence = ctx.inputType(0);
   Type element = sequence.kind() == Type::Kind::Sequence ? sequence.element() : Type();
-  ctx.setOutputType(0, Type::sequence(mergeElementTypes(ctx, element, ctx.inputType(1))));
+  const auto& known = ctx.input(0).sequenceElements;
+  bool empty = known && known->empty();
+  InferredValue out;
+  out.type = Type::sequence(empty ? ctx.inputType(1) : mergeElementTypes(ctx, element, ctx.inputType(1)));
+  if (known) {
+    auto position = ctx.hasInput(2) ? ctx.inputInts(2) : std::optional<std::vector<int64_t>>(std::vector<int64_t>{static_cast<int64_t>(known->size())});
+    int64_t n = static_cast<int64_t>(known->size());
+    if (position && position->size() == 1 && (*position)[0] >= -n && (*position)[0] <= n) {
+      int64_t at = (*position)[0] < 0 ? (*position)[0] + n : (*position)[0];
+      std::vector<Type> elements = *known;
+      elements.insert(elements.begin() + at, ctx.inputType(1));
+      out.sequenceElements = std::move(elements);
+    }
+  }
+  ctx.setOutput(0, std::move(out));
   return {};
 }
 
 Expected<void> inferSequenceAt(ShapeContext& ctx) {
   Type element = elementOf(ctx.inputType(0));
+  const auto& known = ctx.input(0).sequenceElements;
+  auto position = ctx.inputInts(1);
+  if (known && position && position->size() == 1) {
+    int64_t n = static_cast<int64_t>(known->size());
+    int64_t at = (*position)[0] < 0 ? (*position)[0] + n : (*position)[0];
+    if (at < 0 || at >= n) return ctx.error("SequenceAt position " + std::to_string((*position)[0]) + " is out of range for " + std::to_string(n) + " elements");
+    element = (*known)[at];
+  }
   InferredValue out;
   out.type = element;
   if (element.isNone() || (element.isTensor() && !element.shape())) {
@@ -62,6 +94,7 @@ Expected<void> inferSequenceAt(ShapeContext& ctx) {
 
 Expected<void> inferSequenceLength(ShapeContext& ctx) {
   ctx.setOutputTensor(0, DataType::Int64, {});
+  if (const auto& known = ctx.input(0).sequenceElements) ctx.setOutputValue(0, {Dim(static_cast<int64_t>(known->size()))});
   return {};
 }
 
@@ -116,6 +149,17 @@ Expected<void> inferConcatFromSequence(ShapeContext& ctx) {
   auto axis = ctx.normalizeAxis(ctx.attrInt("axis", 0), shape.size() + (newAxis ? 1 : 0));
   if (!axis) return axis.error();
   Dim count = ctx.unknownDim("ConcatFromSequence: the number of sequence elements is known only at run time");
+  if (const auto& known = ctx.input(0).sequenceElements) {
+    if (newAxis) {
+      count = Dim(static_cast<int64_t>(known->size()));
+    } else {
+      count = Dim(0);
+      for (const Type& item : *known) {
+        const auto& itemShape = item.shape();
+        count = itemShape && *axis < itemShape->size() ? dimAdd(count, (*itemShape)[*axis]) : ctx.unknownDim("ConcatFromSequence: an element's rank is unknown");
+      }
+    }
+  }
   if (newAxis) shape.insert(shape.begin() + *axis, count);
   else shape[*axis] = count;
   ctx.setOutputTensor(0, elem, std::move(shape));
