@@ -3,11 +3,13 @@
 
 namespace onyx::cli {
 
-Command infoCommand();  // cmd_info.cpp
+Command infoCommand();    // cmd_info.cpp
+Command shapesCommand();  // cmd_shapes.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       infoCommand(),
+      shapesCommand(),
   };
   return list;
 }
