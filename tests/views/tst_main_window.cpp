@@ -195,7 +195,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(subgraphs->childCount(), 2);
     QCOMPARE(subgraphs->child(0)->text(ModelSummaryView::kItemColumn), QString("If 'If_3499' (#3522)"));
     QCOMPARE(subgraphs->child(1)->text(ModelSummaryView::kValueColumn), QString("else_branch"));
-    QCOMPARE(window.summaryView()->section("Operators")->text(ModelSummaryView::kCountColumn), QString("3,535"));
+    QCOMPARE(window.summaryView()->section("Operators")->text(ModelSummaryView::kCountColumn),
+             QString("3,535"));
   }
 
   void openRecentReopensTheLastModel() {
