@@ -48,8 +48,7 @@ std::string printModelText(const Model& model) {
   if (proto.has_model_version()) out << ",\n  model_version: " << proto.model_version();
   if (proto.has_doc_string()) out << ",\n  doc_string: " << quoted(proto.doc_string());
   out << "\n>\n";
-  onnx::operator<<(out, proto.graph());
-  out << "\n";
+  onnx::operator<<(out, proto.graph());  // ends with a newline
   for (const auto& function : proto.functions()) {
     out << "\n";
     onnx::operator<<(out, function);
