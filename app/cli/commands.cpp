@@ -3,8 +3,11 @@
 
 namespace onyx::cli {
 
+Command saveCommand();  // cmd_save.cpp
+
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
+      saveCommand(),
   };
   return list;
 }

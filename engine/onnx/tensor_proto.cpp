@@ -202,6 +202,13 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
                          std::to_string(ext.offset) + ".." + std::to_string(ext.offset + length) + ", the file has " +
                          std::to_string(fileSize),
                      what);
+  // Without a length the data runs to the end of the file (as onnx reads it), so the rest must fit exactly.
+  if (!hasLength && isKnownType(dtype) && dtype != DataType::String && fileSize - ext.offset != length)
+    return makeError("external data without a length runs from byte " + std::to_string(ext.offset) +
+                         " to the end of '" + ext.location + "': " + std::to_string(fileSize - ext.offset) +
+                         " bytes, but the tensor's type and shape need " + std::to_string(needed) +
+                         "; add a length entry",
+                     what);
   if (!hasLength) ext.length = -1;
   ext.resolvedPath = std::move(resolved);
   return ext;

@@ -271,3 +271,27 @@ TEST(OnnxExternalData, FailedSaveLeavesNoFiles) {
 
 }  // namespace
 }  // namespace onyx
+
+namespace onyx {
+namespace {
+
+TEST(OnnxExternalData, WithoutALengthTheRestOfTheFileMustFit) {
+  ScratchFolder folder;
+  onnx::ModelProto model = externalModel(folder.path(), "weights.bin", 0, "weights.bin");
+  auto* big = model.mutable_graph()->mutable_initializer(0);
+  big->mutable_external_data()->RemoveLast();  // drop "length"
+  writeFile(folder / "model.onnx", model.SerializeAsString());
+  auto loaded = loadModel(folder / "model.onnx");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().toString();
+  EXPECT_EQ(tensorBytes(initializer(**loaded, "big")), floatBytes(4096, 0.25f));
+
+  writeFile(folder / "weights.bin", floatBytes(4096, 0.25f) + "tail");
+  auto longer = loadModel(folder / "model.onnx");
+  ASSERT_FALSE(longer.ok());
+  EXPECT_EQ(longer.error().toString(),
+            "external data without a length runs from byte 0 to the end of 'weights.bin': 16388 bytes, but the "
+            "tensor's type and shape need 16384; add a length entry (initializer 'big' in graph 'weights')");
+}
+
+}  // namespace
+}  // namespace onyx
