@@ -38,8 +38,10 @@ Expected<void> parseStream(google::protobuf::io::ZeroCopyInputStream& stream, si
                          "(onyx save --external-data)");
   google::protobuf::io::CodedInputStream coded(&stream);
   coded.SetTotalBytesLimit(INT_MAX);
-  if (!message.ParsePartialFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    return parseFailure(what, size);
+  auto* model = dynamic_cast<onnx::ModelProto*>(&message);
+  bool parsed = model ? parseModelStream(coded, size, *model)
+                      : message.ParsePartialFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  if (!parsed) return parseFailure(what, size);
   return {};
 }
 

@@ -3,6 +3,8 @@
 // undefined value so a broken model can still be opened, and verify() reports it.
 #include <google/protobuf/unknown_field_set.h>
 
+#include <algorithm>
+
 #include "ir/rewriter.h"
 #include "onnx/proto_convert.h"
 
@@ -124,6 +126,11 @@ class ModelBuilder {
     for (auto& node : *proto.mutable_node()) {
       if (auto built = buildNode(graph, node, index, where); !built) return built.error();
       ++index;
+      // Free the converted node now rather than with the whole proto, so the proto and the IR do not both
+      // hold every node at the peak. Bodies stay: finish() still reads their outputs and value_info.
+      bool hasBody = std::any_of(node.attribute().begin(), node.attribute().end(),
+                                 [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
+      if (!hasBody) onnx::NodeProto().Swap(&node);
     }
     pendingGraphs_.push_back({&graph, &proto});
     return {};
