@@ -151,20 +151,22 @@ Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path) {
 
 Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::filesystem::path& baseDir,
                                             std::string_view displayName) {
-  onnx::ModelProto proto;
-  google::protobuf::io::ArrayInputStream stream(bytes.data(), int(std::min<size_t>(bytes.size(), INT_MAX)));
-  if (auto parsed = onnx_io::parseStream(stream, bytes.size(), proto, "model"); !parsed) {
-    Error error = parsed.error();
+  auto named = [displayName](Error error) {
     if (!displayName.empty()) error.message = std::string(displayName) + ": " + error.message;
     return error;
-  }
+  };
+  onnx::ModelProto proto;
+  google::protobuf::io::ArrayInputStream stream(bytes.data(), int(std::min<size_t>(bytes.size(), INT_MAX)));
+  if (auto parsed = onnx_io::parseStream(stream, bytes.size(), proto, "model"); !parsed) return named(parsed.error());
   std::filesystem::path folder;
   if (!baseDir.empty()) {
     std::error_code error;
     folder = std::filesystem::absolute(baseDir, error);
     if (error) folder = baseDir;
   }
-  return onnx_io::modelFromProto(proto, {folder});
+  auto model = onnx_io::modelFromProto(proto, {folder});
+  if (!model) return named(model.error());
+  return model;
 }
 
 Expected<std::string> serializeModel(const Model& model, const SaveOptions& options) {

@@ -21,7 +21,7 @@ namespace onyx {
 // (inside the model's folder, present, long enough) and mapped lazily on first use.
 Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path);
 // Same, from bytes in memory. External data resolves against `baseDir` (empty: external data is an error);
-// `displayName` is what errors call the input.
+// `displayName` (if not empty) starts the message of every error: "pasted model: the file is empty...".
 Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::filesystem::path& baseDir,
                                             std::string_view displayName);
 

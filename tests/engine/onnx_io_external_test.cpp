@@ -160,7 +160,7 @@ TEST(OnnxExternalData, ModelsFromMemoryCannotNameExternalData) {
   auto model = parseModel(bytes, {}, "pasted");
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.error().toString(),
-            "tensor is stored in external data file 'weights.bin', which needs the model's folder: load the model "
+            "pasted: tensor is stored in external data file 'weights.bin', which needs the model's folder: load the model "
             "from its file (initializer 'big' in graph 'weights')");
 }
 
