@@ -3,10 +3,12 @@
 
 namespace onyx::cli {
 
+Command infoCommand();  // cmd_info.cpp
 Command saveCommand();  // cmd_save.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
+      infoCommand(),
       saveCommand(),
   };
   return list;
