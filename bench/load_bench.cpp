@@ -30,11 +30,14 @@ size_t statusBytes(const char* field) {
   std::string line;
   size_t length = std::strlen(field);
   while (std::getline(status, line))
-    if (line.compare(0, length, field) == 0 && line[length] == ':') return std::stoull(line.substr(length + 1)) * 1024;
+    if (line.compare(0, length, field) == 0 && line[length] == ':')
+      return std::stoull(line.substr(length + 1)) * 1024;
   return 0;
 }
 
-void resetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+void resetPeak() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -43,8 +46,8 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 struct Measurement {
   double protobufSeconds = 0;  // baseline: onnx::ModelProto parse of the file
   double loadSeconds = 0;
-  size_t peakDelta = 0;        // VmHWM after loadModel minus VmRSS before
-  size_t touchedDelta = 0;     // after reading every initializer's bytes (maps external data)
+  size_t peakDelta = 0;     // VmHWM after loadModel minus VmRSS before
+  size_t touchedDelta = 0;  // after reading every initializer's bytes (maps external data)
   bool ok = false;
 };
 
@@ -100,7 +103,9 @@ Measurement measureInChild(const fs::path& path) {
   return m;
 }
 
-double mb(size_t bytes) { return double(bytes) / (1024.0 * 1024.0); }
+double mb(size_t bytes) {
+  return double(bytes) / (1024.0 * 1024.0);
+}
 
 // `fixedPeak`: the peak of loading a model with no weights (code pages and allocator set-up), which the
 // "net" ratio leaves out.
@@ -111,8 +116,8 @@ void printRow(const std::string& name, size_t fileSize, const Measurement& m, si
   }
   double net = double(m.peakDelta > fixedPeak ? m.peakDelta - fixedPeak : 0) / double(fileSize);
   std::printf("%-38s %8.1f %8.1f %8.1f %6.2fx %8.1f %6.2fx %6.2fx %9.1f\n", name.c_str(), mb(fileSize),
-              m.protobufSeconds * 1e3, m.loadSeconds * 1e3, m.loadSeconds / m.protobufSeconds, mb(m.peakDelta),
-              double(m.peakDelta) / double(fileSize), net, mb(m.touchedDelta));
+              m.protobufSeconds * 1e3, m.loadSeconds * 1e3, m.loadSeconds / m.protobufSeconds,
+              mb(m.peakDelta), double(m.peakDelta) / double(fileSize), net, mb(m.touchedDelta));
 }
 
 fs::path writeEmptyModel(const fs::path& folder) {
@@ -179,8 +184,8 @@ int main(int argc, char** argv) {
   fs::create_directories(scratch);
   if (largeMegabytes > 0) models.push_back(writeLargeModel(scratch, largeMegabytes));
 
-  std::printf("%-38s %8s %8s %8s %7s %8s %7s %7s %9s\n", "model", "file MB", "pb ms", "load ms", "/pb", "peak MB",
-              "/file", "net", "+touch MB");
+  std::printf("%-38s %8s %8s %8s %7s %8s %7s %7s %9s\n", "model", "file MB", "pb ms", "load ms", "/pb",
+              "peak MB", "/file", "net", "+touch MB");
   fs::path empty = writeEmptyModel(scratch);
   Measurement fixed = measureInChild(empty);
   size_t fixedPeak = fixed.ok ? fixed.peakDelta : 0;
@@ -206,8 +211,9 @@ int main(int argc, char** argv) {
     }
   }
   fs::remove_all(scratch);
-  std::printf("pb ms: protobuf's parse of the same file (baseline); peak MB: peak RSS growth while loading;\n"
-              "net: (peak - fixed cost) / file size; +touch MB: peak after also reading every initializer\n"
-              "(external data is mapped then).\n");
+  std::printf(
+      "pb ms: protobuf's parse of the same file (baseline); peak MB: peak RSS growth while loading;\n"
+      "net: (peak - fixed cost) / file size; +touch MB: peak after also reading every initializer\n"
+      "(external data is mapped then).\n");
   return 0;
 }

@@ -34,8 +34,9 @@ Command saveCommand() {
             app.add_option("IN", args->in, "The .onnx file to read")->required();
             app.add_option("OUT", args->out, "The .onnx file to write (may be IN: it is replaced atomically)")
                 ->required();
-            auto* external = app.add_option("--external-data", args->externalData,
-                                            "Move tensors of at least --size-threshold bytes to this file, next to OUT");
+            auto* external =
+                app.add_option("--external-data", args->externalData,
+                               "Move tensors of at least --size-threshold bytes to this file, next to OUT");
             app.add_option("--size-threshold", args->sizeThreshold,
                            "Smallest tensor, in bytes, that goes to the external data file (default 1024)")
                 ->needs(external);
@@ -55,8 +56,9 @@ Command saveCommand() {
               if (!report) return reportError(args->out, report.error());
               std::cout << "saved " << args->out << " (" << bytesText(report->modelBytes) << ")";
               if (!report->externalDataPath.empty())
-                std::cout << " and " << report->externalTensors << (report->externalTensors == 1 ? " tensor" : " tensors")
-                          << " (" << bytesText(report->externalBytes) << ") in "
+                std::cout << " and " << report->externalTensors
+                          << (report->externalTensors == 1 ? " tensor" : " tensors") << " ("
+                          << bytesText(report->externalBytes) << ") in "
                           << report->externalDataPath.filename().string();
               std::cout << "\n";
               return std::cout.flush() ? kExitOk : kExitBadInput;

@@ -26,7 +26,8 @@ class Reader {
   Reader(CodedInputStream& in, size_t size) : in(in), size_(size) {}
   bool fits(uint32_t length) const {
     int untilLimit = in.BytesUntilLimit();
-    return size_t(in.CurrentPosition()) + length <= size_ && (untilLimit < 0 || int64_t(length) <= untilLimit);
+    return size_t(in.CurrentPosition()) + length <= size_ &&
+           (untilLimit < 0 || int64_t(length) <= untilLimit);
   }
   bool readLength(uint32_t& length) { return in.ReadVarint32(&length) && fits(length); }
   CodedInputStream& in;
@@ -124,7 +125,8 @@ bool readInitializer(Reader& reader, onnx::TensorProto& tensor) {
 bool readGraph(Reader& reader, onnx::GraphProto& graph) {
   std::string rest;
   bool ok = forEachFieldOfMessage(reader, [&](uint32_t tag) {
-    if (isLengthDelimited(tag, kGraphInitializerField)) return readInitializer(reader, *graph.add_initializer());
+    if (isLengthDelimited(tag, kGraphInitializerField))
+      return readInitializer(reader, *graph.add_initializer());
     return copyField(reader, tag, rest);
   });
   return ok && graph.MergeFromString(rest);

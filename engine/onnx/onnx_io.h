@@ -49,9 +49,11 @@ struct SaveReport {
 
 // Writes the model (and its data file) through temporary files and renames: a failure leaves any existing
 // output intact, and the files the model was loaded from are never modified.
-Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& out, const SaveOptions& options = {});
+Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& out,
+                               const SaveOptions& options = {});
 
-// ONNX's textual syntax (onnx/defs/parser.h): `<ir_version: 8, opset_import: ["" : 17]> g (float[N] x) => ...`.
+// ONNX's textual syntax (onnx/defs/parser.h): `<ir_version: 8, opset_import: ["" : 17]> g (float[N] x) =>
+// ...`.
 Expected<std::unique_ptr<Model>> parseModelText(std::string_view text);
 std::string printModelText(const Model& model);
 

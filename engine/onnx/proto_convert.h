@@ -24,7 +24,8 @@ struct ExternalDataRoot {
 
 // Converts a TensorProto, moving raw_data out of it (no copy). `what` names the tensor in errors:
 // "initializer 'conv1.weight'".
-Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoot& root, const std::string& what);
+Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoot& root,
+                                 const std::string& what);
 
 // How a tensor is written: as loaded, with its bytes inline, or into a data file at the given place.
 struct TensorPlacement {
@@ -32,7 +33,8 @@ struct TensorPlacement {
   std::string location;
   int64_t offset = 0;
 };
-Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placement, onnx::TensorProto& proto);
+Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placement,
+                             onnx::TensorProto& proto);
 
 Type typeFromProto(const onnx::TypeProto& proto);
 void typeToProto(const Type& type, onnx::TypeProto& proto);

@@ -26,7 +26,8 @@ std::string entryBytes(const std::string& key, const std::string& value) {
   return entry.SerializeAsString();
 }
 
-onnx::TensorProto* addTensor(onnx::GraphProto* graph, const std::string& name, int type, std::vector<int64_t> dims) {
+onnx::TensorProto* addTensor(onnx::GraphProto* graph, const std::string& name, int type,
+                             std::vector<int64_t> dims) {
   auto* tensor = graph->add_initializer();
   tensor->set_name(name);
   tensor->set_data_type(type);
@@ -65,7 +66,8 @@ onnx::ModelProto richModel() {
   shape->add_dim()->set_dim_value(4);
   shape->add_dim();  // neither value nor name
   x->mutable_type()->set_denotation("TENSOR");
-  x->mutable_unknown_fields()->AddLengthDelimited(4, entryBytes("unit", "m"));  // ValueInfoProto.metadata_props
+  x->mutable_unknown_fields()->AddLengthDelimited(4,
+                                                  entryBytes("unit", "m"));  // ValueInfoProto.metadata_props
   auto* c = addTensorInfo(graph->mutable_input(), "c", onnx::TensorProto::BOOL);
   c->mutable_type()->mutable_tensor_type()->mutable_shape();  // a scalar
 
@@ -105,8 +107,9 @@ onnx::ModelProto richModel() {
   add->add_input("x");
   add->add_input("f");
   add->add_output("t");
-  add->mutable_unknown_fields()->AddLengthDelimited(8, "ov1");                         // NodeProto.overload
-  add->mutable_unknown_fields()->AddLengthDelimited(9, entryBytes("origin", "test"));  // NodeProto.metadata_props
+  add->mutable_unknown_fields()->AddLengthDelimited(8, "ov1");  // NodeProto.overload
+  add->mutable_unknown_fields()->AddLengthDelimited(
+      9, entryBytes("origin", "test"));  // NodeProto.metadata_props
 
   auto* branch = graph->add_node();
   branch->set_op_type("If");
@@ -144,7 +147,8 @@ onnx::ModelProto richModel() {
   auto* typeAttr = call->add_attribute();
   typeAttr->set_name("ty");
   typeAttr->set_type(onnx::AttributeProto::TYPE_PROTO);
-  typeAttr->mutable_tp()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
+  typeAttr->mutable_tp()->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(
+      1);
 
   addTensorInfo(graph->mutable_output(), "y", onnx::TensorProto::FLOAT);
   addTensorInfo(graph->mutable_output(), "u", onnx::TensorProto::FLOAT);
@@ -185,7 +189,7 @@ onnx::ModelProto richModel() {
   beta.set_type(onnx::AttributeProto::FLOAT);
   beta.set_f(2.0f);
   function->mutable_unknown_fields()->AddLengthDelimited(11, beta.SerializeAsString());  // attribute_proto
-  function->mutable_unknown_fields()->AddLengthDelimited(13, "fov");                      // overload
+  function->mutable_unknown_fields()->AddLengthDelimited(13, "fov");                     // overload
   onnx::ValueInfoProto functionInfo;
   functionInfo.set_name("X");
   function->mutable_unknown_fields()->AddLengthDelimited(12, functionInfo.SerializeAsString());  // value_info

@@ -14,7 +14,8 @@ namespace {
 using testing::modelFromText;
 
 bool usedBy(const Value* value, const Node* node) {
-  return std::any_of(value->uses().begin(), value->uses().end(), [node](const Use& use) { return use.node == node; });
+  return std::any_of(value->uses().begin(), value->uses().end(),
+                     [node](const Use& use) { return use.node == node; });
 }
 
 Node* onlyNode(const Graph& graph) {
@@ -94,7 +95,8 @@ g (float[4] x, bool c) => (float[4] y) {
   EXPECT_EQ(ghost->graph(), thenBody);
   auto diagnostics = verify(*model);
   ASSERT_EQ(diagnostics.size(), 1u);
-  EXPECT_EQ(diagnostics[0].message, "input 'ghost' of Add (#1) is not produced by any node, graph input or initializer");
+  EXPECT_EQ(diagnostics[0].message,
+            "input 'ghost' of Add (#1) is not produced by any node, graph input or initializer");
   EXPECT_EQ(diagnostics[0].where, "graph 'g' > body 'g1' of If (#3)");
 }
 

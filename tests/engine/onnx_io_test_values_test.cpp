@@ -61,7 +61,8 @@ TEST(OnnxTestValues, SequencesOptionalsAndMaps) {
   *none.mutable_sequence_value() = sequence;
   none.set_elem_type(onnx::OptionalProto::SEQUENCE);
   writeFile(folder / "some.pb", none.SerializeAsString());
-  auto some = loadTestValueFile(folder / "some.pb", Type::optional(Type::sequence(Type::tensor(DataType::Int64))));
+  auto some =
+      loadTestValueFile(folder / "some.pb", Type::optional(Type::sequence(Type::tensor(DataType::Int64))));
   ASSERT_TRUE(some.ok());
   ASSERT_TRUE(some->hasValue());
   EXPECT_EQ(some->elements[0].kind, TestValue::Kind::Sequence);
@@ -72,13 +73,15 @@ TEST(OnnxTestValues, SequencesOptionalsAndMaps) {
   map.add_string_keys("b");
   *map.mutable_values() = sequence;
   writeFile(folder / "map.pb", map.SerializeAsString());
-  auto loadedMap = loadTestValueFile(folder / "map.pb", Type::map(DataType::String, Type::tensor(DataType::Int64)));
+  auto loadedMap =
+      loadTestValueFile(folder / "map.pb", Type::map(DataType::String, Type::tensor(DataType::Int64)));
   ASSERT_TRUE(loadedMap.ok()) << loadedMap.error().toString();
   EXPECT_EQ(loadedMap->keys.stringValues(), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(loadedMap->elements.size(), 2u);
   map.add_string_keys("c");
   writeFile(folder / "bad_map.pb", map.SerializeAsString());
-  auto badMap = loadTestValueFile(folder / "bad_map.pb", Type::map(DataType::String, Type::tensor(DataType::Int64)));
+  auto badMap =
+      loadTestValueFile(folder / "bad_map.pb", Type::map(DataType::String, Type::tensor(DataType::Int64)));
   ASSERT_FALSE(badMap.ok());
   EXPECT_EQ(badMap.error().toString(), "map has 3 keys but 2 values (map '')");
 }
@@ -115,7 +118,8 @@ TEST(OnnxTestValues, EveryBackendDataSetLoads) {
       }
     }
   }
-  std::cout << "[ test data ] " << files << " files, " << sequences << " sequences, " << optionals << " optionals\n";
+  std::cout << "[ test data ] " << files << " files, " << sequences << " sequences, " << optionals
+            << " optionals\n";
   EXPECT_TRUE(failures.empty()) << failures;
   EXPECT_GT(files, 3000u);
   EXPECT_GT(sequences, 10u);
