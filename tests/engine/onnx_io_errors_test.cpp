@@ -109,6 +109,17 @@ TEST(OnnxLoadErrors, TruncatedModel) {
         << "cut at " << cut;
 }
 
+TEST(OnnxLoadErrors, FilesOverTwoGigabytesNeedExternalData) {
+  ScratchFolder folder;
+  std::filesystem::path path = folder / "huge.onnx";
+  writeFile(path, "");
+  std::filesystem::resize_file(path, (size_t(1) << 31) + 10);  // sparse: no disk space used, never read
+  EXPECT_EQ(loadError(path),
+            "the file is 2147483658 bytes; protobuf cannot read one message over 2 GB: keep the weights in "
+            "external "
+            "data (onyx save --external-data)");
+}
+
 TEST(OnnxLoadErrors, MissingGraph) {
   onnx::ModelProto model = modelWithWeights();
   model.clear_graph();
