@@ -3,8 +3,11 @@
 
 namespace onyx::cli {
 
+Command infoCommand();  // cmd_info.cpp
+
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
+      infoCommand(),
   };
   return list;
 }

@@ -1,0 +1,84 @@
+#pragma once
+// The main window: opens a model (command line, File > Open, Open Recent, drag and drop), loads it on a
+// worker thread with a busy indicator and a cancel button, and shows its summary.
+#include <QMainWindow>
+#include <QPointer>
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "analysis/model_info.h"
+
+class QLabel;
+class QMenu;
+class QMessageBox;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QThread;
+
+namespace onyx {
+class Model;
+}
+
+namespace onyx::views {
+
+class ModelSummaryView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;  // waits for loads still running: their results are discarded
+
+  // The sample model built with the project: next to the executable (build tree: ../resources/,
+  // installed: ../share/onyx/), else the paths compiled in; empty when none exists.
+  static QString bundledSamplePath();
+
+  const Model* model() const { return model_.get(); }
+  const QString& modelPath() const { return modelPath_; }
+  bool isLoading() const { return loading_; }
+  ModelSummaryView* summaryView() const { return summary_; }
+  QStringList recentFiles() const;
+
+ public Q_SLOTS:
+  // Starts loading `path` off the UI thread; a load already running is cancelled.
+  void openModel(const QString& path);
+  void cancelLoading();
+  void showOpenDialog();
+
+ Q_SIGNALS:
+  void modelLoaded(const QString& path);
+  void loadFailed(const QString& message);  // the `error: FILE: WHAT (WHERE)` line the CLI prints
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  struct LoadResult;
+  void finishLoading(quint64 generation, const std::shared_ptr<LoadResult>& result);
+  void setBusy(bool busy, const QString& message = {});
+  void addRecentFile(const QString& path);
+  void rebuildRecentMenu();
+  void createMenus();
+
+  ModelSummaryView* summary_ = nullptr;
+  QStackedWidget* pages_ = nullptr;
+  QLabel* placeholder_ = nullptr;
+  QLabel* statusText_ = nullptr;
+  QProgressBar* busyBar_ = nullptr;
+  QPushButton* cancelButton_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QPointer<QMessageBox> errorBox_;
+
+  std::unique_ptr<Model> model_;
+  QString modelPath_;
+  QString loadingPath_;
+  bool loading_ = false;
+  quint64 generation_ = 0;  // bumped by every open and cancel; a result of an older one is dropped
+  std::vector<QPointer<QThread>> workers_;
+};
+
+}  // namespace onyx::views
