@@ -11,7 +11,7 @@ namespace onyx::layout {
 
 enum class DotProfile {
   Quality,       // dot's defaults: fewest crossings, for levels small enough that it is quick
-  Fast,          // network simplex and crossing minimisation cut short, newrank; splines kept
+  Fast,          // x-coordinate network simplex skipped, crossing minimisation cut short, newrank
   FastStraight,  // the fast set with straight edges, for the largest levels
 };
 

@@ -32,7 +32,7 @@ enum class ItemKind {
   PortOut,  // a value produced inside the shown scope and used outside it
 };
 
-// An initializer drawn as a compact tag on the node that consumes it.
+// An initializer (or the output of a Constant node) drawn as a compact tag on the node that consumes it.
 struct InitializerTag {
   std::string name;
   std::string typeText;  // "float32[64, 3, 7, 7]"
@@ -85,6 +85,7 @@ struct LevelView {
   std::vector<Item> items;
   std::vector<Edge> edges;
   std::vector<Cluster> clusters;
+  size_t foldedConstants = 0;  // Constant nodes shown as tags, not boxes (nodes shown = node items + these)
   size_t nodeItemCount() const;
   size_t groupItemCount() const;
   // Index of the item with this key, or npos.

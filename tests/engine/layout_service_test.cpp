@@ -1,6 +1,7 @@
 // Laying levels out with Graphviz on the layout thread: geometry, determinism, caching and cancellation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
@@ -299,6 +300,20 @@ TEST(DotProfile, ChosenBySizeOfTheLevel) {
   EXPECT_EQ(chooseProfile(200, policy), DotProfile::Quality);
   EXPECT_EQ(chooseProfile(policy.fastAbove + 1, policy), DotProfile::Fast);
   EXPECT_EQ(chooseProfile(policy.straightAbove + 1, policy), DotProfile::FastStraight);
+}
+
+TEST(DotProfile, FastSetKeepsRankingNetworkSimplex) {
+  // nslimit1=0 made spline routing of real models take minutes (ssdlite320: over 60 s instead of 0.6 s).
+  for (DotProfile profile : {DotProfile::Fast, DotProfile::FastStraight}) {
+    auto attributes = dotGraphAttributes(profile);
+    auto has = [&](std::string_view name, std::string_view value) {
+      return std::find(attributes.begin(), attributes.end(), std::pair(name, value)) != attributes.end();
+    };
+    EXPECT_TRUE(has("newrank", "true"));
+    EXPECT_TRUE(has("nslimit", "0"));
+    EXPECT_TRUE(std::none_of(attributes.begin(), attributes.end(), [](auto& a) { return a.first == "nslimit1"; }));
+    EXPECT_EQ(has("splines", "false"), profile == DotProfile::FastStraight);
+  }
 }
 
 }  // namespace

@@ -90,6 +90,40 @@ TEST(LevelView, InitializersAreTagsOnTheirConsumerWithKeyAttributes) {
   EXPECT_EQ(lines.back(), "bn1.running_var float32[64]");
 }
 
+Node* addNode(Rewriter& rw, Graph& g, const std::string& op, const std::string& name, std::vector<Value*> inputs,
+              std::vector<Attribute> attributes = {}) {
+  return rw.addNode(g, {.opType = op, .domain = "", .name = name, .inputs = std::move(inputs),
+                        .outputNames = {name + ":0"}, .attributes = std::move(attributes), .overload = "",
+                        .docString = "", .unknownFields = ""});
+}
+
+TEST(LevelView, ConstantNodesFoldIntoTagsUnlessTheyAreGraphOutputs) {
+  Model model;
+  Rewriter rw(model);
+  Graph& g = model.graph();
+  Value* x = rw.addGraphInput(g, "x", Type::tensor(DataType::Float, Shape{2, 6}));
+  Node* shape = addNode(rw, g, "Constant", "/shape", {},
+                        {Attribute::ofTensor("value", Tensor::fromValues<int64_t>(DataType::Int64, {2}, {3, 4}))});
+  Node* reshape = addNode(rw, g, "Reshape", "/reshape", {x, shape->output(0)});
+  Node* reshape2 = addNode(rw, g, "Reshape", "/reshape2", {reshape->output(0), shape->output(0)});
+  Node* kept = addNode(rw, g, "Constant", "/kept", {}, {Attribute::ofInts("value_ints", {1, 2})});
+  rw.setGraphOutputs(g, {reshape2->output(0), kept->output(0)});
+
+  LevelView view = level(g);
+  EXPECT_EQ(view.nodeItemCount(), 3u);  // both Reshapes and the Constant that is an output
+  EXPECT_EQ(view.foldedConstants, 1u);
+  EXPECT_EQ(view.find("n:" + std::to_string(shape->id())), LevelView::npos);
+  EXPECT_NE(view.find("n:" + std::to_string(kept->id())), LevelView::npos);
+  for (const Node* consumer : {reshape, reshape2}) {
+    const Item& item = view.items[view.find("n:" + std::to_string(consumer->id()))];
+    ASSERT_EQ(item.initializers.size(), 1u);
+    EXPECT_EQ(item.initializers[0].name, "/shape:0");
+    EXPECT_EQ(item.initializers[0].typeText, "int64[2]");
+    EXPECT_EQ(item.initializers[0].inputIndex, 1);
+  }
+  for (const Edge& edge : view.edges) EXPECT_NE(edge.valueName, "/shape:0");
+}
+
 TEST(LevelView, EdgesCarryTypeTextAndUnresolvedFlag) {
   Model model;
   Rewriter rw(model);
