@@ -1,7 +1,7 @@
 #include "layout/graphviz_runner.h"
 
-#include <graphviz/cgraph.h>
 #include <dlfcn.h>
+#include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
 
@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <string>
 #include <vector>
-
 
 namespace onyx::layout {
 namespace {

@@ -83,7 +83,11 @@ std::shared_ptr<LayoutJob> LayoutService::submit(const LayoutKey& key, std::shar
   job->progress_ = std::move(progress);
   job->completion_ = std::move(completion);
   job->future_ = job->promise_.get_future().share();
-  std::shared_ptr<const LevelLayout> hit = cached(key);
+  std::shared_ptr<const LevelLayout> hit;
+  {
+    std::lock_guard lock(mutex_);
+    hit = lookup(job->key_, job->level_.get());
+  }
   if (hit) {
     job->fromCache_ = true;
     job->settle(hit, LayoutPhase::Done);
@@ -104,8 +108,18 @@ LayoutOutcome LayoutService::layoutNow(const LayoutKey& key, std::shared_ptr<con
 
 std::shared_ptr<const LevelLayout> LayoutService::cached(const LayoutKey& key) {
   std::lock_guard lock(mutex_);
-  auto it = cacheIndex_.find(key.toString());
+  return lookup(key.toString(), nullptr);
+}
+
+std::shared_ptr<const LevelLayout> LayoutService::lookup(const std::string& key, const LevelView* level) {
+  auto it = cacheIndex_.find(key);
   if (it == cacheIndex_.end()) return nullptr;
+  const LevelView& cachedLevel = *it->second->second->level;
+  // A key reused for another level (a document id given twice) must not hand back the wrong picture.
+  if (level &&
+      (cachedLevel.items.size() != level->items.size() || cachedLevel.edges.size() != level->edges.size())) {
+    return nullptr;
+  }
   cache_.splice(cache_.begin(), cache_, it->second);
   ++stats_.cacheHits;
   return it->second->second;
@@ -157,15 +171,15 @@ void LayoutService::run(LayoutJob& job) {
     return;
   }
   // The same level may have been laid out while this job waited behind another asking for it.
+  std::shared_ptr<const LevelLayout> earlier;
   {
     std::lock_guard lock(mutex_);
-    if (auto it = cacheIndex_.find(job.key_); it != cacheIndex_.end()) {
-      ++stats_.cacheHits;
-      auto layout = it->second->second;
-      job.fromCache_ = true;
-      job.settle(layout, LayoutPhase::Done);
-      return;
-    }
+    earlier = lookup(job.key_, job.level_.get());
+  }
+  if (earlier) {
+    job.fromCache_ = true;
+    job.settle(earlier, LayoutPhase::Done);  // outside the lock: callbacks may call back into the service
+    return;
   }
   DotProfile profile = chooseProfile(job.level_->items.size(), options_.policy);
   DotRunHooks hooks{

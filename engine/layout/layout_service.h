@@ -26,7 +26,9 @@ using LayoutOutcome = Expected<std::shared_ptr<const LevelLayout>>;
 // Identifies a laid-out level: which document and graph, which scope, what is expanded, and the document's
 // change counter, so an edit makes old entries unreachable instead of wrong.
 struct LayoutKey {
-  uint64_t document = 0;  // the caller's id of the open model (pointers are reused after a close)
+  // The caller's id of the open model, unique for the process's lifetime: graph pointers are reused once
+  // a model is closed, so two documents must never share an id.
+  uint64_t document = 0;
   const Graph* graph = nullptr;
   std::string scopePath;
   std::set<std::string> expandedScopes;
@@ -105,6 +107,8 @@ class LayoutService {
   void workerLoop();
   void run(LayoutJob& job);
   void remember(const std::string& key, std::shared_ptr<const LevelLayout> layout);
+  // The cached layout for the key (checked against the level when given); mutex_ held.
+  std::shared_ptr<const LevelLayout> lookup(const std::string& key, const LevelView* level);
 
   LayoutOptions options_;
   mutable std::mutex mutex_;

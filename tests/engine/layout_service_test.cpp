@@ -196,9 +196,14 @@ TEST(LayoutService, CacheAnswersWithoutRunningDotAgain) {
   ASSERT_TRUE(service.layoutNow(LayoutKey::of(expanded, 7, 1), view).ok());
   EXPECT_EQ(service.stats().dotRuns, 3u);
 
+  // A key reused for a different level (a caller bug) is a miss, not the wrong layout.
+  auto other = makeNetworkLike({.nodes = 100});
+  ASSERT_TRUE(service.layoutNow(LayoutKey::of(request, 7, 1), viewOf(other->graph())).ok());
+  EXPECT_EQ(service.stats().dotRuns, 4u);
+
   service.clearCache();
   ASSERT_TRUE(service.layoutNow(LayoutKey::of(request, 7, 1), view).ok());
-  EXPECT_EQ(service.stats().dotRuns, 4u);
+  EXPECT_EQ(service.stats().dotRuns, 5u);
 }
 
 TEST(LayoutService, CacheKeepsOnlyTheMostRecentLevels) {
@@ -311,7 +316,8 @@ TEST(DotProfile, FastSetKeepsRankingNetworkSimplex) {
     };
     EXPECT_TRUE(has("newrank", "true"));
     EXPECT_TRUE(has("nslimit", "0"));
-    EXPECT_TRUE(std::none_of(attributes.begin(), attributes.end(), [](auto& a) { return a.first == "nslimit1"; }));
+    EXPECT_TRUE(
+        std::none_of(attributes.begin(), attributes.end(), [](auto& a) { return a.first == "nslimit1"; }));
     EXPECT_EQ(has("splines", "false"), profile == DotProfile::FastStraight);
   }
 }

@@ -90,11 +90,17 @@ TEST(LevelView, InitializersAreTagsOnTheirConsumerWithKeyAttributes) {
   EXPECT_EQ(lines.back(), "bn1.running_var float32[64]");
 }
 
-Node* addNode(Rewriter& rw, Graph& g, const std::string& op, const std::string& name, std::vector<Value*> inputs,
-              std::vector<Attribute> attributes = {}) {
-  return rw.addNode(g, {.opType = op, .domain = "", .name = name, .inputs = std::move(inputs),
-                        .outputNames = {name + ":0"}, .attributes = std::move(attributes), .overload = "",
-                        .docString = "", .unknownFields = ""});
+Node* addNode(Rewriter& rw, Graph& g, const std::string& op, const std::string& name,
+              std::vector<Value*> inputs, std::vector<Attribute> attributes = {}) {
+  return rw.addNode(g, {.opType = op,
+                        .domain = "",
+                        .name = name,
+                        .inputs = std::move(inputs),
+                        .outputNames = {name + ":0"},
+                        .attributes = std::move(attributes),
+                        .overload = "",
+                        .docString = "",
+                        .unknownFields = ""});
 }
 
 TEST(LevelView, ConstantNodesFoldIntoTagsUnlessTheyAreGraphOutputs) {
@@ -102,8 +108,9 @@ TEST(LevelView, ConstantNodesFoldIntoTagsUnlessTheyAreGraphOutputs) {
   Rewriter rw(model);
   Graph& g = model.graph();
   Value* x = rw.addGraphInput(g, "x", Type::tensor(DataType::Float, Shape{2, 6}));
-  Node* shape = addNode(rw, g, "Constant", "/shape", {},
-                        {Attribute::ofTensor("value", Tensor::fromValues<int64_t>(DataType::Int64, {2}, {3, 4}))});
+  Node* shape =
+      addNode(rw, g, "Constant", "/shape", {},
+              {Attribute::ofTensor("value", Tensor::fromValues<int64_t>(DataType::Int64, {2}, {3, 4}))});
   Node* reshape = addNode(rw, g, "Reshape", "/reshape", {x, shape->output(0)});
   Node* reshape2 = addNode(rw, g, "Reshape", "/reshape2", {reshape->output(0), shape->output(0)});
   Node* kept = addNode(rw, g, "Constant", "/kept", {}, {Attribute::ofInts("value_ints", {1, 2})});
