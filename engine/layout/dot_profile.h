@@ -16,7 +16,7 @@ enum class DotProfile {
 };
 
 struct DotPolicy {
-  size_t fastAbove = 300;       // items; above this, Fast
+  size_t fastAbove = 500;       // items; above this, Fast
   size_t straightAbove = 3000;  // items; above this, FastStraight
 };
 
