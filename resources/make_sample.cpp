@@ -2,7 +2,8 @@
 // classifier over images of any batch size and resolution (symbolic N, H, W), with exporter-style scoped
 // node names and seeded weights, so every build writes the same bytes.
 //
-//   onyx_make_sample OUT.onnx
+//   onyx_make_sample [--external-data] OUT.onnx
+// --external-data writes tensors of 1 KiB and more to OUT.onnx.data (a test model for external data).
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -119,15 +120,21 @@ void buildSample(SampleBuilder& b) {
 }  // namespace onyx
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: onyx_make_sample OUT.onnx\n";
+  std::vector<std::string> args(argv + 1, argv + argc);
+  onyx::SaveOptions options;
+  if (!args.empty() && args[0] == "--external-data") {
+    options.weights = onyx::SaveOptions::Weights::External;
+    args.erase(args.begin());
+  }
+  if (args.size() != 1) {
+    std::cerr << "usage: onyx_make_sample [--external-data] OUT.onnx\n";
     return 2;
   }
   onyx::SampleBuilder builder;
   onyx::buildSample(builder);
-  auto saved = onyx::saveModel(builder.model(), argv[1]);
+  auto saved = onyx::saveModel(builder.model(), args[0], options);
   if (!saved) {
-    std::cerr << "error: " << argv[1] << ": " << saved.error().toString() << "\n";
+    std::cerr << "error: " << args[0] << ": " << saved.error().toString() << "\n";
     return 1;
   }
   return 0;

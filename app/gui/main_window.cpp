@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -35,6 +36,7 @@ namespace {
 
 constexpr int kMaxRecentFiles = 10;
 const char* const kRecentFilesKey = "recentFiles";
+const char* const kGeometryKey = "mainWindow/geometry";
 
 QString qs(const std::string& text) {
   return QString::fromStdString(text);
@@ -80,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setBusy(false);
 
   createMenus();
+  restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
 }
 
 MainWindow::~MainWindow() {
@@ -241,6 +244,11 @@ void MainWindow::rebuildRecentMenu() {
     rebuildRecentMenu();
   });
   clearAction->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings().setValue(kGeometryKey, saveGeometry());
+  QMainWindow::closeEvent(event);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -53,6 +53,7 @@ class MainWindow : public QMainWindow {
   void loadFailed(const QString& message);  // the `error: FILE: WHAT (WHERE)` line the CLI prints
 
  protected:
+  void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 

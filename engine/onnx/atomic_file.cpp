@@ -18,8 +18,7 @@ Expected<AtomicFile> AtomicFile::create(const std::filesystem::path& target) {
   name.push_back('\0');
   int fd = ::mkstemp(name.data());
   if (fd < 0)
-    return makeError("cannot create a temporary file in " + folder.string() + ": " + std::strerror(errno),
-                     target.string());
+    return makeError("cannot create a temporary file in " + folder.string() + ": " + std::strerror(errno));
   ::fchmod(fd, 0644);
   AtomicFile file;
   file.target_ = target;
@@ -49,7 +48,7 @@ Expected<void> AtomicFile::write(const void* data, size_t size) {
     ssize_t count = ::write(fd_, bytes, size);
     if (count < 0) {
       if (errno == EINTR) continue;
-      return makeError(std::string("cannot write: ") + std::strerror(errno), target_.string());
+      return makeError("cannot write " + target_.string() + ": " + std::strerror(errno));
     }
     bytes += count;
     size -= size_t(count);
@@ -71,7 +70,7 @@ Expected<void> AtomicFile::writeZeros(size_t size) {
 Expected<void> AtomicFile::finish() {
   if (::fsync(fd_) != 0 || ::close(fd_) != 0) {
     fd_ = -1;
-    return makeError(std::string("cannot write: ") + std::strerror(errno), target_.string());
+    return makeError("cannot write " + target_.string() + ": " + std::strerror(errno));
   }
   fd_ = -1;
   return {};
@@ -79,7 +78,7 @@ Expected<void> AtomicFile::finish() {
 
 Expected<void> AtomicFile::rename() {
   if (std::rename(temporary_.c_str(), target_.c_str()) != 0)
-    return makeError(std::string("cannot replace the file: ") + std::strerror(errno), target_.string());
+    return makeError("cannot replace " + target_.string() + ": " + std::strerror(errno));
   renamed_ = true;
   return {};
 }

@@ -53,27 +53,30 @@ Type typeFromProto(const onnx::TypeProto& proto) {
   switch (proto.value_case()) {
     case onnx::TypeProto::kTensorType: {
       const auto& tensor = proto.tensor_type();
-      type = Type::tensor(static_cast<DataType>(tensor.elem_type()),
-                          tensor.has_shape() ? std::optional<Shape>(shapeFromProto(tensor.shape())) : std::nullopt);
+      type = Type::tensor(
+          static_cast<DataType>(tensor.elem_type()),
+          tensor.has_shape() ? std::optional<Shape>(shapeFromProto(tensor.shape())) : std::nullopt);
       break;
     }
     case onnx::TypeProto::kSparseTensorType: {
       const auto& tensor = proto.sparse_tensor_type();
-      type = Type::sparseTensor(static_cast<DataType>(tensor.elem_type()),
-                                tensor.has_shape() ? std::optional<Shape>(shapeFromProto(tensor.shape())) : std::nullopt);
+      type = Type::sparseTensor(
+          static_cast<DataType>(tensor.elem_type()),
+          tensor.has_shape() ? std::optional<Shape>(shapeFromProto(tensor.shape())) : std::nullopt);
       break;
     }
     case onnx::TypeProto::kSequenceType:
-      type = Type::sequence(proto.sequence_type().has_elem_type() ? typeFromProto(proto.sequence_type().elem_type())
-                                                                  : Type());
+      type = Type::sequence(
+          proto.sequence_type().has_elem_type() ? typeFromProto(proto.sequence_type().elem_type()) : Type());
       break;
     case onnx::TypeProto::kOptionalType:
-      type = Type::optional(proto.optional_type().has_elem_type() ? typeFromProto(proto.optional_type().elem_type())
-                                                                  : Type());
+      type = Type::optional(
+          proto.optional_type().has_elem_type() ? typeFromProto(proto.optional_type().elem_type()) : Type());
       break;
     case onnx::TypeProto::kMapType:
-      type = Type::map(static_cast<DataType>(proto.map_type().key_type()),
-                       proto.map_type().has_value_type() ? typeFromProto(proto.map_type().value_type()) : Type());
+      type = Type::map(
+          static_cast<DataType>(proto.map_type().key_type()),
+          proto.map_type().has_value_type() ? typeFromProto(proto.map_type().value_type()) : Type());
       break;
     default:
       break;

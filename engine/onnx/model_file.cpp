@@ -24,9 +24,9 @@ namespace {
 namespace fs = std::filesystem;
 
 Error parseFailure(const std::string& what, size_t size) {
-  return makeError("cannot parse the " + what +
-                       ": the file is truncated, damaged or not ONNX (protobuf rejected it)",
-                   "file of " + std::to_string(size) + " bytes");
+  return makeError(
+      "cannot parse the " + what + ": the file is truncated, damaged or not ONNX (protobuf rejected it)",
+      std::to_string(size) + " bytes");
 }
 
 Expected<void> parseStream(google::protobuf::io::ZeroCopyInputStream& stream, size_t size,
@@ -34,12 +34,14 @@ Expected<void> parseStream(google::protobuf::io::ZeroCopyInputStream& stream, si
   if (size == 0) return makeError("the file is empty; an ONNX " + what + " is a serialized protobuf message");
   if (size > size_t(INT_MAX))
     return makeError("the file is " + std::to_string(size) +
-                         " bytes; protobuf cannot read one message over 2 GB: keep the weights in external data "
-                         "(onyx save --external-data)");
+                     " bytes; protobuf cannot read one message over 2 GB: keep the weights in external data "
+                     "(onyx save --external-data)");
   google::protobuf::io::CodedInputStream coded(&stream);
   coded.SetTotalBytesLimit(INT_MAX);
-  if (!message.ParsePartialFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    return parseFailure(what, size);
+  auto* model = dynamic_cast<onnx::ModelProto*>(&message);
+  bool parsed = model ? parseModelStream(coded, size, *model)
+                      : message.ParsePartialFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  if (!parsed) return parseFailure(what, size);
   return {};
 }
 
@@ -113,14 +115,16 @@ Expected<void> writeMessage(const google::protobuf::Message& message, AtomicFile
 }
 
 Error tooLarge(size_t size) {
-  return makeError("the model is " + std::to_string(size) +
-                   " bytes with its weights inline, over protobuf's 2 GB limit: save the weights as external data "
-                   "(onyx save --external-data NAME)");
+  return makeError(
+      "the model is " + std::to_string(size) +
+      " bytes with its weights inline, over protobuf's 2 GB limit: save the weights as external data "
+      "(onyx save --external-data NAME)");
 }
 
 }  // namespace
 
-Expected<void> parseProtoFile(const fs::path& path, google::protobuf::Message& message, const std::string& what) {
+Expected<void> parseProtoFile(const fs::path& path, google::protobuf::Message& message,
+                              const std::string& what) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return makeError(std::string("cannot open the file: ") + std::strerror(errno));
   struct stat info {};
@@ -149,20 +153,23 @@ Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path) {
 
 Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::filesystem::path& baseDir,
                                             std::string_view displayName) {
-  onnx::ModelProto proto;
-  google::protobuf::io::ArrayInputStream stream(bytes.data(), int(std::min<size_t>(bytes.size(), INT_MAX)));
-  if (auto parsed = onnx_io::parseStream(stream, bytes.size(), proto, "model"); !parsed) {
-    Error error = parsed.error();
+  auto named = [displayName](Error error) {
     if (!displayName.empty()) error.message = std::string(displayName) + ": " + error.message;
     return error;
-  }
+  };
+  onnx::ModelProto proto;
+  google::protobuf::io::ArrayInputStream stream(bytes.data(), int(std::min<size_t>(bytes.size(), INT_MAX)));
+  if (auto parsed = onnx_io::parseStream(stream, bytes.size(), proto, "model"); !parsed)
+    return named(parsed.error());
   std::filesystem::path folder;
   if (!baseDir.empty()) {
     std::error_code error;
     folder = std::filesystem::absolute(baseDir, error);
     if (error) folder = baseDir;
   }
-  return onnx_io::modelFromProto(proto, {folder});
+  auto model = onnx_io::modelFromProto(proto, {folder});
+  if (!model) return named(model.error());
+  return model;
 }
 
 Expected<std::string> serializeModel(const Model& model, const SaveOptions& options) {
@@ -181,7 +188,8 @@ Expected<std::string> serializeModel(const Model& model, const SaveOptions& opti
   return proto.SerializeAsString();
 }
 
-Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& out, const SaveOptions& options) {
+Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& out,
+                               const SaveOptions& options) {
   namespace fs = std::filesystem;
   using onnx_io::TensorPlacement;
   fs::path outFolder = onnx_io::absoluteFolder(out);
@@ -190,15 +198,17 @@ Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& 
   // Keep leaves external tensors where they are, unless the output lives elsewhere: then their bytes must
   // follow it into a new data file beside it.
   bool externalFile = options.weights == SaveOptions::Weights::External;
-  bool relocateExternal = options.weights == SaveOptions::Weights::Keep && onnx_io::hasExternalTensors(model) &&
-                          !onnx_io::sameFolder(outFolder, sourceFolder);
+  bool relocateExternal = options.weights == SaveOptions::Weights::Keep &&
+                          onnx_io::hasExternalTensors(model) && !onnx_io::sameFolder(outFolder, sourceFolder);
   SaveReport report;
   std::optional<onnx_io::AtomicFile> dataFile;
   std::string location;
   if (externalFile || relocateExternal) {
-    location = options.externalDataName.empty() ? out.filename().string() + ".data" : options.externalDataName;
+    location =
+        options.externalDataName.empty() ? out.filename().string() + ".data" : options.externalDataName;
     fs::path normal = fs::path(location).lexically_normal();
-    if (fs::path(location).is_absolute() || normal.empty() || *normal.begin() == ".." || normal.has_parent_path())
+    if (fs::path(location).is_absolute() || normal.empty() || *normal.begin() == ".." ||
+        normal.has_parent_path())
       return makeError("the external data name '" + location +
                        "' must be a plain file name: the data file is written next to the model");
     report.externalDataPath = outFolder / location;
@@ -211,7 +221,8 @@ Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& 
     bool savingOverInput = !model.path.empty() && fs::exists(out) && fs::equivalent(out, model.path, error);
     if (sources.count(realTarget) && !savingOverInput)
       return makeError("the data file " + report.externalDataPath.string() + " holds the weights of " +
-                       model.path.string() + ", which would be overwritten; choose another external data name");
+                       model.path.string() +
+                       ", which would be overwritten; choose another external data name");
     auto created = onnx_io::AtomicFile::create(report.externalDataPath);
     if (!created) return created.error();
     dataFile.emplace(std::move(*created));
@@ -226,8 +237,8 @@ Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& 
       case SaveOptions::Weights::External:
         if (tensor.dtype() != DataType::String && tensor.byteSize() >= options.sizeThreshold)
           return data->append(tensor);
-        return TensorPlacement{tensor.isExternal() ? TensorPlacement::Kind::Inline : TensorPlacement::Kind::AsLoaded,
-                               {}, 0};
+        return TensorPlacement{
+            tensor.isExternal() ? TensorPlacement::Kind::Inline : TensorPlacement::Kind::AsLoaded, {}, 0};
       case SaveOptions::Weights::Keep:
         if (relocateExternal && tensor.isExternal()) return data->append(tensor);
         return TensorPlacement{};

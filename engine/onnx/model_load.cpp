@@ -3,6 +3,8 @@
 // undefined value so a broken model can still be opened, and verify() reports it.
 #include <google/protobuf/unknown_field_set.h>
 
+#include <algorithm>
+
 #include "ir/rewriter.h"
 #include "onnx/proto_convert.h"
 
@@ -29,29 +31,45 @@ std::vector<std::string> takeUnknownStrings(UnknownFieldSet& set, int number) {
 }
 
 std::string describeNode(const onnx::NodeProto& node, int index) {
-  std::string op = node.domain().empty() || node.domain() == "ai.onnx" ? node.op_type()
-                                                                        : node.domain() + "::" + node.op_type();
-  return "node " + op + (node.name().empty() ? "" : " '" + node.name() + "'") + " (index " + std::to_string(index) +
-         ")";
+  std::string op = node.domain().empty() || node.domain() == "ai.onnx"
+                       ? node.op_type()
+                       : node.domain() + "::" + node.op_type();
+  return "node " + op + (node.name().empty() ? "" : " '" + node.name() + "'") + " (index " +
+         std::to_string(index) + ")";
 }
 
 const char* attributeTypeName(int type) {
   switch (type) {
-    case onnx::AttributeProto::FLOAT: return "FLOAT";
-    case onnx::AttributeProto::INT: return "INT";
-    case onnx::AttributeProto::STRING: return "STRING";
-    case onnx::AttributeProto::TENSOR: return "TENSOR";
-    case onnx::AttributeProto::GRAPH: return "GRAPH";
-    case onnx::AttributeProto::SPARSE_TENSOR: return "SPARSE_TENSOR";
-    case onnx::AttributeProto::TYPE_PROTO: return "TYPE_PROTO";
-    case onnx::AttributeProto::FLOATS: return "FLOATS";
-    case onnx::AttributeProto::INTS: return "INTS";
-    case onnx::AttributeProto::STRINGS: return "STRINGS";
-    case onnx::AttributeProto::TENSORS: return "TENSORS";
-    case onnx::AttributeProto::GRAPHS: return "GRAPHS";
-    case onnx::AttributeProto::SPARSE_TENSORS: return "SPARSE_TENSORS";
-    case onnx::AttributeProto::TYPE_PROTOS: return "TYPE_PROTOS";
-    default: return "UNDEFINED";
+    case onnx::AttributeProto::FLOAT:
+      return "FLOAT";
+    case onnx::AttributeProto::INT:
+      return "INT";
+    case onnx::AttributeProto::STRING:
+      return "STRING";
+    case onnx::AttributeProto::TENSOR:
+      return "TENSOR";
+    case onnx::AttributeProto::GRAPH:
+      return "GRAPH";
+    case onnx::AttributeProto::SPARSE_TENSOR:
+      return "SPARSE_TENSOR";
+    case onnx::AttributeProto::TYPE_PROTO:
+      return "TYPE_PROTO";
+    case onnx::AttributeProto::FLOATS:
+      return "FLOATS";
+    case onnx::AttributeProto::INTS:
+      return "INTS";
+    case onnx::AttributeProto::STRINGS:
+      return "STRINGS";
+    case onnx::AttributeProto::TENSORS:
+      return "TENSORS";
+    case onnx::AttributeProto::GRAPHS:
+      return "GRAPHS";
+    case onnx::AttributeProto::SPARSE_TENSORS:
+      return "SPARSE_TENSORS";
+    case onnx::AttributeProto::TYPE_PROTOS:
+      return "TYPE_PROTOS";
+    default:
+      return "UNDEFINED";
   }
 }
 
@@ -90,7 +108,8 @@ class ModelBuilder {
     onnx::GraphProto rest;
     rest.mutable_quantization_annotation()->Swap(proto.mutable_quantization_annotation());
     rest.mutable_unknown_fields()->Swap(proto.mutable_unknown_fields());
-    rw_.setGraphMetadata(graph, proto.name(), proto.doc_string(), rest.ByteSizeLong() ? rest.SerializeAsString() : "");
+    rw_.setGraphMetadata(graph, proto.name(), proto.doc_string(),
+                         rest.ByteSizeLong() ? rest.SerializeAsString() : "");
 
     std::vector<Value*> inputs;
     inputs.reserve(size_t(proto.input_size()));
@@ -103,7 +122,8 @@ class ModelBuilder {
     rw_.setGraphInputs(graph, std::move(inputs));
 
     for (auto& initializer : *proto.mutable_initializer()) {
-      auto tensor = tensorFromProto(initializer, root_, "initializer '" + initializer.name() + "' in " + where);
+      auto tensor =
+          tensorFromProto(initializer, root_, "initializer '" + initializer.name() + "' in " + where);
       if (!tensor) return tensor.error();
       Value* existing = graph.findValue(initializer.name());
       if (existing && existing->isGraphInput() && !existing->isInitializer())
@@ -124,6 +144,12 @@ class ModelBuilder {
     for (auto& node : *proto.mutable_node()) {
       if (auto built = buildNode(graph, node, index, where); !built) return built.error();
       ++index;
+      // Free the converted node now rather than with the whole proto, so the proto and the IR do not both
+      // hold every node at the peak. Bodies stay: finish() still reads their outputs and value_info.
+      bool hasBody =
+          std::any_of(node.attribute().begin(), node.attribute().end(),
+                      [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size() > 0; });
+      if (!hasBody) onnx::NodeProto().Swap(&node);
     }
     pendingGraphs_.push_back({&graph, &proto});
     return {};
@@ -134,7 +160,8 @@ class ModelBuilder {
     function.domain = proto.domain();
     function.docString = proto.doc_string();
     function.attributeNames.assign(proto.attribute().begin(), proto.attribute().end());
-    for (const auto& opset : proto.opset_import()) function.opsetImports.push_back({opset.domain(), opset.version()});
+    for (const auto& opset : proto.opset_import())
+      function.opsetImports.push_back({opset.domain(), opset.version()});
     std::string where = "function '" + proto.domain() + "." + proto.name() + "'";
     UnknownFieldSet& unknown = *proto.mutable_unknown_fields();
     // FunctionProto.attribute_proto (11) and overload (13) came after onnx 1.12.
@@ -248,13 +275,15 @@ class ModelBuilder {
     return {};
   }
 
-  Expected<Attribute> attributeFromProto(onnx::AttributeProto& proto, Graph& owner, const std::string& where) {
+  Expected<Attribute> attributeFromProto(onnx::AttributeProto& proto, Graph& owner,
+                                         const std::string& where) {
     using A = onnx::AttributeProto;
     std::string what = "attribute '" + proto.name() + "' of " + where;
     auto present = presentValues(proto);
     int type = proto.type();
     if (!proto.ref_attr_name().empty()) {
-      Attribute attribute = Attribute::reference(proto.name(), static_cast<Attribute::Kind>(type), proto.ref_attr_name());
+      Attribute attribute =
+          Attribute::reference(proto.name(), static_cast<Attribute::Kind>(type), proto.ref_attr_name());
       attribute.setDocString(proto.doc_string());
       attribute.setUnknownFields(serializeUnknownFields(proto));
       return attribute;
@@ -268,18 +297,24 @@ class ModelBuilder {
     } else {
       for (const auto& [kind, field] : present)
         if (kind != type)
-          return makeError("attribute is declared " + std::string(attributeTypeName(type)) + " but holds " + field +
-                               "; its type field must match its value",
+          return makeError("attribute is declared " + std::string(attributeTypeName(type)) + " but holds " +
+                               field + "; its type field must match its value",
                            what);
       if (present.empty() && !isListType(type))
-        return makeError("attribute is declared " + std::string(attributeTypeName(type)) + " but holds no value",
-                         what);
+        return makeError(
+            "attribute is declared " + std::string(attributeTypeName(type)) + " but holds no value", what);
     }
     Attribute::Payload payload;
     switch (type) {
-      case A::FLOAT: payload = proto.f(); break;
-      case A::INT: payload = int64_t(proto.i()); break;
-      case A::STRING: payload = std::move(*proto.mutable_s()); break;
+      case A::FLOAT:
+        payload = proto.f();
+        break;
+      case A::INT:
+        payload = int64_t(proto.i());
+        break;
+      case A::STRING:
+        payload = std::move(*proto.mutable_s());
+        break;
       case A::TENSOR: {
         auto tensor = tensorFromProto(*proto.mutable_t(), root_, what);
         if (!tensor) return tensor.error();
@@ -288,7 +323,8 @@ class ModelBuilder {
       }
       case A::GRAPH: {
         auto body = std::make_shared<Graph>(&model_, &owner);
-        if (auto built = buildGraph(*body, *proto.mutable_g(), "graph '" + proto.g().name() + "' of " + what); !built)
+        if (auto built = buildGraph(*body, *proto.mutable_g(), "graph '" + proto.g().name() + "' of " + what);
+            !built)
           return built.error();
         payload = std::move(body);
         break;
@@ -299,9 +335,15 @@ class ModelBuilder {
         payload = std::move(*sparse);
         break;
       }
-      case A::TYPE_PROTO: payload = typeFromProto(proto.tp()); break;
-      case A::FLOATS: payload = std::vector<float>(proto.floats().begin(), proto.floats().end()); break;
-      case A::INTS: payload = std::vector<int64_t>(proto.ints().begin(), proto.ints().end()); break;
+      case A::TYPE_PROTO:
+        payload = typeFromProto(proto.tp());
+        break;
+      case A::FLOATS:
+        payload = std::vector<float>(proto.floats().begin(), proto.floats().end());
+        break;
+      case A::INTS:
+        payload = std::vector<int64_t>(proto.ints().begin(), proto.ints().end());
+        break;
       case A::STRINGS: {
         std::vector<std::string> strings;
         for (std::string& s : *proto.mutable_strings()) strings.push_back(std::move(s));
@@ -322,7 +364,8 @@ class ModelBuilder {
         std::vector<Attribute::GraphPtr> graphs;
         for (auto& graphProto : *proto.mutable_graphs()) {
           auto body = std::make_shared<Graph>(&model_, &owner);
-          if (auto built = buildGraph(*body, graphProto, "graph '" + graphProto.name() + "' of " + what); !built)
+          if (auto built = buildGraph(*body, graphProto, "graph '" + graphProto.name() + "' of " + what);
+              !built)
             return built.error();
           graphs.push_back(std::move(body));
         }
@@ -345,7 +388,8 @@ class ModelBuilder {
         payload = std::move(types);
         break;
       }
-      default: break;
+      default:
+        break;
     }
     Attribute attribute(proto.name(), static_cast<Attribute::Kind>(type), std::move(payload));
     attribute.setDocString(proto.doc_string());
@@ -370,14 +414,16 @@ Expected<std::unique_ptr<Model>> modelFromProto(onnx::ModelProto& proto, const E
     return makeError("the model's graph is empty: it has no nodes and no outputs");
   auto model = std::make_unique<Model>();
   model->irVersion = proto.ir_version();
-  for (const auto& opset : proto.opset_import()) model->opsetImports.push_back({opset.domain(), opset.version()});
+  for (const auto& opset : proto.opset_import())
+    model->opsetImports.push_back({opset.domain(), opset.version()});
   model->producerName = proto.producer_name();
   model->producerVersion = proto.producer_version();
   model->domain = proto.domain();
   model->modelVersion = proto.model_version();
   model->docString = proto.doc_string();
   for (const auto& entry : proto.metadata_props()) model->metadata.push_back({entry.key(), entry.value()});
-  for (const auto& training : proto.training_info()) model->trainingInfoEntries.push_back(training.SerializeAsString());
+  for (const auto& training : proto.training_info())
+    model->trainingInfoEntries.push_back(training.SerializeAsString());
   model->unknownFields = serializeUnknownFields(proto);
 
   ModelBuilder builder(*model, root);

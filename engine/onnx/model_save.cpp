@@ -96,14 +96,16 @@ class ProtoWriter {
     for (const Attribute& attribute : node.attributes())
       if (auto ok = this->attribute(attribute, *proto.add_attribute()); !ok) return ok;
     restoreFields(node.unknownFields(), proto);
-    if (!node.overload().empty()) proto.mutable_unknown_fields()->AddLengthDelimited(kNodeOverloadField, node.overload());
+    if (!node.overload().empty())
+      proto.mutable_unknown_fields()->AddLengthDelimited(kNodeOverloadField, node.overload());
     return {};
   }
 
   Expected<void> attribute(const Attribute& attribute, onnx::AttributeProto& proto) {
     using Kind = Attribute::Kind;
     proto.set_name(attribute.name());
-    if (attribute.kind() != Kind::Undefined) proto.set_type(static_cast<onnx::AttributeProto::AttributeType>(attribute.kind()));
+    if (attribute.kind() != Kind::Undefined)
+      proto.set_type(static_cast<onnx::AttributeProto::AttributeType>(attribute.kind()));
     if (!attribute.docString().empty()) proto.set_doc_string(attribute.docString());
     if (attribute.isReference()) {
       proto.set_ref_attr_name(attribute.refAttrName());
@@ -112,9 +114,15 @@ class ProtoWriter {
     }
     const Attribute::Payload& payload = attribute.payload();
     switch (attribute.kind()) {
-      case Kind::Float: proto.set_f(std::get<float>(payload)); break;
-      case Kind::Int: proto.set_i(std::get<int64_t>(payload)); break;
-      case Kind::String: proto.set_s(std::get<std::string>(payload)); break;
+      case Kind::Float:
+        proto.set_f(std::get<float>(payload));
+        break;
+      case Kind::Int:
+        proto.set_i(std::get<int64_t>(payload));
+        break;
+      case Kind::String:
+        proto.set_s(std::get<std::string>(payload));
+        break;
       case Kind::Tensor:
         if (auto ok = tensor(std::get<Tensor>(payload), *proto.mutable_t()); !ok) return ok;
         break;
@@ -124,7 +132,9 @@ class ProtoWriter {
       case Kind::SparseTensor:
         if (auto ok = sparse(std::get<SparseTensor>(payload), *proto.mutable_sparse_tensor()); !ok) return ok;
         break;
-      case Kind::TypeProto: typeToProto(std::get<Type>(payload), *proto.mutable_tp()); break;
+      case Kind::TypeProto:
+        typeToProto(std::get<Type>(payload), *proto.mutable_tp());
+        break;
       case Kind::Floats:
         for (float v : std::get<std::vector<float>>(payload)) proto.add_floats(v);
         break;
@@ -149,7 +159,8 @@ class ProtoWriter {
       case Kind::TypeProtos:
         for (const Type& t : std::get<std::vector<Type>>(payload)) typeToProto(t, *proto.add_type_protos());
         break;
-      case Kind::Undefined: break;
+      case Kind::Undefined:
+        break;
     }
     restoreFields(attribute.unknownFields(), proto);
     return {};

@@ -36,11 +36,13 @@ std::string printModelText(const Model& model) {
   onnx_io::PlacementPolicy asLoaded = [](const Tensor&) -> Expected<onnx_io::TensorPlacement> {
     return onnx_io::TensorPlacement{};
   };
-  if (auto ok = onnx_io::modelToProto(model, asLoaded, proto); !ok) return "# " + ok.error().toString() + "\n";
+  if (auto ok = onnx_io::modelToProto(model, asLoaded, proto); !ok)
+    return "# " + ok.error().toString() + "\n";
   std::ostringstream out;
   out << "<\n  ir_version: " << proto.ir_version() << ",\n  opset_import: [";
   for (int i = 0; i < proto.opset_import_size(); ++i)
-    out << (i ? ", " : "") << quoted(proto.opset_import(i).domain()) << " : " << proto.opset_import(i).version();
+    out << (i ? ", " : "") << quoted(proto.opset_import(i).domain()) << " : "
+        << proto.opset_import(i).version();
   out << "]";
   if (proto.has_producer_name()) out << ",\n  producer_name: " << quoted(proto.producer_name());
   if (proto.has_producer_version()) out << ",\n  producer_version: " << quoted(proto.producer_version());
@@ -48,8 +50,7 @@ std::string printModelText(const Model& model) {
   if (proto.has_model_version()) out << ",\n  model_version: " << proto.model_version();
   if (proto.has_doc_string()) out << ",\n  doc_string: " << quoted(proto.doc_string());
   out << "\n>\n";
-  onnx::operator<<(out, proto.graph());
-  out << "\n";
+  onnx::operator<<(out, proto.graph());  // ends with a newline
   for (const auto& function : proto.functions()) {
     out << "\n";
     onnx::operator<<(out, function);

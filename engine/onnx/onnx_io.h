@@ -21,7 +21,7 @@ namespace onyx {
 // (inside the model's folder, present, long enough) and mapped lazily on first use.
 Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path);
 // Same, from bytes in memory. External data resolves against `baseDir` (empty: external data is an error);
-// `displayName` is what errors call the input.
+// `displayName` (if not empty) starts the message of every error: "pasted model: the file is empty...".
 Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::filesystem::path& baseDir,
                                             std::string_view displayName);
 
@@ -49,9 +49,11 @@ struct SaveReport {
 
 // Writes the model (and its data file) through temporary files and renames: a failure leaves any existing
 // output intact, and the files the model was loaded from are never modified.
-Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& out, const SaveOptions& options = {});
+Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& out,
+                               const SaveOptions& options = {});
 
-// ONNX's textual syntax (onnx/defs/parser.h): `<ir_version: 8, opset_import: ["" : 17]> g (float[N] x) => ...`.
+// ONNX's textual syntax (onnx/defs/parser.h): `<ir_version: 8, opset_import: ["" : 17]> g (float[N] x) =>
+// ...`.
 Expected<std::unique_ptr<Model>> parseModelText(std::string_view text);
 std::string printModelText(const Model& model);
 

@@ -1,6 +1,7 @@
 #pragma once
 // Conversions between onnx.proto messages and the IR, shared by the files of engine/onnx/. Nothing outside
 // engine/onnx/ includes this header: protobuf types stay behind the onnx_io.h boundary.
+#include <google/protobuf/io/coded_stream.h>
 #include <onnx/onnx_pb.h>
 
 #include <cstdio>
@@ -23,7 +24,8 @@ struct ExternalDataRoot {
 
 // Converts a TensorProto, moving raw_data out of it (no copy). `what` names the tensor in errors:
 // "initializer 'conv1.weight'".
-Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoot& root, const std::string& what);
+Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoot& root,
+                                 const std::string& what);
 
 // How a tensor is written: as loaded, with its bytes inline, or into a data file at the given place.
 struct TensorPlacement {
@@ -31,7 +33,8 @@ struct TensorPlacement {
   std::string location;
   int64_t offset = 0;
 };
-Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placement, onnx::TensorProto& proto);
+Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placement,
+                             onnx::TensorProto& proto);
 
 Type typeFromProto(const onnx::TypeProto& proto);
 void typeToProto(const Type& type, onnx::TypeProto& proto);
@@ -47,6 +50,10 @@ Expected<void> modelToProto(const Model& model, const PlacementPolicy& placement
 // Serialized form of a message's unknown fields (fields newer than onnx 1.12), and their restoration.
 std::string serializeUnknownFields(const google::protobuf::Message& message);
 void restoreFields(const std::string& serialized, google::protobuf::Message& message);
+
+// Parses a ModelProto of `size` bytes as protobuf would, reading the main graph's raw_data into strings of
+// exactly their size (model_stream.cpp).
+bool parseModelStream(google::protobuf::io::CodedInputStream& in, size_t size, onnx::ModelProto& model);
 
 // Parses a whole file into `message` from a buffered stream (the file is never held as one string) with
 // protobuf's size limit raised to its 2 GB maximum.

@@ -19,20 +19,25 @@ enum class TypedField { None, Float, Int32, Int64, Double, Uint64, String };
 
 struct FieldLayout {
   TypedField field = TypedField::None;
-  int entryBytes = 0;   // raw bytes per field entry
+  int entryBytes = 0;  // raw bytes per field entry
   bool signExtend = false;
 };
 
 FieldLayout layoutOf(DataType type) {
   switch (type) {
     case DataType::Float:
-    case DataType::Complex64: return {TypedField::Float, 4, false};
-    case DataType::Int32: return {TypedField::Int32, 4, true};
-    case DataType::Int16: return {TypedField::Int32, 2, true};
-    case DataType::Int8: return {TypedField::Int32, 1, true};
+    case DataType::Complex64:
+      return {TypedField::Float, 4, false};
+    case DataType::Int32:
+      return {TypedField::Int32, 4, true};
+    case DataType::Int16:
+      return {TypedField::Int32, 2, true};
+    case DataType::Int8:
+      return {TypedField::Int32, 1, true};
     case DataType::Uint16:
     case DataType::Float16:
-    case DataType::BFloat16: return {TypedField::Int32, 2, false};
+    case DataType::BFloat16:
+      return {TypedField::Int32, 2, false};
     case DataType::Uint8:
     case DataType::Bool:
     case DataType::Float8E4M3FN:
@@ -44,31 +49,47 @@ FieldLayout layoutOf(DataType type) {
     case DataType::Int4:
     case DataType::Float4E2M1:
     case DataType::Uint2:
-    case DataType::Int2: return {TypedField::Int32, 1, false};  // sub-byte types: one packed byte per entry
-    case DataType::Int64: return {TypedField::Int64, 8, true};
+    case DataType::Int2:
+      return {TypedField::Int32, 1, false};  // sub-byte types: one packed byte per entry
+    case DataType::Int64:
+      return {TypedField::Int64, 8, true};
     case DataType::Double:
-    case DataType::Complex128: return {TypedField::Double, 8, false};
-    case DataType::Uint32: return {TypedField::Uint64, 4, false};
-    case DataType::Uint64: return {TypedField::Uint64, 8, false};
-    case DataType::String: return {TypedField::String, 0, false};
-    default: return {};
+    case DataType::Complex128:
+      return {TypedField::Double, 8, false};
+    case DataType::Uint32:
+      return {TypedField::Uint64, 4, false};
+    case DataType::Uint64:
+      return {TypedField::Uint64, 8, false};
+    case DataType::String:
+      return {TypedField::String, 0, false};
+    default:
+      return {};
   }
 }
 
 const char* fieldName(TypedField field) {
   switch (field) {
-    case TypedField::Float: return "float_data";
-    case TypedField::Int32: return "int32_data";
-    case TypedField::Int64: return "int64_data";
-    case TypedField::Double: return "double_data";
-    case TypedField::Uint64: return "uint64_data";
-    case TypedField::String: return "string_data";
-    case TypedField::None: break;
+    case TypedField::Float:
+      return "float_data";
+    case TypedField::Int32:
+      return "int32_data";
+    case TypedField::Int64:
+      return "int64_data";
+    case TypedField::Double:
+      return "double_data";
+    case TypedField::Uint64:
+      return "uint64_data";
+    case TypedField::String:
+      return "string_data";
+    case TypedField::None:
+      break;
   }
   return "raw_data";
 }
 
-bool isKnownType(DataType type) { return dataTypeBits(type) > 0 || type == DataType::String; }
+bool isKnownType(DataType type) {
+  return dataTypeBits(type) > 0 || type == DataType::String;
+}
 
 std::string dimsText(const std::vector<int64_t>& dims) {
   std::string text = "[";
@@ -145,7 +166,8 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
         out = parsed;
         return {};
       } catch (const std::exception&) {
-        return makeError("external data " + key + " '" + entry.value() + "' is not a non-negative integer", what);
+        return makeError("external data " + key + " '" + entry.value() + "' is not a non-negative integer",
+                         what);
       }
     };
     if (key == "location") {
@@ -182,8 +204,11 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
                      what);
   fs::path realFolder = fs::canonical(root.folder, error);
   fs::path realFile = error ? fs::path() : fs::canonical(resolved, error);
-  if (error) return makeError("external data file '" + ext.location + "' cannot be resolved: " + error.message(), what);
-  auto [folderEnd, fileIt] = std::mismatch(realFolder.begin(), realFolder.end(), realFile.begin(), realFile.end());
+  if (error)
+    return makeError("external data file '" + ext.location + "' cannot be resolved: " + error.message(),
+                     what);
+  auto [folderEnd, fileIt] =
+      std::mismatch(realFolder.begin(), realFolder.end(), realFile.begin(), realFile.end());
   if (folderEnd != realFolder.end())
     return makeError("external data location '" + ext.location + "' is a link to " + realFile.string() +
                          ", outside the model's folder; external data must lie in the model's folder",
@@ -191,7 +216,8 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
   if (!fs::is_regular_file(realFile, error))
     return makeError("external data location '" + ext.location + "' is not a regular file", what);
   auto fileSize = static_cast<int64_t>(fs::file_size(realFile, error));
-  if (error) return makeError("external data file '" + ext.location + "' cannot be read: " + error.message(), what);
+  if (error)
+    return makeError("external data file '" + ext.location + "' cannot be read: " + error.message(), what);
   int64_t length = hasLength ? ext.length : int64_t(needed);
   if (hasLength && isKnownType(dtype) && dtype != DataType::String && size_t(length) != needed)
     return makeError("external data length " + std::to_string(length) + " does not match the " +
@@ -199,8 +225,15 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
                      what);
   if (ext.offset > fileSize || length > fileSize - ext.offset)
     return makeError("external data file '" + ext.location + "' is too short: the tensor needs bytes " +
-                         std::to_string(ext.offset) + ".." + std::to_string(ext.offset + length) + ", the file has " +
-                         std::to_string(fileSize),
+                         std::to_string(ext.offset) + ".." + std::to_string(ext.offset + length) +
+                         ", the file has " + std::to_string(fileSize),
+                     what);
+  // Without a length the data runs to the end of the file (as onnx reads it), so the rest must fit exactly.
+  if (!hasLength && isKnownType(dtype) && dtype != DataType::String && fileSize - ext.offset != length)
+    return makeError("external data without a length runs from byte " + std::to_string(ext.offset) +
+                         " to the end of '" + ext.location + "': " + std::to_string(fileSize - ext.offset) +
+                         " bytes, but the tensor's type and shape need " + std::to_string(needed) +
+                         "; add a length entry",
                      what);
   if (!hasLength) ext.length = -1;
   ext.resolvedPath = std::move(resolved);
@@ -209,7 +242,8 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
 
 }  // namespace
 
-Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoot& root, const std::string& what) {
+Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoot& root,
+                                 const std::string& what) {
   auto dtype = static_cast<DataType>(proto.data_type());
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   auto count = checkedElementCount(dims, what);
@@ -222,9 +256,10 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
     TypedField field;
     int size;
   };
-  const Present present[] = {{TypedField::Float, proto.float_data_size()},   {TypedField::Int32, proto.int32_data_size()},
-                             {TypedField::Int64, proto.int64_data_size()},   {TypedField::Double, proto.double_data_size()},
-                             {TypedField::Uint64, proto.uint64_data_size()}, {TypedField::String, proto.string_data_size()}};
+  const Present present[] = {
+      {TypedField::Float, proto.float_data_size()},   {TypedField::Int32, proto.int32_data_size()},
+      {TypedField::Int64, proto.int64_data_size()},   {TypedField::Double, proto.double_data_size()},
+      {TypedField::Uint64, proto.uint64_data_size()}, {TypedField::String, proto.string_data_size()}};
   for (const Present& p : present)
     if (p.size > 0 && p.field != layout.field)
       return makeError("tensor of type " + std::string(dataTypeName(dtype)) + " stores values in " +
@@ -236,7 +271,8 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
 
   Tensor tensor;
   if (external) {
-    if (proto.has_raw_data()) return makeError("tensor is marked as external data but also has raw_data", what);
+    if (proto.has_raw_data())
+      return makeError("tensor is marked as external data but also has raw_data", what);
     auto ext = checkExternal(proto, dtype, needed, root, what);
     if (!ext) return ext.error();
     tensor = Tensor::external(dtype, std::move(dims), std::move(*ext));
@@ -244,20 +280,21 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
     if (dtype == DataType::String) return makeError("string tensor stores its values in raw_data", what);
     for (const Present& p : present)
       if (p.size > 0)
-        return makeError(std::string("tensor stores values in both raw_data and ") + fieldName(p.field), what);
+        return makeError(std::string("tensor stores values in both raw_data and ") + fieldName(p.field),
+                         what);
     std::string raw = std::move(*proto.mutable_raw_data());
     proto.clear_raw_data();
     if (isKnownType(dtype) && raw.size() != needed)
       return makeError("tensor has " + std::to_string(raw.size()) + " bytes of raw_data, its type " +
-                           std::string(dataTypeName(dtype)) + " and shape " + dimsText(dims) +
-                           " need " + std::to_string(needed),
+                           std::string(dataTypeName(dtype)) + " and shape " + dimsText(dims) + " need " +
+                           std::to_string(needed),
                        what);
     tensor = Tensor(dtype, std::move(dims), Buffer::fromString(std::move(raw)));
     tensor.setStorage(TensorStorage::Raw);
   } else if (layout.field == TypedField::String) {
     if (proto.string_data_size() != *count)
-      return makeError("string tensor has " + std::to_string(proto.string_data_size()) + " values, its shape " +
-                           dimsText(dims) + " needs " + std::to_string(*count),
+      return makeError("string tensor has " + std::to_string(proto.string_data_size()) +
+                           " values, its shape " + dimsText(dims) + " needs " + std::to_string(*count),
                        what);
     std::vector<std::string> values;
     values.reserve(size_t(proto.string_data_size()));
@@ -299,7 +336,8 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
         releaseField(proto.mutable_uint64_data());
         break;
       case TypedField::String:
-      case TypedField::None: break;
+      case TypedField::None:
+        break;
     }
     tensor = Tensor(dtype, std::move(dims), Buffer::fromString(std::move(raw)));
     tensor.setStorage(TensorStorage::TypedField);
@@ -314,13 +352,15 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
   return tensor;
 }
 
-Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placement, onnx::TensorProto& proto) {
+Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placement,
+                             onnx::TensorProto& proto) {
   for (int64_t dim : tensor.dims()) proto.add_dims(dim);
   proto.set_data_type(static_cast<int32_t>(tensor.dtype()));
   if (!tensor.name().empty()) proto.set_name(tensor.name());
   if (!tensor.docString().empty()) proto.set_doc_string(tensor.docString());
   auto kind = placement.kind;
-  if (kind == TensorPlacement::Kind::AsLoaded && tensor.storage() == TensorStorage::External && !tensor.isExternal())
+  if (kind == TensorPlacement::Kind::AsLoaded && tensor.storage() == TensorStorage::External &&
+      !tensor.isExternal())
     kind = TensorPlacement::Kind::Inline;
   if (tensor.dtype() == DataType::String) {
     for (const std::string& value : tensor.stringValues()) proto.add_string_data(value);
@@ -352,7 +392,8 @@ Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placem
     FieldLayout layout = layoutOf(tensor.dtype());
     bool typed = kind == TensorPlacement::Kind::AsLoaded && tensor.storage() == TensorStorage::TypedField;
     if (!typed || layout.field == TypedField::None) {
-      if (!typed || !bytes->empty()) proto.set_raw_data(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+      if (!typed || !bytes->empty())
+        proto.set_raw_data(reinterpret_cast<const char*>(bytes->data()), bytes->size());
     } else {
       switch (layout.field) {
         case TypedField::Float:
@@ -371,7 +412,8 @@ Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placem
           rawToEntries(*bytes, layout.entryBytes, false, *proto.mutable_uint64_data());
           break;
         case TypedField::String:
-        case TypedField::None: break;
+        case TypedField::None:
+          break;
       }
     }
   }

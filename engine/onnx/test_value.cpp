@@ -25,8 +25,8 @@ Expected<TestValue> fromOptional(onnx::OptionalProto& proto, const std::string& 
 Expected<TestValue> fromMap(onnx::MapProto& proto, const std::string& what);
 
 Error sparseUnsupported(const std::string& what) {
-  return makeError("holds sparse tensors, which test data sets are not read with; convert them to dense tensors",
-                   what);
+  return makeError(
+      "holds sparse tensors, which test data sets are not read with; convert them to dense tensors", what);
 }
 
 Expected<TestValue> fromSequence(onnx::SequenceProto& proto, const std::string& what) {
@@ -89,8 +89,8 @@ Expected<TestValue> fromMap(onnx::MapProto& proto, const std::string& what) {
   auto values = fromSequence(*proto.mutable_values(), what);
   if (!values) return values.error();
   if (int64_t(values->elements.size()) != count)
-    return makeError("map has " + std::to_string(count) + " keys but " + std::to_string(values->elements.size()) +
-                         " values",
+    return makeError("map has " + std::to_string(count) + " keys but " +
+                         std::to_string(values->elements.size()) + " values",
                      what);
   value.elements = std::move(values->elements);
   return value;
@@ -134,7 +134,8 @@ Expected<TestValue> loadTestValueFile(const std::filesystem::path& path, const T
 
 Expected<void> saveTensorFile(const Tensor& tensor, const std::filesystem::path& path) {
   onnx::TensorProto proto;
-  if (auto ok = onnx_io::tensorToProto(tensor, {onnx_io::TensorPlacement::Kind::Inline, {}, 0}, proto); !ok) return ok;
+  if (auto ok = onnx_io::tensorToProto(tensor, {onnx_io::TensorPlacement::Kind::Inline, {}, 0}, proto); !ok)
+    return ok;
   auto file = onnx_io::AtomicFile::create(path);
   if (!file) return file.error();
   std::string bytes = proto.SerializeAsString();

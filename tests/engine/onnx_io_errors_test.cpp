@@ -89,7 +89,10 @@ TEST(OnnxLoadErrors, RandomBytes) {
   for (int trial = 0; trial < 5; ++trial) {
     std::string bytes(4096, '\0');
     for (char& c : bytes) c = char(random() & 0xff);
-    EXPECT_EQ(loadErrorOfBytes(bytes), "cannot parse the model: the file is truncated, damaged or not ONNX (protobuf rejected it) (file of 4096 bytes)") << "trial " << trial;
+    EXPECT_EQ(loadErrorOfBytes(bytes),
+              "cannot parse the model: the file is truncated, damaged or not ONNX (protobuf rejected it) "
+              "(4096 bytes)")
+        << "trial " << trial;
   }
 }
 
@@ -97,10 +100,24 @@ TEST(OnnxLoadErrors, TruncatedModel) {
   std::string bytes = modelWithWeights().SerializeAsString();
   ASSERT_EQ(bytes.size(), 1102u);
   // Cut after ir_version: what is left parses, but the graph is gone.
-  EXPECT_EQ(loadErrorOfBytes(bytes.substr(0, 2)), "the file has no graph: it is not an ONNX model, or it is truncated");
+  EXPECT_EQ(loadErrorOfBytes(bytes.substr(0, 2)),
+            "the file has no graph: it is not an ONNX model, or it is truncated");
   for (size_t cut : {size_t(40), size_t(551), size_t(1101)})
-    EXPECT_EQ(loadErrorOfBytes(bytes.substr(0, cut)), "cannot parse the model: the file is truncated, damaged or not ONNX (protobuf rejected it) (file of " + std::to_string(cut) + " bytes)")
+    EXPECT_EQ(loadErrorOfBytes(bytes.substr(0, cut)),
+              "cannot parse the model: the file is truncated, damaged or not ONNX (protobuf rejected it) (" +
+                  std::to_string(cut) + " bytes)")
         << "cut at " << cut;
+}
+
+TEST(OnnxLoadErrors, FilesOverTwoGigabytesNeedExternalData) {
+  ScratchFolder folder;
+  std::filesystem::path path = folder / "huge.onnx";
+  writeFile(path, "");
+  std::filesystem::resize_file(path, (size_t(1) << 31) + 10);  // sparse: no disk space used, never read
+  EXPECT_EQ(loadError(path),
+            "the file is 2147483658 bytes; protobuf cannot read one message over 2 GB: keep the weights in "
+            "external "
+            "data (onyx save --external-data)");
 }
 
 TEST(OnnxLoadErrors, MissingGraph) {
@@ -113,7 +130,8 @@ TEST(OnnxLoadErrors, MissingGraph) {
 TEST(OnnxLoadErrors, EmptyGraph) {
   onnx::ModelProto model = modelWithWeights();
   model.mutable_graph()->Clear();
-  EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()), "the model's graph is empty: it has no nodes and no outputs");
+  EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
+            "the model's graph is empty: it has no nodes and no outputs");
 }
 
 TEST(OnnxLoadErrors, AttributeTypeFieldContradictsValue) {
@@ -124,18 +142,21 @@ TEST(OnnxLoadErrors, AttributeTypeFieldContradictsValue) {
   axes->set_type(onnx::AttributeProto::FLOAT);
   axes->add_ints(0);
   EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
-            "attribute is declared FLOAT but holds ints; its type field must match its value (attribute 'axes' of node Add 'add' (index 0) in graph 'weights')");
+            "attribute is declared FLOAT but holds ints; its type field must match its value (attribute "
+            "'axes' of node Add 'add' (index 0) in graph 'weights')");
   axes->Clear();
   axes->set_name("alpha");
   axes->set_type(onnx::AttributeProto::INT);
   EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
-            "attribute is declared INT but holds no value (attribute 'alpha' of node Add 'add' (index 0) in graph 'weights')");
+            "attribute is declared INT but holds no value (attribute 'alpha' of node Add 'add' (index 0) in "
+            "graph 'weights')");
   axes->Clear();
   axes->set_name("mixed");
   axes->set_f(1.0f);
   axes->set_i(2);
   EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
-            "attribute has no type and holds several values (a float (f) and an int (i)); set its type field (attribute 'mixed' of node Add 'add' (index 0) in graph 'weights')");
+            "attribute has no type and holds several values (a float (f) and an int (i)); set its type field "
+            "(attribute 'mixed' of node Add 'add' (index 0) in graph 'weights')");
 }
 
 TEST(OnnxLoadErrors, TensorDataDoesNotMatchShape) {
@@ -143,15 +164,18 @@ TEST(OnnxLoadErrors, TensorDataDoesNotMatchShape) {
   auto* w = model.mutable_graph()->mutable_initializer(0);
   w->mutable_raw_data()->resize(100);
   EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
-            "tensor has 100 bytes of raw_data, its type float32 and shape [256] need 1024 (initializer 'w' in graph 'weights')");
+            "tensor has 100 bytes of raw_data, its type float32 and shape [256] need 1024 (initializer 'w' "
+            "in graph 'weights')");
   w->clear_raw_data();
   w->add_float_data(1.0f);
   EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
-            "tensor has 1 values in float_data, its type float32 and shape [256] need 256 (initializer 'w' in graph 'weights')");
+            "tensor has 1 values in float_data, its type float32 and shape [256] need 256 (initializer 'w' "
+            "in graph 'weights')");
   w->clear_float_data();
   w->add_int64_data(1);
   EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
-            "tensor of type float32 stores values in int64_data, which holds other types; re-export the model (initializer 'w' in graph 'weights')");
+            "tensor of type float32 stores values in int64_data, which holds other types; re-export the "
+            "model (initializer 'w' in graph 'weights')");
   w->clear_int64_data();
   w->set_dims(0, -3);
   EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
@@ -166,7 +190,8 @@ cyclic (float[4] x) => (float[4] y) {
   c = Neg(b)
   y = Identity(b)
 })"),
-            "the graph has a cycle: Add (#1) <- Neg (#3) <- Relu (#2) <- Add (#1); a value cannot depend on itself [graph 'cyclic', node Add (#1)]\n");
+            "the graph has a cycle: Add (#1) <- Neg (#3) <- Relu (#2) <- Add (#1); a value cannot depend on "
+            "itself [graph 'cyclic', node Add (#1)]\n");
 }
 
 TEST(OnnxVerify, DanglingInput) {
@@ -174,7 +199,8 @@ TEST(OnnxVerify, DanglingInput) {
 dangling (float[4] x) => (float[4] y) {
   y = Add(x, missing)
 })"),
-            "input 'missing' of Add (#1) is not produced by any node, graph input or initializer [graph 'dangling']\n");
+            "input 'missing' of Add (#1) is not produced by any node, graph input or initializer [graph "
+            "'dangling']\n");
 }
 
 TEST(OnnxVerify, DuplicateOutputs) {
@@ -183,7 +209,8 @@ twice (float[4] x) => (float[4] y) {
   y = Relu(x)
   y = Neg(x)
 })"),
-            "value 'y' is defined 2 times, by Relu (#1) and Neg (#2); each value name must be produced once [graph 'twice']\n");
+            "value 'y' is defined 2 times, by Relu (#1) and Neg (#2); each value name must be produced once "
+            "[graph 'twice']\n");
 }
 
 TEST(OnnxVerify, UndefinedGraphOutput) {

@@ -88,12 +88,14 @@ const Tensor& initializer(const Model& model, const std::string& name) {
 std::string tensorBytes(const Tensor& tensor) {
   auto bytes = tensor.bytes();
   EXPECT_TRUE(bytes.ok()) << (bytes.ok() ? "" : bytes.error().toString());
-  return bytes.ok() ? std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()) : std::string();
+  return bytes.ok() ? std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size())
+                    : std::string();
 }
 
 TEST(OnnxExternalData, LoadsLazilyFromTheModelsFolder) {
   ScratchFolder folder;
-  writeFile(folder / "model.onnx", externalModel(folder.path(), "weights.bin", 128, "weights.bin").SerializeAsString());
+  writeFile(folder / "model.onnx",
+            externalModel(folder.path(), "weights.bin", 128, "weights.bin").SerializeAsString());
   auto model = loadModel(folder / "model.onnx");
   ASSERT_TRUE(model.ok()) << model.error().toString();
   const Tensor& big = initializer(**model, "big");
@@ -108,9 +110,9 @@ TEST(OnnxExternalData, MissingFileIsAnErrorNamingTheTensor) {
   writeFile(folder / "model.onnx", externalModel(folder.path(), "weights.bin", 0, "").SerializeAsString());
   auto model = loadModel(folder / "model.onnx");
   ASSERT_FALSE(model.ok());
-  EXPECT_EQ(model.error().toString(), "external data file 'weights.bin' not found (looked for " +
-                                          (folder / "weights.bin").string() +
-                                          "); keep it next to the model (initializer 'big' in graph 'weights')");
+  EXPECT_EQ(model.error().toString(),
+            "external data file 'weights.bin' not found (looked for " + (folder / "weights.bin").string() +
+                "); keep it next to the model (initializer 'big' in graph 'weights')");
 }
 
 TEST(OnnxExternalData, ShortFileIsAnError) {
@@ -119,9 +121,10 @@ TEST(OnnxExternalData, ShortFileIsAnError) {
   writeFile(folder / "weights.bin", std::string(1000, 'x'));
   auto model = loadModel(folder / "model.onnx");
   ASSERT_FALSE(model.ok());
-  EXPECT_EQ(model.error().toString(),
-            "external data file 'weights.bin' is too short: the tensor needs bytes 64..16448, the file has 1000 "
-            "(initializer 'big' in graph 'weights')");
+  EXPECT_EQ(
+      model.error().toString(),
+      "external data file 'weights.bin' is too short: the tensor needs bytes 64..16448, the file has 1000 "
+      "(initializer 'big' in graph 'weights')");
 }
 
 TEST(OnnxExternalData, LocationsOutsideTheModelsFolderAreRefused) {
@@ -135,20 +138,25 @@ TEST(OnnxExternalData, LocationsOutsideTheModelsFolderAreRefused) {
   };
   const Case cases[] = {
       {"../../etc/passwd",
-       "external data location '../../etc/passwd' points outside the model's folder; external data must lie in "
+       "external data location '../../etc/passwd' points outside the model's folder; external data must lie "
+       "in "
        "the model's folder (initializer 'big' in graph 'weights')"},
       {"../outside.bin",
-       "external data location '../outside.bin' points outside the model's folder; external data must lie in the "
+       "external data location '../outside.bin' points outside the model's folder; external data must lie in "
+       "the "
        "model's folder (initializer 'big' in graph 'weights')"},
       {"/etc/passwd",
-       "external data location '/etc/passwd' is an absolute path; external data must lie in the model's folder "
+       "external data location '/etc/passwd' is an absolute path; external data must lie in the model's "
+       "folder "
        "(initializer 'big' in graph 'weights')"},
-      {"link.bin", "external data location 'link.bin' is a link to " + fs::canonical(folder / "outside.bin").string() +
-                       ", outside the model's folder; external data must lie in the model's folder (initializer "
-                       "'big' in graph 'weights')"},
+      {"link.bin",
+       "external data location 'link.bin' is a link to " + fs::canonical(folder / "outside.bin").string() +
+           ", outside the model's folder; external data must lie in the model's folder (initializer "
+           "'big' in graph 'weights')"},
   };
   for (const Case& c : cases) {
-    writeFile(folder / "models" / "model.onnx", externalModel(folder.path(), c.location, 0, "").SerializeAsString());
+    writeFile(folder / "models" / "model.onnx",
+              externalModel(folder.path(), c.location, 0, "").SerializeAsString());
     auto model = loadModel(folder / "models" / "model.onnx");
     ASSERT_FALSE(model.ok()) << c.location;
     EXPECT_EQ(model.error().toString(), c.error);
@@ -160,7 +168,8 @@ TEST(OnnxExternalData, ModelsFromMemoryCannotNameExternalData) {
   auto model = parseModel(bytes, {}, "pasted");
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.error().toString(),
-            "tensor is stored in external data file 'weights.bin', which needs the model's folder: load the model "
+            "pasted: tensor is stored in external data file 'weights.bin', which needs the model's folder: "
+            "load the model "
             "from its file (initializer 'big' in graph 'weights')");
 }
 
@@ -228,7 +237,8 @@ TEST(OnnxExternalData, KeepInAnotherFolderTakesTheWeightsAlong) {
 
 TEST(OnnxExternalData, RefusesToOverwriteTheWeightsOfTheInput) {
   ScratchFolder folder;
-  writeFile(folder / "model.onnx", externalModel(folder.path(), "weights.bin", 0, "weights.bin").SerializeAsString());
+  writeFile(folder / "model.onnx",
+            externalModel(folder.path(), "weights.bin", 0, "weights.bin").SerializeAsString());
   std::string weights = readFile(folder / "weights.bin");
   auto model = loadModel(folder / "model.onnx");
   ASSERT_TRUE(model.ok());
@@ -237,8 +247,8 @@ TEST(OnnxExternalData, RefusesToOverwriteTheWeightsOfTheInput) {
   options.externalDataName = "weights.bin";
   auto saved = saveModel(**model, folder / "other.onnx", options);
   ASSERT_FALSE(saved.ok());
-  EXPECT_EQ(saved.error().toString(), "the data file " + (folder / "weights.bin").string() + " holds the weights of " +
-                                          (folder / "model.onnx").string() +
+  EXPECT_EQ(saved.error().toString(), "the data file " + (folder / "weights.bin").string() +
+                                          " holds the weights of " + (folder / "model.onnx").string() +
                                           ", which would be overwritten; choose another external data name");
   EXPECT_TRUE(readFile(folder / "weights.bin") == weights);
   EXPECT_FALSE(fs::exists(folder / "other.onnx"));
@@ -253,7 +263,8 @@ TEST(OnnxExternalData, RefusesToOverwriteTheWeightsOfTheInput) {
 
 TEST(OnnxExternalData, FailedSaveLeavesNoFiles) {
   ScratchFolder folder;
-  writeFile(folder / "model.onnx", externalModel(folder.path(), "weights.bin", 0, "weights.bin").SerializeAsString());
+  writeFile(folder / "model.onnx",
+            externalModel(folder.path(), "weights.bin", 0, "weights.bin").SerializeAsString());
   auto model = loadModel(folder / "model.onnx");
   ASSERT_TRUE(model.ok());
   fs::remove(folder / "weights.bin");  // the weights vanish after loading: inlining them must fail cleanly
@@ -261,12 +272,39 @@ TEST(OnnxExternalData, FailedSaveLeavesNoFiles) {
   inlined.weights = SaveOptions::Weights::Inline;
   auto saved = saveModel(**model, folder / "out.onnx", inlined);
   ASSERT_FALSE(saved.ok());
-  EXPECT_EQ(saved.error().toString(), "external data file 'weights.bin' cannot be read: cannot open " +
-                                          (folder / "weights.bin").string() +
-                                          ": No such file or directory; keep it next to the model (tensor 'big')");
+  EXPECT_EQ(saved.error().toString(),
+            "external data file 'weights.bin' cannot be read: cannot open " +
+                (folder / "weights.bin").string() +
+                ": No such file or directory; keep it next to the model (tensor 'big')");
   std::vector<std::string> left;
-  for (const auto& entry : fs::directory_iterator(folder.path())) left.push_back(entry.path().filename().string());
+  for (const auto& entry : fs::directory_iterator(folder.path()))
+    left.push_back(entry.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{"model.onnx"});
+}
+
+}  // namespace
+}  // namespace onyx
+
+namespace onyx {
+namespace {
+
+TEST(OnnxExternalData, WithoutALengthTheRestOfTheFileMustFit) {
+  ScratchFolder folder;
+  onnx::ModelProto model = externalModel(folder.path(), "weights.bin", 0, "weights.bin");
+  auto* big = model.mutable_graph()->mutable_initializer(0);
+  big->mutable_external_data()->RemoveLast();  // drop "length"
+  writeFile(folder / "model.onnx", model.SerializeAsString());
+  auto loaded = loadModel(folder / "model.onnx");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().toString();
+  EXPECT_EQ(tensorBytes(initializer(**loaded, "big")), floatBytes(4096, 0.25f));
+
+  writeFile(folder / "weights.bin", floatBytes(4096, 0.25f) + "tail");
+  auto longer = loadModel(folder / "model.onnx");
+  ASSERT_FALSE(longer.ok());
+  EXPECT_EQ(
+      longer.error().toString(),
+      "external data without a length runs from byte 0 to the end of 'weights.bin': 16388 bytes, but the "
+      "tensor's type and shape need 16384; add a length entry (initializer 'big' in graph 'weights')");
 }
 
 }  // namespace

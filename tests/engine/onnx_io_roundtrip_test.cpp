@@ -64,8 +64,8 @@ void expectCorpusRoundTrips(const fs::path& folder) {
     ++failed;
     failures += fs::relative(path, folder).string() + ": " + difference + "\n";
   }
-  std::cout << "[ round trip ] " << models.size() - failed << " of " << models.size() << " models under " << folder
-            << " round-trip\n";
+  std::cout << "[ round trip ] " << models.size() - failed << " of " << models.size() << " models under "
+            << folder << " round-trip\n";
   EXPECT_EQ(failed, 0u) << failures;
 }
 

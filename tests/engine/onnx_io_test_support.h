@@ -58,6 +58,8 @@ inline std::string bytesFromText(const std::string& text) {
   return bytes.ok() ? *bytes : std::string();
 }
 
-inline std::string errorText(const Error& error) { return error.toString(); }
+inline std::string errorText(const Error& error) {
+  return error.toString();
+}
 
 }  // namespace onyx::testing

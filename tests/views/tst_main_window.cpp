@@ -8,6 +8,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -124,9 +126,17 @@ class TestMainWindow : public QObject {
     QSignalSpy loaded(&window, &MainWindow::modelLoaded);
     QSignalSpy failed(&window, &MainWindow::loadFailed);
     window.openModel(MainWindow::bundledSamplePath());
-    // The result is delivered through the event loop, so it cannot arrive before this cancel.
-    window.cancelLoading();
+    QPushButton* cancel = nullptr;
+    for (QPushButton* button : window.statusBar()->findChildren<QPushButton*>())
+      if (button->text() == "Cancel") cancel = button;
+    QVERIFY(cancel != nullptr);
+    QVERIFY(!cancel->isHidden());
+    QVERIFY(!window.statusBar()->findChild<QProgressBar*>()->isHidden());
+    // The result is delivered through the event loop, so it cannot arrive before this click.
+    QTest::mouseClick(cancel, Qt::LeftButton);
     QVERIFY(!window.isLoading());
+    QVERIFY(cancel->isHidden());
+    QVERIFY(window.statusBar()->findChild<QProgressBar*>()->isHidden());
     QVERIFY(statusText(window).contains("Cancelled loading sample.onnx"));
     QTest::qWait(1500);
     QCOMPARE(loaded.count(), 0);
@@ -185,7 +195,8 @@ class TestMainWindow : public QObject {
     QCOMPARE(subgraphs->childCount(), 2);
     QCOMPARE(subgraphs->child(0)->text(ModelSummaryView::kItemColumn), QString("If 'If_3499' (#3522)"));
     QCOMPARE(subgraphs->child(1)->text(ModelSummaryView::kValueColumn), QString("else_branch"));
-    QCOMPARE(window.summaryView()->section("Operators")->text(ModelSummaryView::kCountColumn), QString("3,535"));
+    QCOMPARE(window.summaryView()->section("Operators")->text(ModelSummaryView::kCountColumn),
+             QString("3,535"));
   }
 
   void openRecentReopensTheLastModel() {

@@ -1,0 +1,51 @@
+#pragma once
+// The walk behind inferShapes (internal to engine/shapes): the value table, the current function scope and
+// the symbol unification that shape functions reach through ShapeContext.
+#include <unordered_map>
+#include <vector>
+
+#include "ir/model.h"
+#include "shapes/shape_inference.h"
+
+namespace onyx {
+
+class ShapeInferencer {
+ public:
+  ShapeInferencer(const Model& model, const ShapeInferenceOptions& options, ShapeInference& result);
+
+  void run();
+  void inferGraph(const Graph& graph);
+  std::vector<InferredValue> inferSubgraph(const Graph& body, std::vector<InferredValue> inputs);
+
+  const InferredValue& lookup(const Value* value) const;
+  InferredValue& slot(const Value* value) { return (*table_)[value]; }
+  // The attribute a function-body reference names, from the call being inferred; null outside functions.
+  const Attribute* callAttribute(const std::string& name) const;
+
+  Dim canonical(const Dim& dim) const;
+  SymExpr canonical(const SymExpr& expr) const;
+  // Records `a == b` (already canonical, not provably equal) found at `node`, and unifies when one side is
+  // a bare symbol.
+  void unify(const SymExpr& a, const SymExpr& b, const Node& node);
+  void addDiagnostic(Diagnostic::Severity severity, const Node& node, std::string message);
+
+ private:
+  void inferNode(const Node& node);
+  void inferFunctionCall(const Node& node, const Function& function);
+  void markMissingOutputs(const Node& node, const std::string& reason);
+  void setGraphInputs(const Graph& graph);
+  void setInitializers(const Graph& graph);
+  int64_t opsetFor(const std::string& domain) const;
+  Dim inputDim(const Dim& dim, const std::string& inputName, size_t index) const;
+
+  const Model& model_;
+  const ShapeInferenceOptions& options_;
+  ShapeInference& result_;
+  std::unordered_map<const Value*, InferredValue>* table_;
+  const std::vector<OpsetImport>* imports_;
+  const Node* functionCall_ = nullptr;
+  std::vector<Attribute> callAttributes_;  // the call's attributes, references resolved, defaults added
+  int functionDepth_ = 0;
+};
+
+}  // namespace onyx
