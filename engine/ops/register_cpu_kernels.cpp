@@ -5,9 +5,13 @@
 namespace onyx::exec {
 
 void registerActivationCpuKernels(KernelRegistry& registry);
+void registerBinaryCpuKernels(KernelRegistry& registry);
+void registerUnaryCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
+  registerBinaryCpuKernels(registry);
+  registerUnaryCpuKernels(registry);
 }
 
 }  // namespace onyx::exec
