@@ -1,0 +1,56 @@
+#pragma once
+// Conversions between onnx.proto messages and the IR, shared by the files of engine/onnx/. Nothing outside
+// engine/onnx/ includes this header: protobuf types stay behind the onnx_io.h boundary.
+#include <onnx/onnx_pb.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "ir/model.h"
+#include "onnx/onnx_io.h"
+#include "util/expected.h"
+
+namespace onyx::onnx_io {
+
+// Where external data may be read from: the folder of the model file, checked so that a location cannot
+// reach outside it.
+struct ExternalDataRoot {
+  std::filesystem::path folder;  // empty: the model came from memory, external data is an error
+};
+
+// Converts a TensorProto, moving raw_data out of it (no copy). `what` names the tensor in errors:
+// "initializer 'conv1.weight'".
+Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoot& root, const std::string& what);
+
+// How a tensor is written: as loaded, with its bytes inline, or into a data file at the given place.
+struct TensorPlacement {
+  enum class Kind { AsLoaded, Inline, External } kind = Kind::AsLoaded;
+  std::string location;
+  int64_t offset = 0;
+};
+Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placement, onnx::TensorProto& proto);
+
+Type typeFromProto(const onnx::TypeProto& proto);
+void typeToProto(const Type& type, onnx::TypeProto& proto);
+
+// Decides, for each tensor of the model as it is written, where its bytes go.
+using PlacementPolicy = std::function<Expected<TensorPlacement>(const Tensor&)>;
+
+// Proto -> IR. Consumes `proto` (weights are moved out). `displayName` names the input in errors.
+Expected<std::unique_ptr<Model>> modelFromProto(onnx::ModelProto& proto, const ExternalDataRoot& root);
+// IR -> proto.
+Expected<void> modelToProto(const Model& model, const PlacementPolicy& placement, onnx::ModelProto& proto);
+
+// Serialized form of a message's unknown fields (fields newer than onnx 1.12), and their restoration.
+std::string serializeUnknownFields(const google::protobuf::Message& message);
+void restoreFields(const std::string& serialized, google::protobuf::Message& message);
+
+// Parses a whole file into `message` from a buffered stream (the file is never held as one string) with
+// protobuf's size limit raised to its 2 GB maximum.
+Expected<void> parseProtoFile(const std::filesystem::path& path, google::protobuf::Message& message,
+                              const std::string& what);
+
+}  // namespace onyx::onnx_io
