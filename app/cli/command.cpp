@@ -1,5 +1,6 @@
 #include "cli/command.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>

@@ -3,8 +3,13 @@
 
 namespace onyx::cli {
 
+Command runCommand();
+Command conformanceCommand();
+
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
+      runCommand(),
+      conformanceCommand(),
   };
   return list;
 }

@@ -1,6 +1,7 @@
 // Element-wise kernels: optimized variants against the reference on seeded random data and awkward shapes.
 #include <gtest/gtest.h>
 
+#include "exec/kernel_util.h"
 #include "exec_kernel_test_util.h"
 
 namespace onyx::exec::testing {

@@ -13,6 +13,9 @@
 namespace onyx::exec::testing {
 
 struct NodeCase {
+  NodeCase(std::string op, std::vector<Attribute> attrs = {}, int opsetVersion = 17, int outputCount = 1)
+      : opType(std::move(op)), attributes(std::move(attrs)), opset(opsetVersion), outputs(outputCount) {}
+  NodeCase(const char* op) : NodeCase(std::string(op)) {}  // NOLINT: implicit, tests read runNode({"Add"}, ...)
   std::string opType;
   std::vector<Attribute> attributes;
   int opset = 17;
