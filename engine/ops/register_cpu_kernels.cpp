@@ -7,11 +7,39 @@ namespace onyx::exec {
 void registerActivationCpuKernels(KernelRegistry& registry);
 void registerBinaryCpuKernels(KernelRegistry& registry);
 void registerUnaryCpuKernels(KernelRegistry& registry);
+void registerShapeCpuKernels(KernelRegistry& registry);
+void registerMovementCpuKernels(KernelRegistry& registry);
+void registerCompareCpuKernels(KernelRegistry& registry);
+void registerReduceCpuKernels(KernelRegistry& registry);
+void registerNormCpuKernels(KernelRegistry& registry);
+void registerConvCpuKernels(KernelRegistry& registry);
+void registerPoolCpuKernels(KernelRegistry& registry);
+void registerMatmulCpuKernels(KernelRegistry& registry);
+void registerDnnlCpuKernels(KernelRegistry& registry);
+void registerRnnCpuKernels(KernelRegistry& registry);
+void registerSelectCpuKernels(KernelRegistry& registry);
+void registerNmsCpuKernels(KernelRegistry& registry);
+void registerResizeCpuKernels(KernelRegistry& registry);
+void registerControlCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
   registerBinaryCpuKernels(registry);
   registerUnaryCpuKernels(registry);
+  registerShapeCpuKernels(registry);
+  registerMovementCpuKernels(registry);
+  registerCompareCpuKernels(registry);
+  registerReduceCpuKernels(registry);
+  registerNormCpuKernels(registry);
+  registerConvCpuKernels(registry);
+  registerPoolCpuKernels(registry);
+  registerMatmulCpuKernels(registry);
+  registerDnnlCpuKernels(registry);
+  registerRnnCpuKernels(registry);
+  registerSelectCpuKernels(registry);
+  registerNmsCpuKernels(registry);
+  registerResizeCpuKernels(registry);
+  registerControlCpuKernels(registry);
 }
 
 }  // namespace onyx::exec
