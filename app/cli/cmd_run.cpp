@@ -171,7 +171,7 @@ int runModel(const RunOptions& o) {
     if (o.tieAware) {
       auto c = exec::compareDetectionsAsSets(outputs, expected->outputs, tol);
       checkFailed = !c.ok;
-      checkText += fmt::format("check (tie-aware: detections matched as a set, order ignored): {} worst abs error {:.3g}{}\n",
+      checkText += fmt::format("check (tie-aware: detections matched as a set, order ignored, rtol relative to each output's largest magnitude): {} worst abs error {:.3g}{}\n",
                                c.ok ? "ok" : "MISMATCH", c.maxAbsError, c.ok ? "" : " (" + c.reason + ")");
       checkJson += fmt::format("{{\"tie_aware\":true,\"ok\":{},\"max_abs_error\":{}}}", c.ok, c.maxAbsError);
     } else {

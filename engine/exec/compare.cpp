@@ -85,6 +85,7 @@ Comparison compareDetectionsAsSets(const std::vector<RunValue>& actual, const st
   if (actual.size() != expected.size()) return {false, "output count differs"};
   int64_t rows = -1;
   std::vector<std::vector<double>> a, e;
+  std::vector<double> scale;  // per row element: the largest magnitude in its output
   for (size_t k = 0; k < expected.size(); ++k) {
     auto* at = std::get_if<TensorValue>(&actual[k]);
     auto* et = std::get_if<TensorValue>(&expected[k]);
@@ -98,6 +99,9 @@ Comparison compareDetectionsAsSets(const std::vector<RunValue>& actual, const st
       return {false, "outputs do not share a leading detection dim"};
     }
     int64_t width = rows ? et->count() / rows : 0;
+    double largest = 0;
+    for (int64_t i = 0; i < et->count(); ++i) largest = std::max(largest, std::abs(et->doubleAt(i)));
+    for (int64_t j = 0; j < width; ++j) scale.push_back(largest);
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t j = 0; j < width; ++j) {
         a[size_t(r)].push_back(at->doubleAt(r * width + j));
@@ -115,7 +119,7 @@ Comparison compareDetectionsAsSets(const std::vector<RunValue>& actual, const st
       for (size_t j = 0; j < e[size_t(r)].size() && match; ++j) {
         double err = std::abs(a[size_t(q)][j] - e[size_t(r)][j]);
         worst = std::max(worst, err);
-        match = err <= tolerance.atol + tolerance.rtol * std::abs(e[size_t(r)][j]);
+        match = err <= tolerance.atol + tolerance.rtol * std::max(std::abs(e[size_t(r)][j]), scale[j]);
       }
       if (match) {
         used[size_t(q)] = true;

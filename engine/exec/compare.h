@@ -26,7 +26,9 @@ Comparison compareValues(const RunValue& actual, const RunValue& expected, const
 
 // Detections whose scores are near-tied may come out in another order (ssdlite320: ONNX Runtime orders 16
 // of 300 labels differently from PyTorch). Compares outputs that share their first dim N as N rows, one
-// per detection across all outputs, matched as a multiset within tolerance.
+// per detection across all outputs, matched as a multiset. The relative tolerance applies to the larger of
+// the element and its output's largest magnitude: box corners near 0 in a 320-pixel image are compared at
+// the image's scale, not at their own.
 Comparison compareDetectionsAsSets(const std::vector<RunValue>& actual, const std::vector<RunValue>& expected,
                                    const Tolerance& tolerance);
 

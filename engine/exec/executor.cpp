@@ -375,9 +375,6 @@ Executor::Executor(const Model& model, ExecutorOptions options)
 
 Executor::~Executor() = default;
 
-void Executor::addBackend(std::unique_ptr<Backend> backend) {
-  backends_.insert(backends_.begin(), std::move(backend));
-}
 
 namespace {
 
@@ -549,8 +546,10 @@ struct Builder {
 
 }  // namespace
 
-Expected<std::unique_ptr<Executor>> Executor::create(const Model& model, ExecutorOptions options) {
+Expected<std::unique_ptr<Executor>> Executor::create(const Model& model, ExecutorOptions options,
+                                                     std::vector<std::unique_ptr<Backend>> extraBackends) {
   std::unique_ptr<Executor> executor(new Executor(model, std::move(options)));
+  executor->backends_ = std::move(extraBackends);
   auto built = executor->build();
   if (!built) return built.error();
   return executor;

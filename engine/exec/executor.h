@@ -46,9 +46,9 @@ using NamedValues = std::vector<std::pair<std::string, RunValue>>;
 
 class Executor {
  public:
-  static Expected<std::unique_ptr<Executor>> create(const Model& model, ExecutorOptions options = {});
-  // Registers a backend the options can name (Vulkan registers itself here); the CPU backend is built in.
-  void addBackend(std::unique_ptr<Backend> backend);
+  // `extraBackends`: backends the options can name (the Vulkan backend is passed here); CPU is built in.
+  static Expected<std::unique_ptr<Executor>> create(const Model& model, ExecutorOptions options = {},
+                                                    std::vector<std::unique_ptr<Backend>> extraBackends = {});
   ~Executor();
 
   // Runs the main graph. Inputs by name; graph inputs with an initializer may be omitted. Returns the graph
