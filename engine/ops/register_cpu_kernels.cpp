@@ -21,6 +21,8 @@ void registerSelectCpuKernels(KernelRegistry& registry);
 void registerNmsCpuKernels(KernelRegistry& registry);
 void registerResizeCpuKernels(KernelRegistry& registry);
 void registerControlCpuKernels(KernelRegistry& registry);
+void registerSequenceCpuKernels(KernelRegistry& registry);
+void registerMiscCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -40,6 +42,8 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerNmsCpuKernels(registry);
   registerResizeCpuKernels(registry);
   registerControlCpuKernels(registry);
+  registerSequenceCpuKernels(registry);
+  registerMiscCpuKernels(registry);
 }
 
 }  // namespace onyx::exec

@@ -74,12 +74,27 @@ T modOp(T a, T b, bool fmod) {
   }
 }
 
+// PRelu's slope of C values for an [N, C, ...] input means one slope per channel: ONNX Runtime and
+// PyTorch exports (test_PReLU_*_multiparam) rely on it although it does not broadcast numpy-style.
+Expected<const TensorValue*> channelSlope(const KernelContext& ctx, const TensorValue& x, const TensorValue* slope,
+                                         TensorValue& storage) {
+  if (ctx.node().opType() != "PRelu" || slope->rank() != 1 || x.rank() < 2 || slope->dim(0) != x.dim(1) ||
+      broadcastShapes({&x.dims(), &slope->dims()}))
+    return slope;
+  Dims dims(static_cast<size_t>(x.rank() - 1), 1);
+  dims[0] = slope->dim(0);
+  storage = slope->reshaped(dims);
+  return &storage;
+}
+
 template <class Op, unsigned Types>
 Expected<void> binaryKernel(KernelContext& ctx) {
   auto a = ctx.requireTensor(0);
   if (!a) return a.error();
-  auto b = ctx.requireTensor(1);
-  if (!b) return b.error();
+  auto b0 = ctx.requireTensor(1);
+  if (!b0) return b0.error();
+  TensorValue slopeStorage;
+  auto b = channelSlope(ctx, **a, *b0, slopeStorage);
   if ((*a)->dtype() != (*b)->dtype())
     return ctx.error("inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
   auto layout = binaryLayout((*a)->dims(), (*b)->dims());
@@ -100,8 +115,10 @@ template <class Op, unsigned Types>
 Expected<void> binaryReference(KernelContext& ctx) {
   auto a = ctx.requireTensor(0);
   if (!a) return a.error();
-  auto b = ctx.requireTensor(1);
-  if (!b) return b.error();
+  auto b0 = ctx.requireTensor(1);
+  if (!b0) return b0.error();
+  TensorValue slopeStorage;
+  auto b = channelSlope(ctx, **a, *b0, slopeStorage);
   if ((*a)->dtype() != (*b)->dtype())
     return ctx.error("inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
   auto out = broadcastShapes({&(*a)->dims(), &(*b)->dims()});
