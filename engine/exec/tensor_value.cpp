@@ -1,5 +1,6 @@
 #include "exec/tensor_value.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <new>
 
@@ -142,7 +143,11 @@ int64_t TensorValue::intAt(int64_t i) const {
     case DataType::Uint32: return data<uint32_t>()[i];
     case DataType::Uint64: return int64_t(data<uint64_t>()[i]);
     case DataType::Bool: return data<bool>()[i] ? 1 : 0;
-    default: return int64_t(doubleAt(i));
+    case DataType::Float:
+    case DataType::Double:
+    case DataType::Float16:
+    case DataType::BFloat16: return int64_t(doubleAt(i));
+    default: return 0;  // strings and types without a numeric reading here (float8, int4 are unpacked raw)
   }
 }
 
@@ -152,7 +157,7 @@ double TensorValue::doubleAt(int64_t i) const {
     case DataType::Double: return data<double>()[i];
     case DataType::Float16: return float(data<Half>()[i]);
     case DataType::BFloat16: return float(data<BFloat16>()[i]);
-    default: return double(intAt(i));
+    default: return isInteger(dtype_) || dtype_ == DataType::Bool ? double(intAt(i)) : NAN;
   }
 }
 

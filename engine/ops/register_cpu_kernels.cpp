@@ -23,6 +23,8 @@ void registerResizeCpuKernels(KernelRegistry& registry);
 void registerControlCpuKernels(KernelRegistry& registry);
 void registerSequenceCpuKernels(KernelRegistry& registry);
 void registerMiscCpuKernels(KernelRegistry& registry);
+void registerLossCpuKernels(KernelRegistry& registry);
+void registerNormExtraCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -44,6 +46,8 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerControlCpuKernels(registry);
   registerSequenceCpuKernels(registry);
   registerMiscCpuKernels(registry);
+  registerLossCpuKernels(registry);
+  registerNormExtraCpuKernels(registry);
 }
 
 }  // namespace onyx::exec

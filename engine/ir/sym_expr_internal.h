@@ -1,0 +1,138 @@
+#pragma once
+// Private to engine/ir/sym_expr*.cpp: the node representation behind SymExpr, shared by the algebra
+// (sym_expr.cpp) and its text form (sym_expr_text.cpp). Code elsewhere uses only ir/sym_expr.h.
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/sym_expr.h"
+
+namespace onyx {
+namespace sym_expr_detail {
+
+constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// GCC and Clang builtins: a portable check costs two divisions, and this runs on every coefficient.
+inline std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t sum;
+  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+  return sum;
+}
+
+inline std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
+  int64_t product;
+  if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
+  return product;
+}
+
+// Atoms come first, in printing order; a monomial is an atom or a product of atoms.
+enum class Kind : uint8_t {
+  kSymbol,
+  kFloorDiv,
+  kFloorMod,
+  kTruncDiv,
+  kTruncMod,
+  kMin,
+  kMax,
+  kProduct,
+  kSum,
+  kUndefined
+};
+
+// Bounds of a value over every assignment of non-negative symbols where the expression is defined.
+struct Interval {
+  int64_t lo = kInt64Min;
+  int64_t hi = kInt64Max;
+};
+
+}  // namespace sym_expr_detail
+
+struct SymExpr::Node {
+  struct Factor {
+    std::shared_ptr<const Node> atom;
+    int64_t power;
+  };
+  struct Term {
+    int64_t coefficient;  // never 0
+    std::shared_ptr<const Node> monomial;
+  };
+
+  sym_expr_detail::Kind kind = sym_expr_detail::Kind::kUndefined;
+  size_t hash = 0;
+  sym_expr_detail::Interval range;
+  std::string name;             // kSymbol
+  std::vector<SymExpr> args;    // operator atoms: {dividend, divisor}, or min/max operands in sorted order
+  std::vector<Factor> factors;  // kProduct: sorted by atom, at least two or one with power > 1
+  std::vector<Term> terms;      // kSum: sorted by monomial
+  int64_t constant = 0;         // kSum
+
+  bool isAtom() const { return kind < sym_expr_detail::Kind::kProduct; }
+
+  // Nested in SymExpr, so these can reach its private members on behalf of the helpers.
+  static SymExpr wrap(std::shared_ptr<const Node> node) { return SymExpr(std::move(node)); }
+  static const std::shared_ptr<const Node>& of(const SymExpr& e) { return e.node_; }
+  static int64_t constantOf(const SymExpr& e) { return e.constant_; }
+};
+
+namespace sym_expr_detail {
+
+using Node = SymExpr::Node;
+using NodePtr = std::shared_ptr<const Node>;
+using Term = Node::Term;
+using Factor = Node::Factor;
+
+// A monomial viewed as a list of (atom, power), whether it is a bare atom or a product.
+inline size_t factorCount(const Node& monomial) {
+  return monomial.kind == Kind::kProduct ? monomial.factors.size() : 1;
+}
+inline const NodePtr& factorAtom(const NodePtr& monomial, size_t i) {
+  return monomial->kind == Kind::kProduct ? monomial->factors[i].atom : monomial;
+}
+inline int64_t factorPower(const Node& monomial, size_t i) {
+  return monomial.kind == Kind::kProduct ? monomial.factors[i].power : 1;
+}
+
+inline int64_t constantTerm(const SymExpr& e) {
+  const NodePtr& node = Node::of(e);
+  if (!node) return Node::constantOf(e);
+  return node->kind == Kind::kSum ? node->constant : 0;
+}
+
+// The non-constant terms of e; an atom or a product is viewed as one term with coefficient 1 in `single`.
+inline std::span<const Term> termsOf(const SymExpr& e, Term& single) {
+  const NodePtr& node = Node::of(e);
+  if (!node) return {};
+  if (node->kind == Kind::kSum) return node->terms;
+  single = {1, node};
+  return {&single, 1};
+}
+
+inline int64_t leadingCoefficient(const SymExpr& e) {
+  Term single;
+  std::span<const Term> terms = termsOf(e, single);
+  return terms.empty() ? constantTerm(e) : terms.front().coefficient;
+}
+
+// The atom of kind `kind` when e is exactly `atom + offset`.
+inline const NodePtr* offsetAtom(const SymExpr& e, Kind kind, int64_t& offset) {
+  const NodePtr& node = Node::of(e);
+  offset = 0;
+  if (node && node->kind == kind) return &node;
+  if (node && node->kind == Kind::kSum && node->terms.size() == 1 && node->terms[0].coefficient == 1 &&
+      node->terms[0].monomial->kind == kind) {
+    offset = node->constant;
+    return &node->terms[0].monomial;
+  }
+  return nullptr;
+}
+
+// base^exponent by repeated squaring; exponent >= 0.
+SymExpr raise(SymExpr base, int64_t exponent);
+
+}  // namespace sym_expr_detail
+}  // namespace onyx
