@@ -123,7 +123,9 @@ int runModel(const RunOptions& o) {
     latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     outputs = std::move(*result);
   }
-  // Profiling run(s) after the timed ones, so the latency figures are unaffected by it.
+  // Profiling run(s) after the timed ones, so the latency figures are unaffected by it; their median shows
+  // what profiling costs.
+  double profiledMedian = 0;
   if (!o.profile.empty()) {
     auto profiled = exec::Executor::create(**model, [&] {
       auto p = options;
@@ -131,11 +133,16 @@ int runModel(const RunOptions& o) {
       return p;
     }());
     if (!profiled) return reportError(o.model, profiled.error());
+    std::vector<double> profiledLatencies;
     for (int i = 0; i < std::max(1, o.iterations) + 1; ++i) {
       if (i == 1) (*profiled)->profiler().clear();  // the first run records the memory plan
+      auto start = std::chrono::steady_clock::now();
       auto result = (*profiled)->run(*inputs);
+      auto end = std::chrono::steady_clock::now();
       if (!result) return reportError(o.model, result.error());
+      if (i > 0) profiledLatencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
+    profiledMedian = median(profiledLatencies);
     auto written = writeFileAtomically(o.profile, (*profiled)->profiler().chromeTraceJson());
     if (!written) return reportError(o.profile, written.error());
     if (!o.json) {
@@ -199,6 +206,9 @@ int runModel(const RunOptions& o) {
   } else {
     std::cout << fmt::format("latency: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms ({} iterations, {} threads)\n", med,
                              lo, hi, latencies.size(), o.threads);
+    if (profiledMedian > 0)
+      std::cout << fmt::format("profiled runs: median {:.3f} ms ({:+.1f}% for recording events)\n", profiledMedian,
+                               100.0 * (profiledMedian / med - 1.0));
     if (memory.arenaBytes > 0)
       std::cout << fmt::format("memory: arena {:.2f} MiB, peak {:.2f} MiB at {}\n", memory.arenaBytes / 1048576.0,
                                memory.peakBytes / 1048576.0, memory.peakNode);
