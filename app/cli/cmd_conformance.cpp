@@ -1,7 +1,7 @@
 // `onyx conformance DIR...`: runs ONNX-backend-style cases (model.onnx + test_data_set_N/) and ends with
 // `N passed, M failed, K skipped`, listing every failure with its reason.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <iostream>
 #include <regex>
@@ -36,7 +36,8 @@ Command conformanceCommand() {
             auto json = std::make_shared<bool>(false);
             auto threads = std::make_shared<int>(2);
             app.add_option("DIR", *dirs, "Case folders, or folders of case folders")->required();
-            app.add_option("--backend", *backend, "cpu, vulkan or auto")->check(CLI::IsMember({"cpu", "vulkan", "auto"}));
+            app.add_option("--backend", *backend, "cpu, vulkan or auto")
+                ->check(CLI::IsMember({"cpu", "vulkan", "auto"}));
             app.add_option("--filter", *filter, "Only cases whose folder name matches this regex");
             app.add_flag("--json", *json, "Print the results as JSON");
             app.add_option("--threads", *threads, "Threads for kernels")->check(CLI::Range(1, 256));
@@ -65,9 +66,12 @@ Command conformanceCommand() {
               }
               int passed = 0, failed = 0, skipped = 0;
               for (const auto& r : results) {
-                if (r.status == exec::CaseResult::Status::Passed) ++passed;
-                else if (r.status == exec::CaseResult::Status::Failed) ++failed;
-                else ++skipped;
+                if (r.status == exec::CaseResult::Status::Passed)
+                  ++passed;
+                else if (r.status == exec::CaseResult::Status::Failed)
+                  ++failed;
+                else
+                  ++skipped;
               }
               if (*json) {
                 std::string out = "{\"cases\":[";
@@ -75,16 +79,19 @@ Command conformanceCommand() {
                   const auto& r = results[i];
                   const char* status = r.status == exec::CaseResult::Status::Passed   ? "passed"
                                        : r.status == exec::CaseResult::Status::Failed ? "failed"
-                                                                                     : "skipped";
+                                                                                      : "skipped";
                   out += fmt::format("{}{{\"name\":{},\"status\":\"{}\",\"reason\":{}}}", i ? ",\n" : "\n",
                                      jsonString(r.name), status, jsonString(r.reason));
                 }
-                out += fmt::format("\n],\"passed\":{},\"failed\":{},\"skipped\":{}}}\n", passed, failed, skipped);
+                out += fmt::format("\n],\"passed\":{},\"failed\":{},\"skipped\":{}}}\n", passed, failed,
+                                   skipped);
                 std::cout << out;
               } else {
                 for (const auto& r : results) {
-                  if (r.status == exec::CaseResult::Status::Failed) std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
-                  if (r.status == exec::CaseResult::Status::Skipped) std::cout << "SKIP " << r.name << ": " << r.reason << "\n";
+                  if (r.status == exec::CaseResult::Status::Failed)
+                    std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
+                  if (r.status == exec::CaseResult::Status::Skipped)
+                    std::cout << "SKIP " << r.name << ": " << r.reason << "\n";
                 }
                 std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
               }

@@ -1,7 +1,7 @@
 // `onyx run MODEL`: runs a model on inputs (test_data_set folder, .pb files or random), prints latency, and
 // optionally profiles, saves outputs, or checks them against expected outputs.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -33,7 +33,8 @@ struct RunOptions {
   bool json = false;
 };
 
-Expected<exec::NamedValues> gatherInputs(const Model& model, const RunOptions& o, const SymBindings& bindings) {
+Expected<exec::NamedValues> gatherInputs(const Model& model, const RunOptions& o,
+                                         const SymBindings& bindings) {
   namespace fs = std::filesystem;
   exec::NamedValues inputs;
   std::vector<const Value*> declared;
@@ -87,7 +88,8 @@ int runModel(const RunOptions& o) {
   SymBindings bindings;
   for (const std::string& bind : o.binds) {
     auto eq = bind.find('=');
-    if (eq == std::string::npos) return reportError(o.model, makeError("--bind expects NAME=VALUE, got '" + bind + "'"));
+    if (eq == std::string::npos)
+      return reportError(o.model, makeError("--bind expects NAME=VALUE, got '" + bind + "'"));
     try {
       bindings[bind.substr(0, eq)] = std::stoll(bind.substr(eq + 1));
     } catch (const std::exception&) {
@@ -157,13 +159,17 @@ int runModel(const RunOptions& o) {
     for (size_t k = 0; k < outputs.size(); ++k) {
       auto* t = std::get_if<exec::TensorValue>(&outputs[k]);
       if (!t) continue;
-      Tensor tensor = t->dtype() == DataType::String
-                          ? Tensor::strings(t->dims(), std::vector<std::string>(t->data<std::string>(), t->data<std::string>() + t->count()))
-                          : Tensor::fromValues<std::byte>(t->dtype(), t->dims(),
-                                                          std::vector<std::byte>(static_cast<const std::byte*>(t->raw()),
-                                                                                 static_cast<const std::byte*>(t->raw()) + t->byteSize()));
+      Tensor tensor =
+          t->dtype() == DataType::String
+              ? Tensor::strings(t->dims(), std::vector<std::string>(t->data<std::string>(),
+                                                                    t->data<std::string>() + t->count()))
+              : Tensor::fromValues<std::byte>(
+                    t->dtype(), t->dims(),
+                    std::vector<std::byte>(static_cast<const std::byte*>(t->raw()),
+                                           static_cast<const std::byte*>(t->raw()) + t->byteSize()));
       tensor.setName(graph.outputs()[k]->name());
-      auto saved = saveTensorFile(tensor, std::filesystem::path(o.outputsDir) / ("output_" + std::to_string(k) + ".pb"));
+      auto saved = saveTensorFile(
+          tensor, std::filesystem::path(o.outputsDir) / ("output_" + std::to_string(k) + ".pb"));
       if (!saved) return reportError(o.outputsDir, saved.error());
     }
   }
@@ -178,8 +184,10 @@ int runModel(const RunOptions& o) {
     if (o.tieAware) {
       auto c = exec::compareDetectionsAsSets(outputs, expected->outputs, tol);
       checkFailed = !c.ok;
-      checkText += fmt::format("check (tie-aware: detections matched as a set, order ignored, rtol relative to each output's largest magnitude): {} worst abs error {:.3g}{}\n",
-                               c.ok ? "ok" : "MISMATCH", c.maxAbsError, c.ok ? "" : " (" + c.reason + ")");
+      checkText += fmt::format(
+          "check (tie-aware: detections matched as a set, order ignored, rtol relative to each output's "
+          "largest magnitude): {} worst abs error {:.3g}{}\n",
+          c.ok ? "ok" : "MISMATCH", c.maxAbsError, c.ok ? "" : " (" + c.reason + ")");
       checkJson += fmt::format("{{\"tie_aware\":true,\"ok\":{},\"max_abs_error\":{}}}", c.ok, c.maxAbsError);
     } else {
       for (size_t k = 0; k < expected->outputs.size(); ++k) {
@@ -187,10 +195,11 @@ int runModel(const RunOptions& o) {
         auto c = exec::compareValues(outputs[k], expected->outputs[k], tol);
         checkFailed = checkFailed || !c.ok;
         std::string name = k < graph.outputs().size() ? graph.outputs()[k]->name() : std::to_string(k);
-        checkText += fmt::format("output '{}': max abs error {:.3g}, max rel error {:.3g}: {}\n", name, c.maxAbsError,
-                                 c.maxRelError, c.ok ? "ok" : "MISMATCH (" + c.reason + ")");
-        checkJson += fmt::format("{}{{\"output\":\"{}\",\"ok\":{},\"max_abs_error\":{},\"max_rel_error\":{}}}",
-                                 k ? "," : "", name, c.ok, c.maxAbsError, c.maxRelError);
+        checkText += fmt::format("output '{}': max abs error {:.3g}, max rel error {:.3g}: {}\n", name,
+                                 c.maxAbsError, c.maxRelError, c.ok ? "ok" : "MISMATCH (" + c.reason + ")");
+        checkJson +=
+            fmt::format("{}{{\"output\":\"{}\",\"ok\":{},\"max_abs_error\":{},\"max_rel_error\":{}}}",
+                        k ? "," : "", name, c.ok, c.maxAbsError, c.maxRelError);
       }
     }
   }
@@ -200,25 +209,29 @@ int runModel(const RunOptions& o) {
   auto memory = ex.memoryReport();
   if (o.json) {
     std::cout << fmt::format(
-        "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:.4f}}},"
+        "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."
+        "4f}}},"
         "\"arena_bytes\":{},\"peak_bytes\":{},\"check\":[{}]}}\n",
         o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, checkJson);
   } else {
-    std::cout << fmt::format("latency: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms ({} iterations, {} threads)\n", med,
-                             lo, hi, latencies.size(), o.threads);
+    std::cout << fmt::format(
+        "latency: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms ({} iterations, {} threads)\n", med, lo, hi,
+        latencies.size(), o.threads);
     if (profiledMedian > 0)
-      std::cout << fmt::format("profiled runs: median {:.3f} ms ({:+.1f}% for recording events)\n", profiledMedian,
-                               100.0 * (profiledMedian / med - 1.0));
+      std::cout << fmt::format("profiled runs: median {:.3f} ms ({:+.1f}% for recording events)\n",
+                               profiledMedian, 100.0 * (profiledMedian / med - 1.0));
     if (memory.arenaBytes > 0)
-      std::cout << fmt::format("memory: arena {:.2f} MiB, peak {:.2f} MiB at {}\n", memory.arenaBytes / 1048576.0,
-                               memory.peakBytes / 1048576.0, memory.peakNode);
+      std::cout << fmt::format("memory: arena {:.2f} MiB, peak {:.2f} MiB at {}\n",
+                               memory.arenaBytes / 1048576.0, memory.peakBytes / 1048576.0, memory.peakNode);
     for (size_t k = 0; k < outputs.size() && o.checkDir.empty(); ++k)
-      std::cout << "output '" << graph.outputs()[k]->name() << "': " << exec::describeValue(outputs[k]) << "\n";
+      std::cout << "output '" << graph.outputs()[k]->name() << "': " << exec::describeValue(outputs[k])
+                << "\n";
     std::cout << checkText;
   }
-  if (checkFailed) return reportError(o.checkDir, makeError("outputs differ from the expected values beyond rtol " +
-                                                                fmt::format("{:g}", o.rtol) + ", atol " +
-                                                                fmt::format("{:g}", o.atol)));
+  if (checkFailed)
+    return reportError(o.checkDir,
+                       makeError("outputs differ from the expected values beyond rtol " +
+                                 fmt::format("{:g}", o.rtol) + ", atol " + fmt::format("{:g}", o.atol)));
   return kExitOk;
 }
 
@@ -228,10 +241,12 @@ Command runCommand() {
   return {"run", "Run a model: latency, profile, outputs, check against expected outputs", [](CLI::App& app) {
             auto o = std::make_shared<RunOptions>();
             app.add_option("MODEL", o->model, "Model file (.onnx)")->required();
-            app.add_option("--inputs", o->inputs, "A test_data_set_N folder or input_K.pb files in input order");
+            app.add_option("--inputs", o->inputs,
+                           "A test_data_set_N folder or input_K.pb files in input order");
             app.add_flag("--random", o->random, "Random inputs (symbolic dims from --bind)");
             app.add_option("--bind", o->binds, "Symbol binding NAME=VALUE for --random");
-            app.add_option("--backend", o->backend, "cpu, vulkan or auto")->check(CLI::IsMember({"cpu", "vulkan", "auto"}));
+            app.add_option("--backend", o->backend, "cpu, vulkan or auto")
+                ->check(CLI::IsMember({"cpu", "vulkan", "auto"}));
             app.add_option("--threads", o->threads, "Threads for kernels")->check(CLI::Range(1, 256));
             app.add_option("--iterations", o->iterations, "Timed runs")->check(CLI::Range(1, 1000000));
             app.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 1000000));

@@ -24,7 +24,7 @@ class PreparedNode {
  public:
   virtual ~PreparedNode() = default;
   virtual Expected<void> run(KernelContext& context) = 0;
-  virtual std::string_view variant() const = 0;          // kernel variant, for profiles
+  virtual std::string_view variant() const = 0;  // kernel variant, for profiles
   virtual int64_t flops(const KernelContext&) const { return 0; }
   virtual const std::vector<std::pair<int, int>>& inPlace() const;
 };
@@ -36,8 +36,9 @@ class Backend {
   // Host backends compute on host memory; others need transfers in and out.
   virtual bool usesHostMemory() const = 0;
   virtual bool supports(const Node& node, int opset) const = 0;
-  virtual Expected<std::unique_ptr<PreparedNode>> prepare(const Node& node, int opset, const NodeShapes& shapes,
-                                                          const std::vector<const onyx::Tensor*>& constants) = 0;
+  virtual Expected<std::unique_ptr<PreparedNode>> prepare(
+      const Node& node, int opset, const NodeShapes& shapes,
+      const std::vector<const onyx::Tensor*>& constants) = 0;
   // Copies between host memory and this backend's memory (device backends only).
   virtual Expected<TensorValue> toDevice(const TensorValue& host) { return host; }
   virtual Expected<TensorValue> toHost(const TensorValue& device) { return device; }

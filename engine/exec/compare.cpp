@@ -1,8 +1,8 @@
 #include "exec/compare.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 #include "ir/model.h"
 
@@ -23,10 +23,12 @@ Comparison compareTensors(const TensorValue& a, const TensorValue& e, const Tole
     if (e.dtype() == DataType::String) {
       same = a.data<std::string>()[i] == e.data<std::string>()[i];
       if (!same && c.mismatches == 0)
-        c.reason = fmt::format("element {}: \"{}\" vs expected \"{}\"", i, a.data<std::string>()[i], e.data<std::string>()[i]);
+        c.reason = fmt::format("element {}: \"{}\" vs expected \"{}\"", i, a.data<std::string>()[i],
+                               e.data<std::string>()[i]);
     } else if (exact) {
       same = a.intAt(i) == e.intAt(i);
-      if (!same && c.mismatches == 0) c.reason = fmt::format("element {}: {} vs expected {}", i, a.intAt(i), e.intAt(i));
+      if (!same && c.mismatches == 0)
+        c.reason = fmt::format("element {}: {} vs expected {}", i, a.intAt(i), e.intAt(i));
     } else {
       double x = a.doubleAt(i), y = e.doubleAt(i);
       if (std::isnan(x) || std::isnan(y)) {
@@ -46,7 +48,8 @@ Comparison compareTensors(const TensorValue& a, const TensorValue& e, const Tole
       ++c.mismatches;
     }
   }
-  if (!c.ok) c.reason = fmt::format("{} of {} elements differ; first at {}", c.mismatches, e.count(), c.reason);
+  if (!c.ok)
+    c.reason = fmt::format("{} of {} elements differ; first at {}", c.mismatches, e.count(), c.reason);
   return c;
 }
 
@@ -63,20 +66,24 @@ Comparison compareValues(const RunValue& actual, const RunValue& expected, const
     auto* a = std::get_if<SequenceValue>(&actual);
     if (!a) return {false, "got " + describeValue(actual) + ", expected a sequence"};
     if (a->tensors.size() != e->tensors.size())
-      return {false, fmt::format("sequence has {} tensors, expected {}", a->tensors.size(), e->tensors.size())};
+      return {false,
+              fmt::format("sequence has {} tensors, expected {}", a->tensors.size(), e->tensors.size())};
     for (size_t i = 0; i < e->tensors.size(); ++i) {
       Comparison item = compareTensors(a->tensors[i], e->tensors[i], tolerance);
       c.maxAbsError = std::max(c.maxAbsError, item.maxAbsError);
       c.maxRelError = std::max(c.maxRelError, item.maxRelError);
-      if (!item.ok) return {false, fmt::format("sequence item {}: {}", i, item.reason), c.maxAbsError, c.maxRelError, 1};
+      if (!item.ok)
+        return {false, fmt::format("sequence item {}: {}", i, item.reason), c.maxAbsError, c.maxRelError, 1};
     }
     return c;
   }
   if (std::holds_alternative<EmptyOptional>(expected)) {
-    if (!std::holds_alternative<EmptyOptional>(actual)) return {false, "got " + describeValue(actual) + ", expected an empty optional"};
+    if (!std::holds_alternative<EmptyOptional>(actual))
+      return {false, "got " + describeValue(actual) + ", expected an empty optional"};
     return c;
   }
-  if (!std::holds_alternative<std::monostate>(actual)) return {false, "got " + describeValue(actual) + ", expected nothing"};
+  if (!std::holds_alternative<std::monostate>(actual))
+    return {false, "got " + describeValue(actual) + ", expected nothing"};
   return c;
 }
 
@@ -144,7 +151,8 @@ Expected<RunValue> toRunValue(const TestValue& value, const Type& declared) {
       SequenceValue seq;
       if (declared.kind() == Type::Kind::Sequence) seq.elemType = declared.element().elemType();
       for (const TestValue& item : value.elements) {
-        if (item.kind != TestValue::Kind::Tensor) return makeError("sequences of non-tensors are not supported", value.name);
+        if (item.kind != TestValue::Kind::Tensor)
+          return makeError("sequences of non-tensors are not supported", value.name);
         seq.tensors.push_back(TensorValue::fromConstant(item.tensor));
         seq.elemType = item.tensor.dtype();
       }
@@ -152,7 +160,8 @@ Expected<RunValue> toRunValue(const TestValue& value, const Type& declared) {
     }
     case TestValue::Kind::Optional: {
       if (value.elements.empty()) return RunValue(EmptyOptional{declared});
-      return toRunValue(value.elements[0], declared.kind() == Type::Kind::Optional ? declared.element() : Type());
+      return toRunValue(value.elements[0],
+                        declared.kind() == Type::Kind::Optional ? declared.element() : Type());
     }
     case TestValue::Kind::Map:
       break;

@@ -16,8 +16,8 @@ struct Tolerance {
 
 struct Comparison {
   bool ok = true;
-  std::string reason;       // first mismatch, when !ok
-  double maxAbsError = 0;   // worst element (floats)
+  std::string reason;      // first mismatch, when !ok
+  double maxAbsError = 0;  // worst element (floats)
   double maxRelError = 0;
   int64_t mismatches = 0;
 };

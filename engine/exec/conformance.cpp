@@ -19,7 +19,8 @@ CaseResult runConformanceCase(const std::filesystem::path& caseDir, const Confor
   if (!model) return fail("load: " + model.error().toString());
   std::vector<fs::path> sets;
   for (const auto& entry : fs::directory_iterator(caseDir))
-    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(entry.path());
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(entry.path());
   std::sort(sets.begin(), sets.end());
   if (sets.empty()) {
     result.status = CaseResult::Status::Skipped;

@@ -11,15 +11,15 @@ namespace onyx::exec {
 
 struct CaseResult {
   enum class Status { Passed, Failed, Skipped };
-  std::string name;      // folder name
+  std::string name;  // folder name
   Status status = Status::Passed;
-  std::string reason;    // why it failed or was skipped
+  std::string reason;  // why it failed or was skipped
   double maxAbsError = 0;
 };
 
 struct ConformanceOptions {
   ExecutorOptions executor;
-  Tolerance tolerance;   // rtol 1e-3, atol 1e-7 as the ONNX backend suite
+  Tolerance tolerance;  // rtol 1e-3, atol 1e-7 as the ONNX backend suite
 };
 
 CaseResult runConformanceCase(const std::filesystem::path& caseDir, const ConformanceOptions& options);

@@ -11,7 +11,8 @@ namespace {
 
 class CpuPreparedNode final : public PreparedNode {
  public:
-  CpuPreparedNode(const KernelDef& def, std::unique_ptr<Kernel> kernel) : def_(def), kernel_(std::move(kernel)) {}
+  CpuPreparedNode(const KernelDef& def, std::unique_ptr<Kernel> kernel)
+      : def_(def), kernel_(std::move(kernel)) {}
   Expected<void> run(KernelContext& context) override {
     return kernel_ ? kernel_->run(context) : def_.function(context);
   }
@@ -32,8 +33,8 @@ bool CpuBackend::supports(const Node& node, int opset) const {
   return cpuKernels().find(node, opset, variant_) != nullptr;
 }
 
-Expected<std::unique_ptr<PreparedNode>> CpuBackend::prepare(const Node& node, int opset, const NodeShapes&,
-                                                            const std::vector<const onyx::Tensor*>& constants) {
+Expected<std::unique_ptr<PreparedNode>> CpuBackend::prepare(
+    const Node& node, int opset, const NodeShapes&, const std::vector<const onyx::Tensor*>& constants) {
   const KernelDef* def = cpuKernels().find(node, opset, variant_);
   if (!def) {
     return makeError("no CPU kernel for " + node.opType() + " at opset " + std::to_string(opset) +

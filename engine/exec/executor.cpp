@@ -15,7 +15,8 @@ namespace {
 constexpr int kForever = INT_MAX;  // last use of graph outputs: they outlive the run
 
 // Every value a body graph (and its nested bodies) reads from enclosing scopes.
-void collectOuterRefs(const Graph& body, std::vector<const onyx::Value*>& out, std::unordered_set<const onyx::Value*>& seen) {
+void collectOuterRefs(const Graph& body, std::vector<const onyx::Value*>& out,
+                      std::unordered_set<const onyx::Value*>& seen) {
   auto consider = [&](const onyx::Value* v) {
     if (!v || v->name().empty() || v->graph() == &body) return;
     if (seen.insert(v).second) out.push_back(v);
@@ -60,22 +61,22 @@ struct Step {
   int opset = 0;
   Backend* backend = nullptr;
   std::unique_ptr<PreparedNode> prepared;
-  std::vector<int> inputs;     // slot per node input, -1 when omitted
-  std::vector<int> outputs;    // slot per node output, -1 when omitted
-  std::vector<int> captures;   // outer values the node's bodies read (kept alive until it ran)
-  bool toHost = false;         // transfers: direction
+  std::vector<int> inputs;    // slot per node input, -1 when omitted
+  std::vector<int> outputs;   // slot per node output, -1 when omitted
+  std::vector<int> captures;  // outer values the node's bodies read (kept alive until it ran)
+  bool toHost = false;        // transfers: direction
 };
 
 // Arena bookkeeping for one binding of the input shapes.
 struct ArenaState {
   bool planned = false;
   std::vector<BufferRequest> requests;
-  std::vector<bool> escapes;                      // a graph output or alias of one: heap, never arena
-  std::map<std::pair<int, int>, int> requestOf;   // (step, output) -> request
+  std::vector<bool> escapes;                     // a graph output or alias of one: heap, never arena
+  std::map<std::pair<int, int>, int> requestOf;  // (step, output) -> request
   std::unordered_map<const void*, int> requestOfStorage;
   MemoryPlan plan;
   std::shared_ptr<void> arena;
-  std::unique_ptr<char[]> tags;                   // one address per request: the storage id of its views
+  std::unique_ptr<char[]> tags;  // one address per request: the storage id of its views
   int64_t heapFallbacks = 0;
 };
 
@@ -135,7 +136,8 @@ class FrameHost final : public KernelHost {
       r.firstStep = step;
       r.lastStep = step;
       const onyx::Value* value = s.node->output(index);
-      r.label = s.node->describe() + " output " + std::to_string(index) + (value ? " '" + value->name() + "'" : "");
+      r.label =
+          s.node->describe() + " output " + std::to_string(index) + (value ? " '" + value->name() + "'" : "");
       for (auto [out, in] : s.prepared->inPlace()) {
         if (size_t(out) != index || size_t(in) >= s.inputs.size() || s.inputs[size_t(in)] < 0) continue;
         const auto* src = std::get_if<TensorValue>(&frame_.slots[size_t(s.inputs[size_t(in)])]);
@@ -201,10 +203,12 @@ Expected<std::vector<RunValue>> FrameHost::runSubgraph(const Graph& body, std::v
                      body.owner() ? body.owner()->describe() : body.name());
   }
   Frame childFrame{&child, std::vector<RunValue>(child.slotValue.size()), &frame_};
-  for (size_t i = 0; i < inputs.size(); ++i) childFrame.slots[size_t(child.inputSlots[i])] = std::move(inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    childFrame.slots[size_t(child.inputSlots[i])] = std::move(inputs[i]);
   for (auto& [value, slot] : child.captured) {
     const RunValue* outer = frame_.lookup(value);
-    if (!outer) return makeError("body reads '" + value->name() + "', which is not computed", body.owner()->describe());
+    if (!outer)
+      return makeError("body reads '" + value->name() + "', which is not computed", body.owner()->describe());
     childFrame.slots[size_t(slot)] = *outer;
   }
   Profiler* profiler = executor_.options_.profile ? &executor_.profiler_ : nullptr;
@@ -225,8 +229,10 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
     std::vector<Dims> key;
     for (int slot : plan.inputSlots) {
       const RunValue& v = frame.slots[size_t(slot)];
-      if (auto* t = std::get_if<TensorValue>(&v)) key.push_back(t->dims());
-      else key.push_back({-1});
+      if (auto* t = std::get_if<TensorValue>(&v))
+        key.push_back(t->dims());
+      else
+        key.push_back({-1});
     }
     if (plan.arenas.size() > 8 && !plan.arenas.count(key)) plan.arenas.clear();
     arena = &plan.arenas[key];
@@ -276,11 +282,14 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
             if (it == arena->requestOfStorage.end()) continue;
             size_t r = size_t(it->second);
             if (recording) {
-              if (last == kForever) arena->escapes[r] = true;
-              else arena->requests[r].lastStep = std::max(arena->requests[r].lastStep, last);
+              if (last == kForever)
+                arena->escapes[r] = true;
+              else
+                arena->requests[r].lastStep = std::max(arena->requests[r].lastStep, last);
             } else if (last == kForever || arena->requests[r].lastStep < last) {
               // An alias the first run did not show (data-dependent): copy out of the arena.
-              if (auto* t = std::get_if<TensorValue>(&outputs[i])) *t = t->clone();
+              if (auto* t = std::get_if<TensorValue>(&outputs[i]))
+                *t = t->clone();
               else if (auto* q = std::get_if<SequenceValue>(&outputs[i]))
                 for (TensorValue& e : q->tensors) e = e.clone();
               ++arena->heapFallbacks;
@@ -331,7 +340,8 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
     if (arena && !recording) {
       for (const void* id : storageIds(v)) {
         if (arena->requestOfStorage.count(id)) {
-          if (auto* t = std::get_if<TensorValue>(&v)) *t = t->clone();
+          if (auto* t = std::get_if<TensorValue>(&v))
+            *t = t->clone();
           else if (auto* q = std::get_if<SequenceValue>(&v))
             for (TensorValue& e : q->tensors) e = e.clone();
           break;
@@ -348,7 +358,8 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
     arena->plan = planMemory(arena->requests);
     if (arenaLimit > 0 && arena->plan.arenaBytes > arenaLimit) {
       std::string biggest;
-      if (!arena->plan.aliveAtPeak.empty()) biggest = arena->requests[size_t(arena->plan.aliveAtPeak[0])].label;
+      if (!arena->plan.aliveAtPeak.empty())
+        biggest = arena->requests[size_t(arena->plan.aliveAtPeak[0])].label;
       const Step& peak = plan.steps[size_t(std::max(0, arena->plan.peakStep))];
       plan.arenas.clear();
       plan.lastArena = nullptr;
@@ -358,8 +369,9 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
                            ". Raise the limit or use smaller inputs",
                        peak.node ? peak.node->describe() : "transfer");
     }
-    arena->arena = std::shared_ptr<void>(std::aligned_alloc(64, size_t(std::max<int64_t>(arena->plan.arenaBytes, 64) + 63) / 64 * 64),
-                                         [](void* p) { std::free(p); });
+    arena->arena = std::shared_ptr<void>(
+        std::aligned_alloc(64, size_t(std::max<int64_t>(arena->plan.arenaBytes, 64) + 63) / 64 * 64),
+        [](void* p) { std::free(p); });
     arena->tags = std::make_unique<char[]>(arena->requests.size() + 1);
     arena->requestOfStorage.clear();
     for (size_t r = 0; r < arena->requests.size(); ++r) arena->requestOfStorage[&arena->tags[r]] = int(r);
@@ -374,7 +386,6 @@ Executor::Executor(const Model& model, ExecutorOptions options)
     : model_(model), options_(std::move(options)), pool_(options_.threads) {}
 
 Executor::~Executor() = default;
-
 
 namespace {
 
@@ -408,7 +419,8 @@ struct Builder {
     for (const Node* node : nodes) {
       std::unordered_set<const Node*> deps;
       auto depend = [&](const onyx::Value* v) {
-        if (v && v->producer() && v->producer()->graph() == &graph && v->producer() != node) deps.insert(v->producer());
+        if (v && v->producer() && v->producer()->graph() == &graph && v->producer() != node)
+          deps.insert(v->producer());
       };
       for (const onyx::Value* v : node->inputs()) depend(v);
       for (const onyx::Value* v : outerRefs[node]) depend(v);
@@ -478,8 +490,9 @@ struct Builder {
         }
         int slot = slotFor(v);
         if (slot < 0) {
-          return makeError("input '" + v->name() + "' is not produced by any node, graph input or initializer",
-                           node->describe());
+          return makeError(
+              "input '" + v->name() + "' is not produced by any node, graph input or initializer",
+              node->describe());
         }
         step.inputs.push_back(slot);
         constants.push_back(v->initializer());
@@ -561,7 +574,8 @@ Expected<void> Executor::build() {
     bool found = false;
     for (const auto& backend : backends_) found = found || backend->name() == name;
     if (!found) {
-      return makeError("backend '" + name + "' is not available in this build; use --backend cpu", "executor");
+      return makeError("backend '" + name + "' is not available in this build; use --backend cpu",
+                       "executor");
     }
   }
   backends_.push_back(std::make_unique<CpuBackend>(pool_, options_.kernelVariant));
@@ -570,7 +584,8 @@ Expected<void> Executor::build() {
     for (const auto& backend : backends_)
       if (backend->name() == name && std::find(order.begin(), order.end(), backend.get()) == order.end())
         order.push_back(backend.get());
-  if (std::find(order.begin(), order.end(), backends_.back().get()) == order.end()) order.push_back(backends_.back().get());
+  if (std::find(order.begin(), order.end(), backends_.back().get()) == order.end())
+    order.push_back(backends_.back().get());
   Builder builder{*this, model_, order, bodies_};
   auto plan = builder.build(model_.graph(), 0);
   if (!plan) return plan.error();
@@ -602,14 +617,15 @@ Expected<void> Executor::validateInputs(const NamedValues& inputs) {
     const auto* t = std::get_if<TensorValue>(given);
     if (type.isTensor() && t) {
       if (type.elemType() != DataType::Undefined && t->dtype() != type.elemType()) {
-        return makeError("input '" + v->name() + "' is " + t->describe() + " but the model expects " + type.toString(),
-                         v->name());
+        return makeError(
+            "input '" + v->name() + "' is " + t->describe() + " but the model expects " + type.toString(),
+            v->name());
       }
       if (type.shape()) {
         const Shape& shape = *type.shape();
         if (shape.size() != t->dims().size()) {
-          return makeError("input '" + v->name() + "' has rank " + std::to_string(t->rank()) + " (" + t->describe() +
-                               ") but the model expects " + type.toString(),
+          return makeError("input '" + v->name() + "' has rank " + std::to_string(t->rank()) + " (" +
+                               t->describe() + ") but the model expects " + type.toString(),
                            v->name());
         }
         for (size_t d = 0; d < shape.size(); ++d) {
@@ -617,7 +633,8 @@ Expected<void> Executor::validateInputs(const NamedValues& inputs) {
           if (auto fixed = shape[d].value()) {
             if (*fixed != actual) {
               return makeError("input '" + v->name() + "' has dim " + std::to_string(d) + " = " +
-                                   std::to_string(actual) + " but the model fixes it to " + std::to_string(*fixed),
+                                   std::to_string(actual) + " but the model fixes it to " +
+                                   std::to_string(*fixed),
                                v->name());
             }
           } else if (shape[d].isSymbolic() && shape[d].expr().isSymbol()) {
@@ -677,15 +694,19 @@ MemoryReport Executor::memoryReport() const {
 std::vector<Assignment> Executor::assignments() const {
   std::vector<Assignment> out;
   for (const Step& step : main_->steps)
-    if (step.node) out.push_back({step.node, std::string(step.backend->name()), std::string(step.prepared->variant())});
+    if (step.node)
+      out.push_back({step.node, std::string(step.backend->name()), std::string(step.prepared->variant())});
   return out;
 }
 
-int Executor::transferCount() const { return main_->transfers; }
+int Executor::transferCount() const {
+  return main_->transfers;
+}
 
 Expected<RunValue> randomInput(const onyx::Value& input, const SymBindings& bindings, uint64_t seed) {
   const Type& type = input.type();
-  if (!type.isTensor()) return makeError("cannot make a random value for input of type " + type.toString(), input.name());
+  if (!type.isTensor())
+    return makeError("cannot make a random value for input of type " + type.toString(), input.name());
   Dims dims;
   if (type.shape()) {
     for (const Dim& d : *type.shape()) {
@@ -709,13 +730,26 @@ Expected<RunValue> randomInput(const onyx::Value& input, const SymBindings& bind
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (int64_t i = 0; i < t.count(); ++i) {
     switch (t.dtype()) {
-      case DataType::Float: t.data<float>()[i] = uniform(rng); break;
-      case DataType::Double: t.data<double>()[i] = uniform(rng); break;
-      case DataType::Float16: t.data<Half>()[i] = Half(uniform(rng)); break;
-      case DataType::Int64: t.data<int64_t>()[i] = int64_t(rng() % 2); break;  // valid ids and masks
-      case DataType::Int32: t.data<int32_t>()[i] = int32_t(rng() % 2); break;
-      case DataType::Bool: t.data<bool>()[i] = rng() % 2; break;
-      default: break;
+      case DataType::Float:
+        t.data<float>()[i] = uniform(rng);
+        break;
+      case DataType::Double:
+        t.data<double>()[i] = uniform(rng);
+        break;
+      case DataType::Float16:
+        t.data<Half>()[i] = Half(uniform(rng));
+        break;
+      case DataType::Int64:
+        t.data<int64_t>()[i] = int64_t(rng() % 2);
+        break;  // valid ids and masks
+      case DataType::Int32:
+        t.data<int32_t>()[i] = int32_t(rng() % 2);
+        break;
+      case DataType::Bool:
+        t.data<bool>()[i] = rng() % 2;
+        break;
+      default:
+        break;
     }
   }
   return RunValue(std::move(t));

@@ -18,9 +18,9 @@ struct ExecutorOptions {
   // Backends in preference order; "cpu" is always added last as the fallback.
   std::vector<std::string> backends = {"cpu"};
   int threads = 2;
-  std::string kernelVariant;      // "" best available; "reference" pins the oracle kernels
-  bool useArena = true;           // plan intermediates into one arena after the first run
-  int64_t arenaLimitBytes = 0;    // 0: no limit; otherwise runs needing more fail, naming the node
+  std::string kernelVariant;    // "" best available; "reference" pins the oracle kernels
+  bool useArena = true;         // plan intermediates into one arena after the first run
+  int64_t arenaLimitBytes = 0;  // 0: no limit; otherwise runs needing more fail, naming the node
   bool profile = false;
   bool validateInputs = true;
 };
@@ -28,9 +28,9 @@ struct ExecutorOptions {
 struct MemoryReport {
   int64_t arenaBytes = 0;
   int64_t peakBytes = 0;
-  int64_t heapFallbacks = 0;      // buffers that did not fit their planned slot in the last run
+  int64_t heapFallbacks = 0;  // buffers that did not fit their planned slot in the last run
   int inPlaceCount = 0;
-  std::string peakNode;           // node running at the peak
+  std::string peakNode;                                      // node running at the peak
   std::vector<std::pair<std::string, int64_t>> aliveAtPeak;  // tensor label, bytes
 };
 

@@ -6,10 +6,10 @@ uint16_t Half::fromFloat(float f) {
   uint32_t x = std::bit_cast<uint32_t>(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t absx = x & 0x7fffffffu;
-  if (absx > 0x7f800000u) return uint16_t(sign | 0x7e00u);           // NaN
-  if (absx >= 0x47800000u) return uint16_t(sign | 0x7c00u);          // overflow to inf (65520 rounds up)
-  if (absx < 0x38800000u) {                                          // subnormal or zero half
-    if (absx < 0x33000000u) return uint16_t(sign);                   // below half the smallest subnormal
+  if (absx > 0x7f800000u) return uint16_t(sign | 0x7e00u);   // NaN
+  if (absx >= 0x47800000u) return uint16_t(sign | 0x7c00u);  // overflow to inf (65520 rounds up)
+  if (absx < 0x38800000u) {                                  // subnormal or zero half
+    if (absx < 0x33000000u) return uint16_t(sign);           // below half the smallest subnormal
     uint32_t mant = (absx & 0x7fffffu) | 0x800000u;
     // A half subnormal counts units of 2^-24: mant * 2^(e - 150) / 2^-24 = mant >> (126 - e).
     uint32_t rshift = uint32_t(126 - int(absx >> 23));
@@ -19,8 +19,8 @@ uint16_t Half::fromFloat(float f) {
     if (rem > halfway || (rem == halfway && (shifted & 1u))) ++shifted;
     return uint16_t(sign | shifted);
   }
-  uint32_t rounded = absx + 0xfffu + ((absx >> 13) & 1u);            // round to nearest even
-  rounded -= 0x38000000u;                                            // rebias exponent 127 -> 15
+  uint32_t rounded = absx + 0xfffu + ((absx >> 13) & 1u);  // round to nearest even
+  rounded -= 0x38000000u;                                  // rebias exponent 127 -> 15
   uint32_t h = rounded >> 13;
   if (h >= 0x7c00u) h = 0x7c00u;
   return uint16_t(sign | h);

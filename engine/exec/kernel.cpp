@@ -20,7 +20,9 @@ bool KernelContext::hasInput(size_t i) const {
   return i < inputs_.size() && inputs_[i] && !std::holds_alternative<std::monostate>(*inputs_[i]);
 }
 
-const RunValue& KernelContext::inputValue(size_t i) const { return i < inputs_.size() && inputs_[i] ? *inputs_[i] : kAbsent; }
+const RunValue& KernelContext::inputValue(size_t i) const {
+  return i < inputs_.size() && inputs_[i] ? *inputs_[i] : kAbsent;
+}
 
 const TensorValue& KernelContext::input(size_t i) const {
   const auto* t = std::get_if<TensorValue>(&inputValue(i));
@@ -30,8 +32,9 @@ const TensorValue& KernelContext::input(size_t i) const {
 Expected<const TensorValue*> KernelContext::requireTensor(size_t i) const {
   const auto* t = std::get_if<TensorValue>(&inputValue(i));
   if (!t) {
-    return error(hasInput(i) ? "expects a tensor, got " + describeValue(inputValue(i)) : "is missing a required input",
-                 int(i));
+    return error(
+        hasInput(i) ? "expects a tensor, got " + describeValue(inputValue(i)) : "is missing a required input",
+        int(i));
   }
   return t;
 }
@@ -71,7 +74,9 @@ bool KernelContext::wantsOutput(size_t i) const {
 
 Expected<TensorValue*> KernelContext::allocateOutput(size_t i, DataType dtype, Dims dims) {
   for (int64_t d : dims) {
-    if (d < 0) return error("computed a negative output dimension " + describeTensor(dtype, dims) + " for output " + std::to_string(i));
+    if (d < 0)
+      return error("computed a negative output dimension " + describeTensor(dtype, dims) + " for output " +
+                   std::to_string(i));
   }
   if (i >= outputs_.size()) return error("has no output " + std::to_string(i));
   auto tensor = host_.allocateOutput(i, dtype, std::move(dims));
@@ -84,7 +89,8 @@ void KernelContext::setOutput(size_t i, RunValue value) {
   if (i < outputs_.size()) outputs_[i] = std::move(value);
 }
 
-void KernelContext::parallelFor(int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& body) const {
+void KernelContext::parallelFor(int64_t count, int64_t grain,
+                                const std::function<void(int64_t, int64_t)>& body) const {
   pool_.parallelFor(count, grain, body);
 }
 
@@ -101,7 +107,9 @@ Error KernelContext::unsupportedType(int input) const {
   return error("does not support element type " + type + "; cast the input to a supported type", input);
 }
 
-void KernelRegistry::add(KernelDef def) { defs_.push_back(std::make_unique<KernelDef>(std::move(def))); }
+void KernelRegistry::add(KernelDef def) {
+  defs_.push_back(std::make_unique<KernelDef>(std::move(def)));
+}
 
 namespace {
 bool sameDomain(std::string_view a, std::string_view b) {
@@ -125,7 +133,8 @@ const KernelDef* KernelRegistry::find(const Node& node, int opset, std::string_v
   return best ? best : (variant.empty() ? nullptr : reference);
 }
 
-std::vector<const KernelDef*> KernelRegistry::variants(std::string_view domain, std::string_view opType) const {
+std::vector<const KernelDef*> KernelRegistry::variants(std::string_view domain,
+                                                       std::string_view opType) const {
   std::vector<const KernelDef*> out;
   for (const auto& def : defs_)
     if (def->opType == opType && sameDomain(def->domain, domain)) out.push_back(def.get());

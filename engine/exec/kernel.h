@@ -113,12 +113,12 @@ using KernelFactory = Expected<std::unique_ptr<Kernel>> (*)(const PrepareContext
 using FlopCounter = int64_t (*)(const KernelContext&);
 
 struct KernelDef {
-  std::string domain;       // "" for ai.onnx
+  std::string domain;  // "" for ai.onnx
   std::string opType;
-  int sinceVersion = 1;     // the opset versions this kernel implements: [sinceVersion, untilVersion]
+  int sinceVersion = 1;  // the opset versions this kernel implements: [sinceVersion, untilVersion]
   int untilVersion = 1 << 30;
   std::string variant = "reference";  // "reference" is the oracle; others: "avx2", "dnnl", ...
-  int priority = 0;         // among the kernels that support a node, the highest priority runs
+  int priority = 0;                   // among the kernels that support a node, the highest priority runs
   KernelFunction function = nullptr;  // either a stateless function,
   KernelFactory factory = nullptr;    // or a factory of prepared kernels
   // Optional filter beyond op and version (attributes, known input types): false means "use another".
@@ -147,7 +147,8 @@ const KernelRegistry& cpuKernels();
 void registerCpuKernels(KernelRegistry& registry);
 
 // Helpers shared by kernel registrations.
-KernelDef kernel(std::string opType, KernelFunction function, int sinceVersion = 1, int untilVersion = 1 << 30);
+KernelDef kernel(std::string opType, KernelFunction function, int sinceVersion = 1,
+                 int untilVersion = 1 << 30);
 KernelDef kernelFactory(std::string opType, KernelFactory factory, int sinceVersion = 1);
 
 }  // namespace onyx::exec

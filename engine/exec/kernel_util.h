@@ -17,15 +17,17 @@ using ComputeType = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v
 
 template <class T>
 inline T fromCompute(ComputeType<T> v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) return T(v);
-  else return static_cast<T>(v);
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    return T(v);
+  else
+    return static_cast<T>(v);
 }
 
 // Calls f(T{}) with T the C++ type of `dtype` if it is in Set; returns false otherwise. Only the listed
 // types are instantiated.
 enum TypeSet : unsigned {
-  kFloats = 1,     // float, double, float16, bfloat16
-  kSignedInts = 2, // int8..int64
+  kFloats = 1,      // float, double, float16, bfloat16
+  kSignedInts = 2,  // int8..int64
   kUnsignedInts = 4,
   kBool = 8,
   kString = 16,
@@ -34,12 +36,12 @@ enum TypeSet : unsigned {
   kAllTypes = kNumbers | kBool | kString,
 };
 
-#define ONYX_DISPATCH_CASE(SET, DT, TYPE)      \
-  case DataType::DT:                           \
-    if constexpr ((Set & (SET)) != 0) {        \
-      f(TYPE{});                               \
-      return true;                             \
-    }                                          \
+#define ONYX_DISPATCH_CASE(SET, DT, TYPE) \
+  case DataType::DT:                      \
+    if constexpr ((Set & (SET)) != 0) {   \
+      f(TYPE{});                          \
+      return true;                        \
+    }                                     \
     break;
 
 template <unsigned Set, class F>
@@ -59,7 +61,8 @@ bool dispatchType(DataType dtype, F&& f) {
     ONYX_DISPATCH_CASE(kUnsignedInts, Uint64, uint64_t)
     ONYX_DISPATCH_CASE(kBool, Bool, bool)
     ONYX_DISPATCH_CASE(kString, String, std::string)
-    default: break;
+    default:
+      break;
   }
   return false;
 }
@@ -68,13 +71,25 @@ bool dispatchType(DataType dtype, F&& f) {
 // Data-movement kernels only care about element size: dispatch on that (strings separately).
 template <class F>
 bool dispatchBySize(DataType dtype, F&& f) {
-  if (dtype == DataType::String) { f(std::string{}); return true; }
+  if (dtype == DataType::String) {
+    f(std::string{});
+    return true;
+  }
   switch (elementBytes(dtype)) {
-    case 1: f(uint8_t{}); return true;
-    case 2: f(uint16_t{}); return true;
-    case 4: f(uint32_t{}); return true;
-    case 8: f(uint64_t{}); return true;
-    default: return false;
+    case 1:
+      f(uint8_t{});
+      return true;
+    case 2:
+      f(uint16_t{});
+      return true;
+    case 4:
+      f(uint32_t{});
+      return true;
+    case 8:
+      f(uint64_t{});
+      return true;
+    default:
+      return false;
   }
 }
 

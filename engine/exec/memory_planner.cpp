@@ -6,7 +6,9 @@
 namespace onyx::exec {
 
 namespace {
-int64_t aligned(int64_t bytes) { return (std::max<int64_t>(bytes, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment; }
+int64_t aligned(int64_t bytes) {
+  return (std::max<int64_t>(bytes, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
 }  // namespace
 
 MemoryPlan planMemory(const std::vector<BufferRequest>& requests) {
@@ -42,7 +44,8 @@ MemoryPlan planMemory(const std::vector<BufferRequest>& requests) {
   std::vector<size_t> order;
   for (size_t i = 0; i < n; ++i)
     if (isRoot[i]) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return blocks[a].bytes > blocks[b].bytes; });
 
   std::vector<size_t> placed;
   for (size_t i : order) {
@@ -83,7 +86,8 @@ MemoryPlan planMemory(const std::vector<BufferRequest>& requests) {
   }
   if (plan.peakStep >= 0) {
     for (size_t i : order)
-      if (blocks[i].first <= plan.peakStep && plan.peakStep <= blocks[i].last) plan.aliveAtPeak.push_back(int(i));
+      if (blocks[i].first <= plan.peakStep && plan.peakStep <= blocks[i].last)
+        plan.aliveAtPeak.push_back(int(i));
   }
   return plan;
 }

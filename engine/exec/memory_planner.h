@@ -11,10 +11,10 @@ namespace onyx::exec {
 
 struct BufferRequest {
   int64_t bytes = 0;
-  int firstStep = 0;   // step that writes it
-  int lastStep = 0;    // last step that reads it (or any value viewing it)
-  int sharesWith = -1; // in place: index of an earlier buffer whose memory this one takes over
-  std::string label;   // "Conv '/conv1' (#3) output 0 'x'" for reports
+  int firstStep = 0;    // step that writes it
+  int lastStep = 0;     // last step that reads it (or any value viewing it)
+  int sharesWith = -1;  // in place: index of an earlier buffer whose memory this one takes over
+  std::string label;    // "Conv '/conv1' (#3) output 0 'x'" for reports
 };
 
 struct MemoryPlan {

@@ -7,10 +7,13 @@
 
 namespace onyx::exec {
 
-Profiler::Profiler() : epoch_(std::chrono::steady_clock::now()) { events_.reserve(4096); }
+Profiler::Profiler() : epoch_(std::chrono::steady_clock::now()) {
+  events_.reserve(4096);
+}
 
 int64_t Profiler::nowNs() const {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_)
+      .count();
 }
 
 void Profiler::beginIteration() {
@@ -33,12 +36,20 @@ std::string jsonEscape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", int(c));
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", int(c));
+        else
+          out += c;
     }
   }
   return out;
@@ -54,16 +65,17 @@ std::string Profiler::chromeTraceJson() const {
   };
   for (const IterationMark& it : iterations_) {
     sep();
-    out += fmt::format(R"({{"name":"iteration {}","cat":"iteration","ph":"X","pid":1,"tid":100,"ts":{:.3f},"dur":{:.3f}}})",
-                       it.iteration, it.startNs / 1000.0, it.durationNs / 1000.0);
+    out += fmt::format(
+        R"({{"name":"iteration {}","cat":"iteration","ph":"X","pid":1,"tid":100,"ts":{:.3f},"dur":{:.3f}}})",
+        it.iteration, it.startNs / 1000.0, it.durationNs / 1000.0);
   }
   for (const ProfileEvent& e : events_) {
     sep();
     out += fmt::format(
         R"({{"name":"{}","cat":"{}","ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"node_id":{},"op":"{}","backend":"{}","kernel":"{}","iteration":{},"depth":{},"bytes_read":{},"bytes_written":{},"flops":{}}}}})",
         jsonEscape(e.name.empty() ? e.opType : e.name), jsonEscape(e.opType), e.thread, e.startNs / 1000.0,
-        e.durationNs / 1000.0, e.node, jsonEscape(e.opType), jsonEscape(e.backend), jsonEscape(e.variant), e.iteration,
-        e.depth, e.bytesRead, e.bytesWritten, e.flops);
+        e.durationNs / 1000.0, e.node, jsonEscape(e.opType), jsonEscape(e.backend), jsonEscape(e.variant),
+        e.iteration, e.depth, e.bytesRead, e.bytesWritten, e.flops);
   }
   out += "\n],\"displayTimeUnit\":\"ms\"}\n";
   return out;
@@ -91,23 +103,28 @@ std::vector<SummaryRow> summarize(const std::vector<ProfileEvent>& events, bool 
     row.percent = total > 0 ? 100.0 * row.totalMs / total : 0;
     out.push_back(row);
   }
-  std::sort(out.begin(), out.end(), [](const SummaryRow& a, const SummaryRow& b) { return a.totalMs > b.totalMs; });
+  std::sort(out.begin(), out.end(),
+            [](const SummaryRow& a, const SummaryRow& b) { return a.totalMs > b.totalMs; });
   return out;
 }
 }  // namespace
 
-std::vector<SummaryRow> Profiler::byNode() const { return summarize(events_, true); }
-std::vector<SummaryRow> Profiler::byOpType() const { return summarize(events_, false); }
+std::vector<SummaryRow> Profiler::byNode() const {
+  return summarize(events_, true);
+}
+std::vector<SummaryRow> Profiler::byOpType() const {
+  return summarize(events_, false);
+}
 
 std::string Profiler::formatSummary(const std::vector<SummaryRow>& rows, size_t limit) {
-  std::string out = fmt::format("{:<48} {:>7} {:>10} {:>9} {:>6} {:>9}\n", "name", "count", "total ms", "mean ms", "%",
-                                "GFLOP/s");
+  std::string out = fmt::format("{:<48} {:>7} {:>10} {:>9} {:>6} {:>9}\n", "name", "count", "total ms",
+                                "mean ms", "%", "GFLOP/s");
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
     const SummaryRow& r = rows[i];
     double gflops = r.totalMs > 0 ? double(r.flops) / (r.totalMs * 1e6) : 0;
     std::string key = r.key.size() > 48 ? r.key.substr(0, 45) + "..." : r.key;
-    out += fmt::format("{:<48} {:>7} {:>10.3f} {:>9.4f} {:>6.1f} {:>9.2f}\n", key, r.count, r.totalMs, r.meanMs,
-                       r.percent, gflops);
+    out += fmt::format("{:<48} {:>7} {:>10.3f} {:>9.4f} {:>6.1f} {:>9.2f}\n", key, r.count, r.totalMs,
+                       r.meanMs, r.percent, gflops);
   }
   return out;
 }

@@ -12,14 +12,14 @@ namespace onyx::exec {
 
 struct ProfileEvent {
   NodeId node = kNoNode;
-  std::string name;         // node name
+  std::string name;  // node name
   std::string opType;
-  std::string backend;      // "cpu"
-  std::string variant;      // kernel variant, "transfer" for inserted copies
+  std::string backend;  // "cpu"
+  std::string variant;  // kernel variant, "transfer" for inserted copies
   int thread = 0;
   int iteration = 0;
-  int depth = 0;            // 0: main graph; >0: inside a control-flow body
-  int64_t startNs = 0;      // since the profiler's epoch
+  int depth = 0;        // 0: main graph; >0: inside a control-flow body
+  int64_t startNs = 0;  // since the profiler's epoch
   int64_t durationNs = 0;
   int64_t bytesRead = 0;
   int64_t bytesWritten = 0;
@@ -33,12 +33,12 @@ struct IterationMark {
 };
 
 struct SummaryRow {
-  std::string key;          // node "Conv '/layer1/conv' (#12)" or op type "Conv"
+  std::string key;  // node "Conv '/layer1/conv' (#12)" or op type "Conv"
   std::string opType;
-  int64_t count = 0;        // events summed (nodes x iterations)
+  int64_t count = 0;  // events summed (nodes x iterations)
   double totalMs = 0;
   double meanMs = 0;
-  double percent = 0;       // of all node time
+  double percent = 0;  // of all node time
   int64_t flops = 0;
   int64_t bytes = 0;
 };

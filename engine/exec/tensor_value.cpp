@@ -23,8 +23,10 @@ std::string describeTensor(DataType dtype, const Dims& dims) {
 
 size_t elementBytes(DataType dtype) {
   switch (dtype) {
-    case DataType::String: return sizeof(std::string);
-    case DataType::Bool: return 1;
+    case DataType::String:
+      return sizeof(std::string);
+    case DataType::Bool:
+      return 1;
     case DataType::Float8E4M3FN:
     case DataType::Float8E4M3FNUZ:
     case DataType::Float8E5M2:
@@ -37,7 +39,8 @@ size_t elementBytes(DataType dtype) {
     case DataType::Uint2:
     case DataType::Int2:
       return 1;  // unpacked: one byte per element at run time
-    default: return size_t(dataTypeBits(dtype) / 8);
+    default:
+      return size_t(dataTypeBits(dtype) / 8);
   }
 }
 
@@ -134,30 +137,46 @@ TensorValue TensorValue::fromConstant(const onyx::Tensor& tensor) {
 
 int64_t TensorValue::intAt(int64_t i) const {
   switch (dtype_) {
-    case DataType::Int64: return data<int64_t>()[i];
-    case DataType::Int32: return data<int32_t>()[i];
-    case DataType::Int16: return data<int16_t>()[i];
-    case DataType::Int8: return data<int8_t>()[i];
-    case DataType::Uint8: return data<uint8_t>()[i];
-    case DataType::Uint16: return data<uint16_t>()[i];
-    case DataType::Uint32: return data<uint32_t>()[i];
-    case DataType::Uint64: return int64_t(data<uint64_t>()[i]);
-    case DataType::Bool: return data<bool>()[i] ? 1 : 0;
+    case DataType::Int64:
+      return data<int64_t>()[i];
+    case DataType::Int32:
+      return data<int32_t>()[i];
+    case DataType::Int16:
+      return data<int16_t>()[i];
+    case DataType::Int8:
+      return data<int8_t>()[i];
+    case DataType::Uint8:
+      return data<uint8_t>()[i];
+    case DataType::Uint16:
+      return data<uint16_t>()[i];
+    case DataType::Uint32:
+      return data<uint32_t>()[i];
+    case DataType::Uint64:
+      return int64_t(data<uint64_t>()[i]);
+    case DataType::Bool:
+      return data<bool>()[i] ? 1 : 0;
     case DataType::Float:
     case DataType::Double:
     case DataType::Float16:
-    case DataType::BFloat16: return int64_t(doubleAt(i));
-    default: return 0;  // strings and types without a numeric reading here (float8, int4 are unpacked raw)
+    case DataType::BFloat16:
+      return int64_t(doubleAt(i));
+    default:
+      return 0;  // strings and types without a numeric reading here (float8, int4 are unpacked raw)
   }
 }
 
 double TensorValue::doubleAt(int64_t i) const {
   switch (dtype_) {
-    case DataType::Float: return data<float>()[i];
-    case DataType::Double: return data<double>()[i];
-    case DataType::Float16: return float(data<Half>()[i]);
-    case DataType::BFloat16: return float(data<BFloat16>()[i]);
-    default: return isInteger(dtype_) || dtype_ == DataType::Bool ? double(intAt(i)) : NAN;
+    case DataType::Float:
+      return data<float>()[i];
+    case DataType::Double:
+      return data<double>()[i];
+    case DataType::Float16:
+      return float(data<Half>()[i]);
+    case DataType::BFloat16:
+      return float(data<BFloat16>()[i]);
+    default:
+      return isInteger(dtype_) || dtype_ == DataType::Bool ? double(intAt(i)) : NAN;
   }
 }
 

@@ -62,13 +62,21 @@ class TensorValue {
   void* raw() { return data_; }
   const void* raw() const { return data_; }
   template <class T>
-  T* data() { return static_cast<T*>(data_); }
+  T* data() {
+    return static_cast<T*>(data_);
+  }
   template <class T>
-  const T* data() const { return static_cast<const T*>(data_); }
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
   template <class T>
-  std::span<const T> span() const { return {data<T>(), size_t(count_)}; }
+  std::span<const T> span() const {
+    return {data<T>(), size_t(count_)};
+  }
   template <class T>
-  std::span<T> mutableSpan() { return {data<T>(), size_t(count_)}; }
+  std::span<T> mutableSpan() {
+    return {data<T>(), size_t(count_)};
+  }
   // Reads element i of an integer or floating tensor as int64 / double (shape inputs, attributes as inputs).
   int64_t intAt(int64_t i) const;
   double doubleAt(int64_t i) const;
@@ -108,24 +116,69 @@ struct EmptyOptional {
 // monostate: absent (an omitted optional input or output).
 using RunValue = std::variant<std::monostate, TensorValue, SequenceValue, EmptyOptional>;
 
-inline bool isTensor(const RunValue& v) { return std::holds_alternative<TensorValue>(v); }
+inline bool isTensor(const RunValue& v) {
+  return std::holds_alternative<TensorValue>(v);
+}
 std::string describeValue(const RunValue& value);
 
 // Element types as C++ types, for kernels that dispatch on dtype.
-template <DataType D> struct CppTypeOf;
-template <> struct CppTypeOf<DataType::Float> { using type = float; };
-template <> struct CppTypeOf<DataType::Double> { using type = double; };
-template <> struct CppTypeOf<DataType::Float16> { using type = Half; };
-template <> struct CppTypeOf<DataType::BFloat16> { using type = BFloat16; };
-template <> struct CppTypeOf<DataType::Int8> { using type = int8_t; };
-template <> struct CppTypeOf<DataType::Int16> { using type = int16_t; };
-template <> struct CppTypeOf<DataType::Int32> { using type = int32_t; };
-template <> struct CppTypeOf<DataType::Int64> { using type = int64_t; };
-template <> struct CppTypeOf<DataType::Uint8> { using type = uint8_t; };
-template <> struct CppTypeOf<DataType::Uint16> { using type = uint16_t; };
-template <> struct CppTypeOf<DataType::Uint32> { using type = uint32_t; };
-template <> struct CppTypeOf<DataType::Uint64> { using type = uint64_t; };
-template <> struct CppTypeOf<DataType::Bool> { using type = bool; };
-template <> struct CppTypeOf<DataType::String> { using type = std::string; };
+template <DataType D>
+struct CppTypeOf;
+template <>
+struct CppTypeOf<DataType::Float> {
+  using type = float;
+};
+template <>
+struct CppTypeOf<DataType::Double> {
+  using type = double;
+};
+template <>
+struct CppTypeOf<DataType::Float16> {
+  using type = Half;
+};
+template <>
+struct CppTypeOf<DataType::BFloat16> {
+  using type = BFloat16;
+};
+template <>
+struct CppTypeOf<DataType::Int8> {
+  using type = int8_t;
+};
+template <>
+struct CppTypeOf<DataType::Int16> {
+  using type = int16_t;
+};
+template <>
+struct CppTypeOf<DataType::Int32> {
+  using type = int32_t;
+};
+template <>
+struct CppTypeOf<DataType::Int64> {
+  using type = int64_t;
+};
+template <>
+struct CppTypeOf<DataType::Uint8> {
+  using type = uint8_t;
+};
+template <>
+struct CppTypeOf<DataType::Uint16> {
+  using type = uint16_t;
+};
+template <>
+struct CppTypeOf<DataType::Uint32> {
+  using type = uint32_t;
+};
+template <>
+struct CppTypeOf<DataType::Uint64> {
+  using type = uint64_t;
+};
+template <>
+struct CppTypeOf<DataType::Bool> {
+  using type = bool;
+};
+template <>
+struct CppTypeOf<DataType::String> {
+  using type = std::string;
+};
 
 }  // namespace onyx::exec

@@ -7,11 +7,16 @@
 
 namespace onyx::exec {
 
-ThreadPool::ThreadPool(int threads) : threads_(std::max(1, threads)) { omp_set_num_threads(threads_); }
+ThreadPool::ThreadPool(int threads) : threads_(std::max(1, threads)) {
+  omp_set_num_threads(threads_);
+}
 
-int ThreadPool::currentThreadIndex() { return omp_get_thread_num(); }
+int ThreadPool::currentThreadIndex() {
+  return omp_get_thread_num();
+}
 
-void ThreadPool::parallelFor(int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
+void ThreadPool::parallelFor(int64_t count, int64_t grain,
+                             const std::function<void(int64_t, int64_t)>& body) {
   if (count <= 0) return;
   grain = std::max<int64_t>(1, grain);
   if (threads_ == 1 || omp_in_parallel() || count <= grain) {

@@ -21,8 +21,10 @@ int runSuite(const std::filesystem::path& dir, int& failed) {
   failed = 0;
   for (const auto& caseDir : findCases(dir)) {
     CaseResult result = runConformanceCase(caseDir, options);
-    if (result.status == CaseResult::Status::Passed) ++passed;
-    else if (result.status == CaseResult::Status::Failed) ++failed;
+    if (result.status == CaseResult::Status::Passed)
+      ++passed;
+    else if (result.status == CaseResult::Status::Failed)
+      ++failed;
   }
   return passed;
 }
@@ -37,13 +39,15 @@ TEST(ExecConformance, NodeCases) {
 
 TEST(ExecConformance, PytorchAndSimpleCases) {
   int passed = 0, failed = 0;
-  for (const char* suite : {"onnx-backend-data/pytorch-converted", "onnx-backend-data/pytorch-operator", "onnx-backend-data/simple"}) {
+  for (const char* suite : {"onnx-backend-data/pytorch-converted", "onnx-backend-data/pytorch-operator",
+                            "onnx-backend-data/simple"}) {
     ONYX_REQUIRE_SHARED(dir, suite);
     int suiteFailed = 0;
     passed += runSuite(dir, suiteFailed);
     failed += suiteFailed;
   }
-  std::cout << "pytorch-converted + pytorch-operator + simple: " << passed << " passed, " << failed << " failed\n";
+  std::cout << "pytorch-converted + pytorch-operator + simple: " << passed << " passed, " << failed
+            << " failed\n";
   EXPECT_GE(passed, kPytorchSimpleFloor);
 }
 

@@ -8,9 +8,9 @@ namespace onyx::exec::testing {
 namespace {
 
 const std::vector<std::pair<Dims, Dims>> kBroadcastCases = {
-    {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}},       {{2, 3, 4}, {3, 1}}, {{1}, {5, 1, 7}},
-    {{2, 1, 4}, {1, 3, 1}}, {{0, 3}, {1, 3}},       {{}, {2, 2}},        {{70, 300}, {300}},
-    {{8, 1, 33, 17}, {8, 5, 1, 17}},
+    {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}},       {{2, 3, 4}, {3, 1}},
+    {{1}, {5, 1, 7}},       {{2, 1, 4}, {1, 3, 1}}, {{0, 3}, {1, 3}},
+    {{}, {2, 2}},           {{70, 300}, {300}},     {{8, 1, 33, 17}, {8, 5, 1, 17}},
 };
 
 TEST(ExecElementwise, BinaryFastMatchesReferenceUnderBroadcasting) {
@@ -47,7 +47,8 @@ TEST(ExecElementwise, BroadcastFailureNamesNodeAndInput) {
   auto y = randomTensor(DataType::Float, {4}, 2);
   auto result = runNode({"Add"}, {x, y}, "");
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.error().toString(), "Add cannot broadcast float32[2, 3] with float32[4] (Add 'node' (#1), input 1 'x1')");
+  EXPECT_EQ(result.error().toString(),
+            "Add cannot broadcast float32[2, 3] with float32[4] (Add 'node' (#1), input 1 'x1')");
 }
 
 TEST(ExecElementwise, IntegerDivisionByZeroGivesZero) {

@@ -35,7 +35,8 @@ TEST(ExecMemoryPlanner, ReusesMemoryOfDeadTensors) {
   EXPECT_EQ(plan.peakBytes, 2 * 1024);
   for (size_t i = 0; i < requests.size(); ++i)
     for (size_t j = i + 1; j < requests.size(); ++j) {
-      bool overlapInTime = requests[i].firstStep <= requests[j].lastStep && requests[j].firstStep <= requests[i].lastStep;
+      bool overlapInTime =
+          requests[i].firstStep <= requests[j].lastStep && requests[j].firstStep <= requests[i].lastStep;
       if (overlapInTime) {
         EXPECT_NE(plan.offsets[i], plan.offsets[j]);
       }
@@ -85,7 +86,8 @@ TEST(ExecExecutor, NewInputShapesArePlannedAgain) {
     auto expected = (*unplanned)->run({{"x", x}});
     ASSERT_TRUE(planned.ok()) << planned.error().toString();
     EXPECT_EQ(std::get<TensorValue>((*planned)[0]).dims(), (Dims{n, 64}));
-    EXPECT_TRUE(closeTensors(std::get<TensorValue>((*planned)[0]), std::get<TensorValue>((*expected)[0]), 0, 0));
+    EXPECT_TRUE(
+        closeTensors(std::get<TensorValue>((*planned)[0]), std::get<TensorValue>((*expected)[0]), 0, 0));
   }
 }
 
@@ -95,7 +97,8 @@ TEST(ExecExecutor, WrongDtypeNamesTheInput) {
   ASSERT_TRUE(executor.ok());
   auto result = (*executor)->run({{"x", randomTensor(DataType::Double, {2, 64}, 1)}});
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.error().toString(), "input 'x' is float64[2, 64] but the model expects float32[N, 64] (x)");
+  EXPECT_EQ(result.error().toString(),
+            "input 'x' is float64[2, 64] but the model expects float32[N, 64] (x)");
 }
 
 TEST(ExecExecutor, WrongRankNamesTheInput) {
@@ -103,7 +106,8 @@ TEST(ExecExecutor, WrongRankNamesTheInput) {
   auto executor = Executor::create(*model);
   auto result = (*executor)->run({{"x", randomTensor(DataType::Float, {64}, 1)}});
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.error().toString(), "input 'x' has rank 1 (float32[64]) but the model expects float32[N, 64] (x)");
+  EXPECT_EQ(result.error().toString(),
+            "input 'x' has rank 1 (float32[64]) but the model expects float32[N, 64] (x)");
 }
 
 TEST(ExecExecutor, MissingInputIsReported) {
@@ -123,7 +127,8 @@ g (float[A] x, float[B] y) => (float[C] z) {
 )");
   auto executor = Executor::create(*model);
   ASSERT_TRUE(executor.ok());
-  auto result = (*executor)->run({{"x", randomTensor(DataType::Float, {3}, 1)}, {"y", randomTensor(DataType::Float, {4}, 2)}});
+  auto result = (*executor)->run(
+      {{"x", randomTensor(DataType::Float, {3}, 1)}, {"y", randomTensor(DataType::Float, {4}, 2)}});
   ASSERT_FALSE(result.ok());
   EXPECT_NE(result.error().toString().find("cannot broadcast float32[3] with float32[4]"), std::string::npos);
   EXPECT_NE(result.error().where.find("input 1 'y'"), std::string::npos);
@@ -150,7 +155,8 @@ TEST(ExecExecutor, ArenaExhaustionNamesTheNode) {
   ASSERT_TRUE(executor.ok());
   auto result = (*executor)->run({{"x", randomTensor(DataType::Float, {16, 64}, 1)}});
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.error().message.find("over the limit of 1024"), std::string::npos) << result.error().toString();
+  EXPECT_NE(result.error().message.find("over the limit of 1024"), std::string::npos)
+      << result.error().toString();
   EXPECT_NE(result.error().where.find("(#"), std::string::npos) << result.error().toString();
 }
 
@@ -192,8 +198,9 @@ class ReluOnlyBackend final : public Backend {
   std::string_view name() const override { return "fake"; }
   bool usesHostMemory() const override { return false; }
   bool supports(const Node& node, int) const override { return node.opType() == "Relu"; }
-  Expected<std::unique_ptr<PreparedNode>> prepare(const Node& node, int opset, const NodeShapes& shapes,
-                                                  const std::vector<const onyx::Tensor*>& constants) override {
+  Expected<std::unique_ptr<PreparedNode>> prepare(
+      const Node& node, int opset, const NodeShapes& shapes,
+      const std::vector<const onyx::Tensor*>& constants) override {
     CpuBackend cpu(pool_);
     return cpu.prepare(node, opset, shapes, constants);
   }

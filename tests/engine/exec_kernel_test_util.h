@@ -15,7 +15,8 @@ namespace onyx::exec::testing {
 struct NodeCase {
   NodeCase(std::string op, std::vector<Attribute> attrs = {}, int opsetVersion = 17, int outputCount = 1)
       : opType(std::move(op)), attributes(std::move(attrs)), opset(opsetVersion), outputs(outputCount) {}
-  NodeCase(const char* op) : NodeCase(std::string(op)) {}  // NOLINT: implicit, tests read runNode({"Add"}, ...)
+  NodeCase(const char* op)
+      : NodeCase(std::string(op)) {}  // NOLINT: implicit, tests read runNode({"Add"}, ...)
   std::string opType;
   std::vector<Attribute> attributes;
   int opset = 17;
@@ -73,16 +74,35 @@ inline TensorValue randomTensor(DataType dtype, Dims dims, uint64_t seed, float 
   for (int64_t i = 0; i < t.count(); ++i) {
     float v = u(rng);
     switch (dtype) {
-      case DataType::Float: t.data<float>()[i] = v; break;
-      case DataType::Double: t.data<double>()[i] = v; break;
-      case DataType::Float16: t.data<Half>()[i] = Half(v); break;
-      case DataType::BFloat16: t.data<BFloat16>()[i] = BFloat16(v); break;
-      case DataType::Int32: t.data<int32_t>()[i] = int32_t(v * 10); break;
-      case DataType::Int64: t.data<int64_t>()[i] = int64_t(v * 10); break;
-      case DataType::Int8: t.data<int8_t>()[i] = int8_t(v * 10); break;
-      case DataType::Uint8: t.data<uint8_t>()[i] = uint8_t(std::abs(v) * 10); break;
-      case DataType::Bool: t.data<bool>()[i] = v > 0; break;
-      default: break;
+      case DataType::Float:
+        t.data<float>()[i] = v;
+        break;
+      case DataType::Double:
+        t.data<double>()[i] = v;
+        break;
+      case DataType::Float16:
+        t.data<Half>()[i] = Half(v);
+        break;
+      case DataType::BFloat16:
+        t.data<BFloat16>()[i] = BFloat16(v);
+        break;
+      case DataType::Int32:
+        t.data<int32_t>()[i] = int32_t(v * 10);
+        break;
+      case DataType::Int64:
+        t.data<int64_t>()[i] = int64_t(v * 10);
+        break;
+      case DataType::Int8:
+        t.data<int8_t>()[i] = int8_t(v * 10);
+        break;
+      case DataType::Uint8:
+        t.data<uint8_t>()[i] = uint8_t(std::abs(v) * 10);
+        break;
+      case DataType::Bool:
+        t.data<bool>()[i] = v > 0;
+        break;
+      default:
+        break;
     }
   }
   return t;
@@ -95,13 +115,15 @@ inline ::testing::AssertionResult closeTensors(const TensorValue& a, const Tenso
     return ::testing::AssertionFailure() << a.describe() << " vs " << b.describe();
   for (int64_t i = 0; i < a.count(); ++i) {
     if (a.dtype() == DataType::String) {
-      if (a.data<std::string>()[i] != b.data<std::string>()[i]) return ::testing::AssertionFailure() << "element " << i;
+      if (a.data<std::string>()[i] != b.data<std::string>()[i])
+        return ::testing::AssertionFailure() << "element " << i;
       continue;
     }
     double x = a.doubleAt(i), y = b.doubleAt(i);
     if (std::isnan(x) && std::isnan(y)) continue;
     if (!(std::abs(x - y) <= atol + rtol * std::abs(y)))
-      return ::testing::AssertionFailure() << "element " << i << ": " << x << " vs " << y << " in " << a.describe();
+      return ::testing::AssertionFailure()
+             << "element " << i << ": " << x << " vs " << y << " in " << a.describe();
   }
   return ::testing::AssertionSuccess();
 }

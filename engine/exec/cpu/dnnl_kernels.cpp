@@ -26,13 +26,20 @@ dnnl::engine& cpuEngine() {
 
 Tag plainTag(size_t rank) {
   switch (rank) {
-    case 1: return Tag::a;
-    case 2: return Tag::ab;
-    case 3: return Tag::abc;
-    case 4: return Tag::abcd;
-    case 5: return Tag::abcde;
-    case 6: return Tag::abcdef;
-    default: return Tag::undef;
+    case 1:
+      return Tag::a;
+    case 2:
+      return Tag::ab;
+    case 3:
+      return Tag::abc;
+    case 4:
+      return Tag::abcd;
+    case 5:
+      return Tag::abcde;
+    case 6:
+      return Tag::abcdef;
+    default:
+      return Tag::undef;
   }
 }
 
@@ -40,7 +47,7 @@ Tag plainTag(size_t rank) {
 struct ConvPlan {
   dnnl::convolution_forward primitive;
   dnnl::convolution_forward::primitive_desc pd;
-  memory weights;   // in the primitive's layout
+  memory weights;  // in the primitive's layout
   memory bias;
   Dims outDims;
   bool srcReorder = false, dstReorder = false;
@@ -53,7 +60,8 @@ class DnnlConv final : public Kernel {
   Expected<void> run(KernelContext& ctx) override {
     const TensorValue& x = ctx.input(0);
     const TensorValue& w = ctx.input(1);
-    if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank())
+    if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 ||
+        w.rank() != x.rank())
       return fallback(ctx);
     auto it = plans_.find(x.dims());
     if (it == plans_.end() || !constantWeights_) {
@@ -74,7 +82,8 @@ class DnnlConv final : public Kernel {
       dnnl::reorder(userSrc, src).execute(stream, userSrc, src);
     }
     if (plan.dstReorder) dst = memory(plan.pd.dst_desc(), cpuEngine());
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}};
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}};
     if (plan.bias) args[DNNL_ARG_BIAS] = plan.bias;
     plan.primitive.execute(stream, args);
     if (plan.dstReorder) dnnl::reorder(dst, userDst).execute(stream, dst, userDst);
@@ -94,7 +103,9 @@ class DnnlConv final : public Kernel {
     int64_t groups = ctx.attrInt("group", 1);
     int64_t c = x.dim(1), m = w.dim(0);
     if (groups <= 0 || c != w.dim(1) * groups || m % groups != 0)
-      return ctx.error("channels of " + x.describe() + " do not match weights " + w.describe() + " with group " + std::to_string(groups), 1);
+      return ctx.error("channels of " + x.describe() + " do not match weights " + w.describe() +
+                           " with group " + std::to_string(groups),
+                       1);
     std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
     std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
     auto g = windowGeometry(ctx, spatial, kernel, false);
@@ -118,11 +129,12 @@ class DnnlConv final : public Kernel {
     const TensorValue& bias = ctx.input(2);
     memory::desc biasMd({m}, memory::data_type::f32, Tag::a);
     try {
-      auto desc = bias.empty()
-                      ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                                        srcAny, wAny, dstAny, g->strides, dil, g->padsBegin, g->padsEnd)
-                      : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                                        srcAny, wAny, biasMd, dstAny, g->strides, dil, g->padsBegin, g->padsEnd);
+      auto desc = bias.empty() ? dnnl::convolution_forward::desc(
+                                     dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                     srcAny, wAny, dstAny, g->strides, dil, g->padsBegin, g->padsEnd)
+                               : dnnl::convolution_forward::desc(
+                                     dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                     srcAny, wAny, biasMd, dstAny, g->strides, dil, g->padsBegin, g->padsEnd);
       plan.pd = dnnl::convolution_forward::primitive_desc(desc, cpuEngine());
       plan.primitive = dnnl::convolution_forward(plan.pd);
       dnnl::stream stream(cpuEngine());
@@ -130,7 +142,9 @@ class DnnlConv final : public Kernel {
       plan.weights = memory(plan.pd.weights_desc(), cpuEngine());
       dnnl::reorder(userW, plan.weights).execute(stream, userW, plan.weights);
       if (!bias.empty()) {
-        if (bias.count() != m || bias.dtype() != DataType::Float) return ctx.error("bias " + bias.describe() + " does not match " + std::to_string(m) + " output channels", 2);
+        if (bias.count() != m || bias.dtype() != DataType::Float)
+          return ctx.error(
+              "bias " + bias.describe() + " does not match " + std::to_string(m) + " output channels", 2);
         plan.bias = memory(biasMd, cpuEngine());
         std::memcpy(plan.bias.get_data_handle(), bias.raw(), size_t(m) * sizeof(float));
       }
@@ -171,12 +185,15 @@ class DnnlMatmul final : public Kernel {
     if (gemm_ && (a0.rank() != 2 || b0.rank() != 2)) return fallback(ctx);
     TensorValue a = a0.rank() == 1 ? a0.reshaped({1, a0.dim(0)}) : a0;
     TensorValue b = b0.rank() == 1 ? b0.reshaped({b0.dim(0), 1}) : b0;
-    int64_t m = ta ? a.dim(a.rank() - 1) : a.dim(a.rank() - 2), k = ta ? a.dim(a.rank() - 2) : a.dim(a.rank() - 1);
-    int64_t k2 = tb ? b.dim(b.rank() - 1) : b.dim(b.rank() - 2), n = tb ? b.dim(b.rank() - 2) : b.dim(b.rank() - 1);
+    int64_t m = ta ? a.dim(a.rank() - 1) : a.dim(a.rank() - 2),
+            k = ta ? a.dim(a.rank() - 2) : a.dim(a.rank() - 1);
+    int64_t k2 = tb ? b.dim(b.rank() - 1) : b.dim(b.rank() - 2),
+            n = tb ? b.dim(b.rank() - 2) : b.dim(b.rank() - 1);
     if (k != k2) return ctx.error("cannot multiply " + a0.describe() + " by " + b0.describe(), 1);
     Dims batchA(a.dims().begin(), a.dims().end() - 2), batchB(b.dims().begin(), b.dims().end() - 2);
     auto batch = broadcastShapes({&batchA, &batchB});
-    if (!batch) return ctx.error("batch dims of " + a0.describe() + " and " + b0.describe() + " do not broadcast", 1);
+    if (!batch)
+      return ctx.error("batch dims of " + a0.describe() + " and " + b0.describe() + " do not broadcast", 1);
     Dims outDims = *batch;
     if (a0.rank() != 1) outDims.push_back(m);
     if (b0.rank() != 1) outDims.push_back(n);
@@ -225,11 +242,14 @@ class DnnlMatmul final : public Kernel {
         Dims logicalA = aDims, logicalB = bDims;
         if (ta) std::swap(logicalA[logicalA.size() - 1], logicalA[logicalA.size() - 2]);
         if (tb) std::swap(logicalB[logicalB.size() - 1], logicalB[logicalB.size() - 2]);
-        plan.srcMd = ta ? transposedMd(logicalA, true) : memory::desc(aDims, memory::data_type::f32, plainTag(aDims.size()));
-        plan.userWeightsMd = tb ? transposedMd(logicalB, true) : memory::desc(bDims, memory::data_type::f32, plainTag(bDims.size()));
+        plan.srcMd = ta ? transposedMd(logicalA, true)
+                        : memory::desc(aDims, memory::data_type::f32, plainTag(aDims.size()));
+        plan.userWeightsMd = tb ? transposedMd(logicalB, true)
+                                : memory::desc(bDims, memory::data_type::f32, plainTag(bDims.size()));
         plan.dstMd = memory::desc(yDims, memory::data_type::f32, plainTag(yDims.size()));
         bool pack = constantB_ && logicalB.size() == 2;
-        memory::desc wMd = pack ? memory::desc(logicalB, memory::data_type::f32, Tag::any) : plan.userWeightsMd;
+        memory::desc wMd =
+            pack ? memory::desc(logicalB, memory::data_type::f32, Tag::any) : plan.userWeightsMd;
         dnnl::primitive_attr attr;
         if (gemm_) {
           float alpha = ctx.attrFloat("alpha", 1.0f);
@@ -252,7 +272,9 @@ class DnnlMatmul final : public Kernel {
       dnnl::stream stream(cpuEngine());
       memory src(plan.srcMd, cpuEngine(), const_cast<void*>(a.raw()));
       memory dst(plan.dstMd, cpuEngine(), (*y)->raw());
-      memory weights = plan.weightsPacked ? plan.weights : memory(plan.userWeightsMd, cpuEngine(), const_cast<void*>(b.raw()));
+      memory weights = plan.weightsPacked
+                           ? plan.weights
+                           : memory(plan.userWeightsMd, cpuEngine(), const_cast<void*>(b.raw()));
       plan.primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
       stream.wait();
     } catch (const dnnl::error& e) {
@@ -263,7 +285,8 @@ class DnnlMatmul final : public Kernel {
       if (c.dtype() != DataType::Float) return ctx.unsupportedType(2);
       Dims od = (*y)->dims();
       auto out = broadcastShapes({&c.dims(), &od});
-      if (!out || *out != od) return ctx.error("C " + c.describe() + " does not broadcast to " + (*y)->describe(), 2);
+      if (!out || *out != od)
+        return ctx.error("C " + c.describe() + " does not broadcast to " + (*y)->describe(), 2);
       auto cs = broadcastStrides(c.dims(), od);
       float beta = ctx.attrFloat("beta", 1.0f);
       float* py = (*y)->template data<float>();
@@ -271,8 +294,10 @@ class DnnlMatmul final : public Kernel {
       for (int64_t i = 0; i < od[0]; ++i) {
         const float* crow = pc + i * cs[0];
         float* yrow = py + i * od[1];
-        if (cs[1] == 1) for (int64_t j = 0; j < od[1]; ++j) yrow[j] += beta * crow[j];
-        else for (int64_t j = 0; j < od[1]; ++j) yrow[j] += beta * crow[0];
+        if (cs[1] == 1)
+          for (int64_t j = 0; j < od[1]; ++j) yrow[j] += beta * crow[j];
+        else
+          for (int64_t j = 0; j < od[1]; ++j) yrow[j] += beta * crow[0];
       }
     }
     return {};
@@ -290,13 +315,16 @@ class DnnlMatmul final : public Kernel {
 };
 
 Expected<std::unique_ptr<Kernel>> makeConv(const PrepareContext& p) {
-  return std::unique_ptr<Kernel>(std::make_unique<DnnlConv>(p.constantInputs.size() > 1 ? p.constantInputs[1] : nullptr));
+  return std::unique_ptr<Kernel>(
+      std::make_unique<DnnlConv>(p.constantInputs.size() > 1 ? p.constantInputs[1] : nullptr));
 }
 Expected<std::unique_ptr<Kernel>> makeMatmul(const PrepareContext& p) {
-  return std::unique_ptr<Kernel>(std::make_unique<DnnlMatmul>(p.constantInputs.size() > 1 && p.constantInputs[1], false));
+  return std::unique_ptr<Kernel>(
+      std::make_unique<DnnlMatmul>(p.constantInputs.size() > 1 && p.constantInputs[1], false));
 }
 Expected<std::unique_ptr<Kernel>> makeGemm(const PrepareContext& p) {
-  return std::unique_ptr<Kernel>(std::make_unique<DnnlMatmul>(p.constantInputs.size() > 1 && p.constantInputs[1], true));
+  return std::unique_ptr<Kernel>(
+      std::make_unique<DnnlMatmul>(p.constantInputs.size() > 1 && p.constantInputs[1], true));
 }
 
 }  // namespace

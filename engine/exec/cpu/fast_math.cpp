@@ -40,11 +40,13 @@ inline float erfApprox(float x) {
   // Abramowitz & Stegun 7.1.26 for |x| >= 0.5; Taylor series below, where 7.1.26's absolute error would
   // be large relative to erf itself.
   float t = 1.0f / (1.0f + 0.3275911f * a);
-  float poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  float poly =
+      t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
   float big = 1.0f - poly * expApprox(-a * a);
   float x2 = a * a;
-  float small = 1.1283791670955126f * a *
-                (1.0f + x2 * (-1.0f / 3.0f + x2 * (1.0f / 10.0f + x2 * (-1.0f / 42.0f + x2 * (1.0f / 216.0f)))));
+  float small =
+      1.1283791670955126f * a *
+      (1.0f + x2 * (-1.0f / 3.0f + x2 * (1.0f / 10.0f + x2 * (-1.0f / 42.0f + x2 * (1.0f / 216.0f)))));
   float v = a < 0.5f ? small : big;
   return std::copysign(v, x);
 }

@@ -13,12 +13,15 @@ Expected<WindowGeometry> windowGeometry(const KernelContext& ctx, const std::vec
   g.dilations = ctx.attrInts("dilations").value_or(std::vector<int64_t>(n, 1));
   std::vector<int64_t> pads = ctx.attrInts("pads").value_or(std::vector<int64_t>(2 * n, 0));
   if (g.strides.size() != n || g.dilations.size() != n || pads.size() != 2 * n || kernel.size() != n)
-    return ctx.error("strides, dilations, pads or kernel_shape do not match the input's spatial rank " + std::to_string(n), 0);
+    return ctx.error(
+        "strides, dilations, pads or kernel_shape do not match the input's spatial rank " + std::to_string(n),
+        0);
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
   g.padsBegin.assign(pads.begin(), pads.begin() + long(n));
   g.padsEnd.assign(pads.begin() + long(n), pads.end());
   for (size_t i = 0; i < n; ++i) {
-    if (g.strides[i] <= 0 || g.dilations[i] <= 0) return ctx.error("strides and dilations must be positive", 0);
+    if (g.strides[i] <= 0 || g.dilations[i] <= 0)
+      return ctx.error("strides and dilations must be positive", 0);
     int64_t effective = (kernel[i] - 1) * g.dilations[i] + 1;
     int64_t out;
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {

@@ -51,74 +51,102 @@ struct NoParams {
 struct ReluOp : NoParams {
   explicit ReluOp(const KernelContext&) {}
   template <class C>
-  C operator()(C v) const { return v > C(0) ? v : C(0); }
+  C operator()(C v) const {
+    return v > C(0) ? v : C(0);
+  }
 };
 struct SigmoidOp : NoParams {
   explicit SigmoidOp(const KernelContext&) {}
   template <class C>
-  C operator()(C v) const { return C(1) / (C(1) + std::exp(-v)); }
+  C operator()(C v) const {
+    return C(1) / (C(1) + std::exp(-v));
+  }
 };
 struct TanhOp : NoParams {
   explicit TanhOp(const KernelContext&) {}
   template <class C>
-  C operator()(C v) const { return std::tanh(v); }
+  C operator()(C v) const {
+    return std::tanh(v);
+  }
 };
 struct LeakyReluOp {
   float alpha, beta = 0;
   explicit LeakyReluOp(const KernelContext& c) : alpha(c.attrFloat("alpha", 0.01f)) {}
   template <class C>
-  C operator()(C v) const { return v >= C(0) ? v : C(alpha) * v; }
+  C operator()(C v) const {
+    return v >= C(0) ? v : C(alpha) * v;
+  }
 };
 struct EluOp {
   float alpha, beta = 0;
   explicit EluOp(const KernelContext& c) : alpha(c.attrFloat("alpha", 1.0f)) {}
   template <class C>
-  C operator()(C v) const { return v >= C(0) ? v : C(alpha) * (std::exp(v) - C(1)); }
+  C operator()(C v) const {
+    return v >= C(0) ? v : C(alpha) * (std::exp(v) - C(1));
+  }
 };
 struct CeluOp {
   float alpha, beta = 0;
   explicit CeluOp(const KernelContext& c) : alpha(c.attrFloat("alpha", 1.0f)) {}
   template <class C>
-  C operator()(C v) const { return std::max(C(0), v) + std::min(C(0), C(alpha) * (std::exp(v / C(alpha)) - C(1))); }
+  C operator()(C v) const {
+    return std::max(C(0), v) + std::min(C(0), C(alpha) * (std::exp(v / C(alpha)) - C(1)));
+  }
 };
 struct SeluOp {
   float alpha, beta;
   explicit SeluOp(const KernelContext& c)
-      : alpha(c.attrFloat("alpha", 1.67326319217681884765625f)), beta(c.attrFloat("gamma", 1.05070102214813232421875f)) {}
+      : alpha(c.attrFloat("alpha", 1.67326319217681884765625f)),
+        beta(c.attrFloat("gamma", 1.05070102214813232421875f)) {}
   template <class C>
-  C operator()(C v) const { return C(beta) * (v > C(0) ? v : C(alpha) * (std::exp(v) - C(1))); }
+  C operator()(C v) const {
+    return C(beta) * (v > C(0) ? v : C(alpha) * (std::exp(v) - C(1)));
+  }
 };
 struct HardSigmoidOp {
   float alpha, beta;
-  explicit HardSigmoidOp(const KernelContext& c) : alpha(c.attrFloat("alpha", 0.2f)), beta(c.attrFloat("beta", 0.5f)) {}
+  explicit HardSigmoidOp(const KernelContext& c)
+      : alpha(c.attrFloat("alpha", 0.2f)), beta(c.attrFloat("beta", 0.5f)) {}
   template <class C>
-  C operator()(C v) const { return std::max(C(0), std::min(C(1), C(alpha) * v + C(beta))); }
+  C operator()(C v) const {
+    return std::max(C(0), std::min(C(1), C(alpha) * v + C(beta)));
+  }
 };
 struct HardSwishOp : NoParams {
   explicit HardSwishOp(const KernelContext&) {}
   template <class C>
-  C operator()(C v) const { return v * std::max(C(0), std::min(C(1), v / C(6) + C(0.5))); }
+  C operator()(C v) const {
+    return v * std::max(C(0), std::min(C(1), v / C(6) + C(0.5)));
+  }
 };
 struct SoftplusOp : NoParams {
   explicit SoftplusOp(const KernelContext&) {}
   template <class C>
-  C operator()(C v) const { return v > C(0) ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); }
+  C operator()(C v) const {
+    return v > C(0) ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
+  }
 };
 struct SoftsignOp : NoParams {
   explicit SoftsignOp(const KernelContext&) {}
   template <class C>
-  C operator()(C v) const { return v / (C(1) + std::abs(v)); }
+  C operator()(C v) const {
+    return v / (C(1) + std::abs(v));
+  }
 };
 struct ThresholdedReluOp {
   float alpha, beta = 0;
   explicit ThresholdedReluOp(const KernelContext& c) : alpha(c.attrFloat("alpha", 1.0f)) {}
   template <class C>
-  C operator()(C v) const { return v > C(alpha) ? v : C(0); }
+  C operator()(C v) const {
+    return v > C(alpha) ? v : C(0);
+  }
 };
 struct MishOp : NoParams {
   explicit MishOp(const KernelContext&) {}
   template <class C>
-  C operator()(C v) const { return v * std::tanh(v > C(0) ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v))); }
+  C operator()(C v) const {
+    return v * std::tanh(v > C(0) ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)));
+  }
 };
 struct GeluOp {
   float alpha = 0, beta = 0;
@@ -126,7 +154,8 @@ struct GeluOp {
   explicit GeluOp(const KernelContext& c) : tanhApprox(c.attrString("approximate", "none") == "tanh") {}
   template <class C>
   C operator()(C v) const {
-    if (tanhApprox) return C(0.5) * v * (C(1) + std::tanh(C(0.7978845608028654) * (v + C(0.044715) * v * v * v)));
+    if (tanhApprox)
+      return C(0.5) * v * (C(1) + std::tanh(C(0.7978845608028654) * (v + C(0.044715) * v * v * v)));
     return C(0.5) * v * (C(1) + std::erf(v / C(1.4142135623730951)));
   }
 };

@@ -10,13 +10,15 @@ namespace {
 Expected<void> ifKernel(KernelContext& ctx) {
   auto cond = ctx.requireTensor(0);
   if (!cond) return cond.error();
-  if ((*cond)->count() != 1) return ctx.error("condition must have one element, got " + (*cond)->describe(), 0);
+  if ((*cond)->count() != 1)
+    return ctx.error("condition must have one element, got " + (*cond)->describe(), 0);
   const Graph* branch = ctx.attrGraph((*cond)->intAt(0) ? "then_branch" : "else_branch");
   if (!branch) return ctx.error("has no branch graph");
   auto outputs = ctx.runSubgraph(*branch, {});
   if (!outputs) return outputs.error();
   if (outputs->size() != ctx.outputCount())
-    return ctx.error("branch produces " + std::to_string(outputs->size()) + " outputs for " + std::to_string(ctx.outputCount()));
+    return ctx.error("branch produces " + std::to_string(outputs->size()) + " outputs for " +
+                     std::to_string(ctx.outputCount()));
   for (size_t i = 0; i < outputs->size(); ++i) ctx.setOutput(i, std::move((*outputs)[i]));
   return {};
 }
@@ -40,10 +42,12 @@ Expected<TensorValue> stack(const KernelContext& ctx, const std::vector<TensorVa
     for (int64_t o = 0; o < outer; ++o) {
       if (first.dtype() == DataType::String) {
         for (int64_t j = 0; j < inner; ++j)
-          out.data<std::string>()[(o * int64_t(items.size()) + int64_t(i)) * inner + j] = items[i].data<std::string>()[o * inner + j];
+          out.data<std::string>()[(o * int64_t(items.size()) + int64_t(i)) * inner + j] =
+              items[i].data<std::string>()[o * inner + j];
       } else {
-        std::memcpy(static_cast<char*>(out.raw()) + size_t((o * int64_t(items.size()) + int64_t(i)) * inner) * eb,
-                    static_cast<const char*>(items[i].raw()) + size_t(o * inner) * eb, size_t(inner) * eb);
+        std::memcpy(
+            static_cast<char*>(out.raw()) + size_t((o * int64_t(items.size()) + int64_t(i)) * inner) * eb,
+            static_cast<const char*>(items[i].raw()) + size_t(o * inner) * eb, size_t(inner) * eb);
       }
     }
   }
@@ -67,7 +71,8 @@ Expected<void> loopKernel(KernelContext& ctx) {
     for (const RunValue& s : state) inputs.push_back(s);
     auto outputs = ctx.runSubgraph(*body, std::move(inputs));
     if (!outputs) return outputs.error();
-    if (outputs->size() != 1 + carried + scans) return ctx.error("body produces " + std::to_string(outputs->size()) + " outputs");
+    if (outputs->size() != 1 + carried + scans)
+      return ctx.error("body produces " + std::to_string(outputs->size()) + " outputs");
     const auto* c = std::get_if<TensorValue>(&(*outputs)[0]);
     cond = c && c->count() ? c->intAt(0) != 0 : false;
     for (size_t i = 0; i < carried; ++i) state[i] = (*outputs)[1 + i];
@@ -76,7 +81,8 @@ Expected<void> loopKernel(KernelContext& ctx) {
       if (!t) return ctx.error("scan output " + std::to_string(i) + " is not a tensor");
       scanned[i].push_back(t->clone());
     }
-    if (trip > 100000000) return ctx.error("ran more than 1e8 iterations; check the trip count and condition");
+    if (trip > 100000000)
+      return ctx.error("ran more than 1e8 iterations; check the trip count and condition");
   }
   for (size_t i = 0; i < carried; ++i) ctx.setOutput(i, state[i]);
   for (size_t i = 0; i < scans; ++i) {
@@ -85,7 +91,9 @@ Expected<void> loopKernel(KernelContext& ctx) {
       const Type& t = ctx.node().output(carried + i)->type();
       Dims dims = {0};
       if (t.shape()) dims.resize(t.shape()->size(), 0);
-      ctx.setOutput(carried + i, TensorValue::allocate(t.elemType() == DataType::Undefined ? DataType::Float : t.elemType(), dims));
+      ctx.setOutput(
+          carried + i,
+          TensorValue::allocate(t.elemType() == DataType::Undefined ? DataType::Float : t.elemType(), dims));
       continue;
     }
     auto stacked = stack(ctx, scanned[i], 0);
@@ -154,13 +162,15 @@ Expected<void> scanKernel(KernelContext& ctx) {
         size_t eb = elementBytes(t.dtype());
         for (int64_t o = 0; o < outer; ++o)
           std::memcpy(static_cast<char*>(s.raw()) + size_t(o * inner) * eb,
-                      static_cast<const char*>(t.raw()) + size_t((o * iterations + idx) * inner) * eb, size_t(inner) * eb);
+                      static_cast<const char*>(t.raw()) + size_t((o * iterations + idx) * inner) * eb,
+                      size_t(inner) * eb);
         args.push_back(std::move(s));
       }
       auto outs = ctx.runSubgraph(*body, std::move(args));
       if (!outs) return outs.error();
       for (size_t i = 0; i < carried; ++i) st[i] = (*outs)[i];
-      for (size_t i = 0; i < scanOutputs; ++i) collected[i].push_back(std::get<TensorValue>((*outs)[carried + i]).clone());
+      for (size_t i = 0; i < scanOutputs; ++i)
+        collected[i].push_back(std::get<TensorValue>((*outs)[carried + i]).clone());
     }
     for (size_t i = 0; i < carried; ++i) finalState[i].push_back(std::get<TensorValue>(st[i]));
     for (size_t i = 0; i < scanOutputs; ++i) {

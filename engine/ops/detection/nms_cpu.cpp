@@ -15,7 +15,8 @@ Expected<void> nmsKernel(KernelContext& ctx) {
   if (!ss) return ss.error();
   const TensorValue& boxes = **bs;
   const TensorValue& scores = **ss;
-  if (boxes.rank() != 3 || boxes.dim(2) != 4) return ctx.error("boxes must be [batch, boxes, 4], got " + boxes.describe(), 0);
+  if (boxes.rank() != 3 || boxes.dim(2) != 4)
+    return ctx.error("boxes must be [batch, boxes, 4], got " + boxes.describe(), 0);
   if (scores.rank() != 3 || scores.dim(0) != boxes.dim(0) || scores.dim(2) != boxes.dim(1))
     return ctx.error("scores " + scores.describe() + " do not match boxes " + boxes.describe(), 1);
   int64_t maxOut = ctx.hasInput(2) && ctx.input(2).count() ? ctx.input(2).intAt(0) : 0;
@@ -29,9 +30,15 @@ Expected<void> nmsKernel(KernelContext& ctx) {
     double v[4];
     for (int k = 0; k < 4; ++k) v[k] = boxes.doubleAt((b * n + i) * 4 + k);
     if (center) {
-      out[0] = v[1] - v[3] / 2; out[1] = v[0] - v[2] / 2; out[2] = v[1] + v[3] / 2; out[3] = v[0] + v[2] / 2;
+      out[0] = v[1] - v[3] / 2;
+      out[1] = v[0] - v[2] / 2;
+      out[2] = v[1] + v[3] / 2;
+      out[3] = v[0] + v[2] / 2;
     } else {
-      out[0] = std::min(v[0], v[2]); out[1] = std::min(v[1], v[3]); out[2] = std::max(v[0], v[2]); out[3] = std::max(v[1], v[3]);
+      out[0] = std::min(v[0], v[2]);
+      out[1] = std::min(v[1], v[3]);
+      out[2] = std::max(v[0], v[2]);
+      out[3] = std::max(v[1], v[3]);
     }
   };
   for (int64_t b = 0; b < batches; ++b)
@@ -79,6 +86,8 @@ Expected<void> nmsKernel(KernelContext& ctx) {
 
 }  // namespace
 
-void registerNmsCpuKernels(KernelRegistry& r) { r.add(kernel("NonMaxSuppression", nmsKernel, 10)); }
+void registerNmsCpuKernels(KernelRegistry& r) {
+  r.add(kernel("NonMaxSuppression", nmsKernel, 10));
+}
 
 }  // namespace onyx::exec

@@ -11,7 +11,8 @@ Expected<void> compareKernel(KernelContext& ctx) {
   auto b = ctx.requireTensor(1);
   if (!b) return b.error();
   if ((*a)->dtype() != (*b)->dtype())
-    return ctx.error("inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
+    return ctx.error(
+        "inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
   auto layout = binaryLayout((*a)->dims(), (*b)->dims());
   if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
   auto y = ctx.allocateOutput(0, DataType::Bool, layout->outDims);
@@ -20,25 +21,56 @@ Expected<void> compareKernel(KernelContext& ctx) {
   bool ok = dispatchType<Types>((*a)->dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, std::string>) {
-      binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<bool>(),
-                 [&](const T& x, const T& z) { return cmp(x, z); });
+      binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(),
+                 (*y)->template data<bool>(), [&](const T& x, const T& z) { return cmp(x, z); });
     } else {
       using Cm = ComputeType<T>;
-      binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<bool>(),
-                 [&](T x, T z) { return cmp(Cm(x), Cm(z)); });
+      binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(),
+                 (*y)->template data<bool>(), [&](T x, T z) { return cmp(Cm(x), Cm(z)); });
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
 
-struct Eq { template <class T> bool operator()(const T& a, const T& b) const { return a == b; } };
-struct Gt { template <class T> bool operator()(const T& a, const T& b) const { return a > b; } };
-struct Lt { template <class T> bool operator()(const T& a, const T& b) const { return a < b; } };
-struct Ge { template <class T> bool operator()(const T& a, const T& b) const { return a >= b; } };
-struct Le { template <class T> bool operator()(const T& a, const T& b) const { return a <= b; } };
-struct AndOp { bool operator()(bool a, bool b) const { return a && b; } };
-struct OrOp { bool operator()(bool a, bool b) const { return a || b; } };
-struct XorOp { bool operator()(bool a, bool b) const { return a != b; } };
+struct Eq {
+  template <class T>
+  bool operator()(const T& a, const T& b) const {
+    return a == b;
+  }
+};
+struct Gt {
+  template <class T>
+  bool operator()(const T& a, const T& b) const {
+    return a > b;
+  }
+};
+struct Lt {
+  template <class T>
+  bool operator()(const T& a, const T& b) const {
+    return a < b;
+  }
+};
+struct Ge {
+  template <class T>
+  bool operator()(const T& a, const T& b) const {
+    return a >= b;
+  }
+};
+struct Le {
+  template <class T>
+  bool operator()(const T& a, const T& b) const {
+    return a <= b;
+  }
+};
+struct AndOp {
+  bool operator()(bool a, bool b) const { return a && b; }
+};
+struct OrOp {
+  bool operator()(bool a, bool b) const { return a || b; }
+};
+struct XorOp {
+  bool operator()(bool a, bool b) const { return a != b; }
+};
 
 template <class Op>
 Expected<void> boolKernel(KernelContext& ctx) {
@@ -53,8 +85,8 @@ Expected<void> boolKernel(KernelContext& ctx) {
   auto y = ctx.allocateOutput(0, DataType::Bool, layout->outDims);
   if (!y) return y.error();
   Op op;
-  binaryLoop(ctx, *layout, (*a)->template data<bool>(), (*b)->template data<bool>(), (*y)->template data<bool>(),
-             [&](bool x, bool z) { return op(x, z); });
+  binaryLoop(ctx, *layout, (*a)->template data<bool>(), (*b)->template data<bool>(),
+             (*y)->template data<bool>(), [&](bool x, bool z) { return op(x, z); });
   return {};
 }
 
@@ -68,11 +100,12 @@ Expected<void> whereKernel(KernelContext& ctx) {
   const TensorValue& y = ctx.input(2);
   if (x.dtype() != y.dtype()) return ctx.error("X and Y have different element types", 2);
   auto out = broadcastShapes({&c.dims(), &x.dims(), &y.dims()});
-  if (!out) return ctx.error("cannot broadcast " + c.describe() + ", " + x.describe() + " and " + y.describe(), 1);
+  if (!out)
+    return ctx.error("cannot broadcast " + c.describe() + ", " + x.describe() + " and " + y.describe(), 1);
   auto r = ctx.allocateOutput(0, x.dtype(), *out);
   if (!r) return r.error();
-  std::array<std::vector<int64_t>, 3> strides{broadcastStrides(c.dims(), *out), broadcastStrides(x.dims(), *out),
-                                              broadcastStrides(y.dims(), *out)};
+  std::array<std::vector<int64_t>, 3> strides{
+      broadcastStrides(c.dims(), *out), broadcastStrides(x.dims(), *out), broadcastStrides(y.dims(), *out)};
   const bool* cond = c.data<bool>();
   bool ok = dispatchBySize(x.dtype(), [&](auto tag) {
     using T = decltype(tag);

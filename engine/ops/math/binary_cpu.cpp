@@ -11,9 +11,24 @@ namespace {
 template <class T>
 using C = ComputeType<T>;
 
-struct AddOp { template <class T> T operator()(T a, T b) const { return fromCompute<T>(C<T>(a) + C<T>(b)); } };
-struct SubOp { template <class T> T operator()(T a, T b) const { return fromCompute<T>(C<T>(a) - C<T>(b)); } };
-struct MulOp { template <class T> T operator()(T a, T b) const { return fromCompute<T>(C<T>(a) * C<T>(b)); } };
+struct AddOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return fromCompute<T>(C<T>(a) + C<T>(b));
+  }
+};
+struct SubOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return fromCompute<T>(C<T>(a) - C<T>(b));
+  }
+};
+struct MulOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return fromCompute<T>(C<T>(a) * C<T>(b));
+  }
+};
 struct DivOp {
   template <class T>
   T operator()(T a, T b) const {
@@ -32,7 +47,8 @@ struct MaxOp {
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<C<T>>) {
-      if (std::isnan(C<T>(a)) || std::isnan(C<T>(b))) return fromCompute<T>(std::numeric_limits<C<T>>::quiet_NaN());
+      if (std::isnan(C<T>(a)) || std::isnan(C<T>(b)))
+        return fromCompute<T>(std::numeric_limits<C<T>>::quiet_NaN());
     }
     return C<T>(a) >= C<T>(b) ? a : b;
   }
@@ -41,18 +57,36 @@ struct MinOp {
   template <class T>
   T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<C<T>>) {
-      if (std::isnan(C<T>(a)) || std::isnan(C<T>(b))) return fromCompute<T>(std::numeric_limits<C<T>>::quiet_NaN());
+      if (std::isnan(C<T>(a)) || std::isnan(C<T>(b)))
+        return fromCompute<T>(std::numeric_limits<C<T>>::quiet_NaN());
     }
     return C<T>(a) <= C<T>(b) ? a : b;
   }
 };
 struct PReluOp {
   template <class T>
-  T operator()(T x, T slope) const { return C<T>(x) < C<T>(0) ? fromCompute<T>(C<T>(x) * C<T>(slope)) : x; }
+  T operator()(T x, T slope) const {
+    return C<T>(x) < C<T>(0) ? fromCompute<T>(C<T>(x) * C<T>(slope)) : x;
+  }
 };
-struct BitAndOp { template <class T> T operator()(T a, T b) const { return T(a & b); } };
-struct BitOrOp { template <class T> T operator()(T a, T b) const { return T(a | b); } };
-struct BitXorOp { template <class T> T operator()(T a, T b) const { return T(a ^ b); } };
+struct BitAndOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return T(a & b);
+  }
+};
+struct BitOrOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return T(a | b);
+  }
+};
+struct BitXorOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return T(a ^ b);
+  }
+};
 
 template <class T>
 T modOp(T a, T b, bool fmod) {
@@ -76,8 +110,8 @@ T modOp(T a, T b, bool fmod) {
 
 // PRelu's slope of C values for an [N, C, ...] input means one slope per channel: ONNX Runtime and
 // PyTorch exports (test_PReLU_*_multiparam) rely on it although it does not broadcast numpy-style.
-Expected<const TensorValue*> channelSlope(const KernelContext& ctx, const TensorValue& x, const TensorValue* slope,
-                                         TensorValue& storage) {
+Expected<const TensorValue*> channelSlope(const KernelContext& ctx, const TensorValue& x,
+                                          const TensorValue* slope, TensorValue& storage) {
   if (ctx.node().opType() != "PRelu" || slope->rank() != 1 || x.rank() < 2 || slope->dim(0) != x.dim(1) ||
       broadcastShapes({&x.dims(), &slope->dims()}))
     return slope;
@@ -96,7 +130,8 @@ Expected<void> binaryKernel(KernelContext& ctx) {
   TensorValue slopeStorage;
   auto b = channelSlope(ctx, **a, *b0, slopeStorage);
   if ((*a)->dtype() != (*b)->dtype())
-    return ctx.error("inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
+    return ctx.error(
+        "inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
   auto layout = binaryLayout((*a)->dims(), (*b)->dims());
   if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
   auto y = ctx.allocateOutput(0, (*a)->dtype(), layout->outDims);
@@ -120,19 +155,23 @@ Expected<void> binaryReference(KernelContext& ctx) {
   TensorValue slopeStorage;
   auto b = channelSlope(ctx, **a, *b0, slopeStorage);
   if ((*a)->dtype() != (*b)->dtype())
-    return ctx.error("inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
+    return ctx.error(
+        "inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
   auto out = broadcastShapes({&(*a)->dims(), &(*b)->dims()});
   if (!out) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
   auto y = ctx.allocateOutput(0, (*a)->dtype(), *out);
   if (!y) return y.error();
-  std::array<std::vector<int64_t>, 2> strides{broadcastStrides((*a)->dims(), *out), broadcastStrides((*b)->dims(), *out)};
+  std::array<std::vector<int64_t>, 2> strides{broadcastStrides((*a)->dims(), *out),
+                                              broadcastStrides((*b)->dims(), *out)};
   Op op;
   bool ok = dispatchType<Types>((*a)->dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* pa = (*a)->template data<T>();
     const T* pb = (*b)->template data<T>();
     T* py = (*y)->template data<T>();
-    forEachBroadcast<2>(*out, strides, [&](int64_t o, const std::array<int64_t, 2>& off) { py[o] = op(pa[off[0]], pb[off[1]]); });
+    forEachBroadcast<2>(*out, strides, [&](int64_t o, const std::array<int64_t, 2>& off) {
+      py[o] = op(pa[off[0]], pb[off[1]]);
+    });
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
@@ -185,8 +224,10 @@ Expected<void> powKernel(KernelContext& ctx) {
     using T = decltype(tag);
     binaryLoop(ctx, *layout, base.data<T>(), e.data(), (*y)->template data<T>(), [](T x, double p) {
       double r = powValue(x, p);
-      if constexpr (std::is_integral_v<T>) return T(int64_t(r));
-      else return fromCompute<T>(C<T>(r));
+      if constexpr (std::is_integral_v<T>)
+        return T(int64_t(r));
+      else
+        return fromCompute<T>(C<T>(r));
     });
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -208,7 +249,8 @@ Expected<void> variadicKernel(KernelContext& ctx) {
     Op op;
     bool ok = dispatchType<kNumbers>(acc.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      binaryLoop(ctx, *layout, acc.data<T>(), (*x)->template data<T>(), next.data<T>(), [&](T p, T q) { return op(p, q); });
+      binaryLoop(ctx, *layout, acc.data<T>(), (*x)->template data<T>(), next.data<T>(),
+                 [&](T p, T q) { return op(p, q); });
     });
     if (!ok) return ctx.unsupportedType(int(i));
     acc = std::move(next);
@@ -220,8 +262,10 @@ Expected<void> variadicKernel(KernelContext& ctx) {
     const T* src = acc.data<T>();
     T* dst = (*y)->template data<T>();
     for (int64_t i = 0; i < acc.count(); ++i) {
-      if constexpr (IsMean) dst[i] = fromCompute<T>(C<T>(src[i]) / C<T>(n));
-      else dst[i] = src[i];
+      if constexpr (IsMean)
+        dst[i] = fromCompute<T>(C<T>(src[i]) / C<T>(n));
+      else
+        dst[i] = src[i];
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -239,10 +283,11 @@ Expected<void> bitShiftKernel(KernelContext& ctx) {
   if (!y) return y.error();
   bool ok = dispatchType<kUnsignedInts>((*a)->dtype(), [&](auto tag) {
     using T = decltype(tag);
-    binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<T>(), [&](T x, T s) {
-      if (s >= T(sizeof(T) * 8)) return T(0);
-      return left ? T(x << s) : T(x >> s);
-    });
+    binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<T>(),
+               [&](T x, T s) {
+                 if (s >= T(sizeof(T) * 8)) return T(0);
+                 return left ? T(x << s) : T(x >> s);
+               });
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }

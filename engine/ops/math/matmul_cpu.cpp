@@ -20,7 +20,9 @@ Expected<void> matmulReference(KernelContext& ctx) {
   if (k != k2) return ctx.error("cannot multiply " + (*as)->describe() + " by " + (*bs)->describe(), 1);
   Dims batchA(a.dims().begin(), a.dims().end() - 2), batchB(b.dims().begin(), b.dims().end() - 2);
   auto batch = broadcastShapes({&batchA, &batchB});
-  if (!batch) return ctx.error("batch dims of " + (*as)->describe() + " and " + (*bs)->describe() + " do not broadcast", 1);
+  if (!batch)
+    return ctx.error("batch dims of " + (*as)->describe() + " and " + (*bs)->describe() + " do not broadcast",
+                     1);
   Dims outDims = *batch;
   if (!vecA) outDims.push_back(m);
   if (!vecB) outDims.push_back(n);
@@ -48,7 +50,8 @@ Expected<void> matmulReference(KernelContext& ctx) {
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           Acc acc = 0;
-          for (int64_t p = 0; p < k; ++p) acc += Acc(ComputeType<T>(A[i * k + p])) * Acc(ComputeType<T>(B[p * n + j]));
+          for (int64_t p = 0; p < k; ++p)
+            acc += Acc(ComputeType<T>(A[i * k + p])) * Acc(ComputeType<T>(B[p * n + j]));
           Y[i * n + j] = fromCompute<T>(ComputeType<T>(acc));
         }
     }
@@ -63,18 +66,24 @@ Expected<void> gemmReference(KernelContext& ctx) {
   if (!bs) return bs.error();
   const TensorValue& a = **as;
   const TensorValue& b = **bs;
-  if (a.rank() != 2 || b.rank() != 2) return ctx.error("needs 2-D A and B, got " + a.describe() + " and " + b.describe(), 0);
+  if (a.rank() != 2 || b.rank() != 2)
+    return ctx.error("needs 2-D A and B, got " + a.describe() + " and " + b.describe(), 0);
   bool ta = ctx.attrInt("transA", 0) != 0, tb = ctx.attrInt("transB", 0) != 0;
   double alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
   int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
   int64_t k2 = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
-  if (k != k2) return ctx.error("cannot multiply " + a.describe() + " by " + b.describe() + " (transA " + std::to_string(ta) + ", transB " + std::to_string(tb) + ")", 1);
+  if (k != k2)
+    return ctx.error("cannot multiply " + a.describe() + " by " + b.describe() + " (transA " +
+                         std::to_string(ta) + ", transB " + std::to_string(tb) + ")",
+                     1);
   const TensorValue& c = ctx.input(2);
   Dims outDims = {m, n};
   std::vector<int64_t> cs;
   if (!c.empty()) {
     if (!broadcastShapes({&c.dims(), &outDims}) || *broadcastShapes({&c.dims(), &outDims}) != outDims)
-      return ctx.error("C " + c.describe() + " does not broadcast to [" + std::to_string(m) + ", " + std::to_string(n) + "]", 2);
+      return ctx.error("C " + c.describe() + " does not broadcast to [" + std::to_string(m) + ", " +
+                           std::to_string(n) + "]",
+                       2);
     cs = broadcastStrides(c.dims(), outDims);
   }
   auto y = ctx.allocateOutput(0, a.dtype(), outDims);
@@ -95,8 +104,10 @@ Expected<void> gemmReference(KernelContext& ctx) {
         }
         double v = double(acc) * alpha;
         if (!c.empty()) v += beta * c.doubleAt(i * cs[0] + j * cs[1]);
-        if constexpr (std::is_integral_v<T>) py[i * n + j] = T(int64_t(v));
-        else py[i * n + j] = fromCompute<T>(ComputeType<T>(v));
+        if constexpr (std::is_integral_v<T>)
+          py[i * n + j] = T(int64_t(v));
+        else
+          py[i * n + j] = fromCompute<T>(ComputeType<T>(v));
       }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);

@@ -28,9 +28,13 @@ Expected<void> mapUnary(KernelContext& ctx, Op op) {
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
 
-#define ONYX_UNARY(NAME, TYPES, EXPR)                                          \
-  Expected<void> NAME(KernelContext& ctx) {                                    \
-    return mapUnary<TYPES>(ctx, [](auto v) { using V = decltype(v); (void)sizeof(V); return EXPR; }); \
+#define ONYX_UNARY(NAME, TYPES, EXPR)        \
+  Expected<void> NAME(KernelContext& ctx) {  \
+    return mapUnary<TYPES>(ctx, [](auto v) { \
+      using V = decltype(v);                 \
+      (void)sizeof(V);                       \
+      return EXPR;                           \
+    });                                      \
   }
 
 ONYX_UNARY(absKernel, kNumbers, v < V(0) ? V(-v) : v)
@@ -76,7 +80,8 @@ Expected<void> notKernel(KernelContext& ctx) {
   if ((*x)->dtype() != DataType::Bool) return ctx.unsupportedType(0);
   auto y = ctx.allocateOutput(0, DataType::Bool, (*x)->dims());
   if (!y) return y.error();
-  for (int64_t i = 0; i < (*x)->count(); ++i) (*y)->template data<bool>()[i] = !(*x)->template data<bool>()[i];
+  for (int64_t i = 0; i < (*x)->count(); ++i)
+    (*y)->template data<bool>()[i] = !(*x)->template data<bool>()[i];
   return {};
 }
 
@@ -93,8 +98,10 @@ Expected<void> classifyKernel(KernelContext& ctx) {
     bool* dst = (*y)->template data<bool>();
     for (int64_t i = 0; i < (*x)->count(); ++i) {
       double v = double(ComputeType<T>(src[i]));
-      if constexpr (IsInf) dst[i] = std::isinf(v) && ((v > 0 && detectPos) || (v < 0 && detectNeg));
-      else dst[i] = std::isnan(v);
+      if constexpr (IsInf)
+        dst[i] = std::isinf(v) && ((v > 0 && detectPos) || (v < 0 && detectNeg));
+      else
+        dst[i] = std::isnan(v);
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -115,13 +122,16 @@ Expected<void> clipKernel(KernelContext& ctx) {
       lo = Cm(ctx.attrFloat("min", -std::numeric_limits<float>::max()));
       hi = Cm(ctx.attrFloat("max", std::numeric_limits<float>::max()));
     } else {
-      if (ctx.hasInput(1) && ctx.input(1).count() > 0) lo = Cm(ComputeType<T>(ctx.input(1).template data<T>()[0]));
-      if (ctx.hasInput(2) && ctx.input(2).count() > 0) hi = Cm(ComputeType<T>(ctx.input(2).template data<T>()[0]));
+      if (ctx.hasInput(1) && ctx.input(1).count() > 0)
+        lo = Cm(ComputeType<T>(ctx.input(1).template data<T>()[0]));
+      if (ctx.hasInput(2) && ctx.input(2).count() > 0)
+        hi = Cm(ComputeType<T>(ctx.input(2).template data<T>()[0]));
     }
     const T* src = in.data<T>();
     T* dst = (*y)->template data<T>();
     if constexpr (std::is_same_v<T, float>) {
-      ctx.parallelFor(in.count(), 16384, [&](int64_t b, int64_t e) { fastClip(src + b, dst + b, e - b, lo, hi); });
+      ctx.parallelFor(in.count(), 16384,
+                      [&](int64_t b, int64_t e) { fastClip(src + b, dst + b, e - b, lo, hi); });
     } else {
       for (int64_t i = 0; i < in.count(); ++i) {
         Cm v = Cm(src[i]);

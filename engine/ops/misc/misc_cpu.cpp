@@ -12,8 +12,10 @@ Expected<void> dropoutKernel(KernelContext& ctx) {
   auto x = ctx.requireTensor(0);
   if (!x) return x.error();
   bool training = ctx.hasInput(2) && ctx.input(2).count() && ctx.input(2).intAt(0) != 0;
-  double ratio = ctx.hasInput(1) && ctx.input(1).count() ? ctx.input(1).doubleAt(0) : ctx.attrFloat("ratio", 0.5f);
-  if (training && ratio > 0) return ctx.error("training-mode dropout is random; run it with training_mode false", 2);
+  double ratio =
+      ctx.hasInput(1) && ctx.input(1).count() ? ctx.input(1).doubleAt(0) : ctx.attrFloat("ratio", 0.5f);
+  if (training && ratio > 0)
+    return ctx.error("training-mode dropout is random; run it with training_mode false", 2);
   ctx.setOutput(0, **x);
   if (ctx.wantsOutput(1)) {
     auto mask = ctx.allocateOutput(1, DataType::Bool, (*x)->dims());
@@ -33,8 +35,10 @@ Expected<void> mapFloat(KernelContext& ctx, F f) {
     using T = decltype(tag);
     for (int64_t i = 0; i < (*x)->count(); ++i) {
       double v = f(double(ComputeType<T>((*x)->template data<T>()[i])));
-      if constexpr (std::is_integral_v<T>) (*y)->template data<T>()[i] = T(v);
-      else (*y)->template data<T>()[i] = fromCompute<T>(ComputeType<T>(v));
+      if constexpr (std::is_integral_v<T>)
+        (*y)->template data<T>()[i] = T(v);
+      else
+        (*y)->template data<T>()[i] = fromCompute<T>(ComputeType<T>(v));
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -101,9 +105,11 @@ Expected<void> eyeLikeKernel(KernelContext& ctx) {
     using T = decltype(tag);
     T* dst = (*y)->template data<T>();
     for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j) dst[i * cols + j] = fromCompute<T>(ComputeType<T>(j - i == k ? 1 : 0));
+      for (int64_t j = 0; j < cols; ++j)
+        dst[i * cols + j] = fromCompute<T>(ComputeType<T>(j - i == k ? 1 : 0));
   });
-  return ok ? Expected<void>() : ctx.error("does not support output type " + std::string(dataTypeName(dtype)));
+  return ok ? Expected<void>()
+            : ctx.error("does not support output type " + std::string(dataTypeName(dtype)));
 }
 
 Expected<void> oneHotKernel(KernelContext& ctx) {
@@ -152,7 +158,8 @@ Expected<void> spaceDepthKernel(KernelContext& ctx) {
   int64_t n = in.dim(0), c = in.dim(1), h = in.dim(2), w = in.dim(3);
   bool crd = ctx.attrString("mode", "DCR") == "CRD";
   Dims outDims = ToSpace ? Dims{n, c / (b * b), h * b, w * b} : Dims{n, c * b * b, h / b, w / b};
-  if ((ToSpace && c % (b * b)) || (!ToSpace && (h % b || w % b))) return ctx.error("dims are not divisible by the block size", 0);
+  if ((ToSpace && c % (b * b)) || (!ToSpace && (h % b || w % b)))
+    return ctx.error("dims are not divisible by the block size", 0);
   auto y = ctx.allocateOutput(0, in.dtype(), outDims);
   if (!y) return y.error();
   bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
@@ -214,7 +221,8 @@ Expected<void> compressKernel(KernelContext& ctx) {
     int64_t k = int64_t(keep.size());
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < k; ++j)
-        for (int64_t i = 0; i < inner; ++i) dst[(o * k + j) * inner + i] = src[(o * len + keep[size_t(j)]) * inner + i];
+        for (int64_t i = 0; i < inner; ++i)
+          dst[(o * k + j) * inner + i] = src[(o * len + keep[size_t(j)]) * inner + i];
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
@@ -251,7 +259,8 @@ Expected<void> quantizeKernel(KernelContext& ctx) {
   if (!s) return s.error();
   auto q = quantParams(ctx, **x);
   if (!q) return q.error();
-  DataType out = q->zero ? q->zero->dtype() : static_cast<DataType>(ctx.attrInt("output_dtype", int64_t(DataType::Uint8)));
+  DataType out = q->zero ? q->zero->dtype()
+                         : static_cast<DataType>(ctx.attrInt("output_dtype", int64_t(DataType::Uint8)));
   if (out == DataType::Undefined) out = DataType::Uint8;
   auto y = ctx.allocateOutput(0, out, (*x)->dims());
   if (!y) return y.error();
@@ -285,7 +294,8 @@ Expected<void> dequantizeKernel(KernelContext& ctx) {
     for (int64_t i = 0; i < (*x)->count(); ++i) {
       int64_t k = q->index(i);
       double zero = q->zero ? q->zero->doubleAt(k) : 0.0;
-      (*y)->template data<T>()[i] = fromCompute<T>(ComputeType<T>(((*x)->doubleAt(i) - zero) * q->scale->doubleAt(k)));
+      (*y)->template data<T>()[i] =
+          fromCompute<T>(ComputeType<T>(((*x)->doubleAt(i) - zero) * q->scale->doubleAt(k)));
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(1);

@@ -15,7 +15,8 @@ Expected<void> topKKernel(KernelContext& ctx) {
   auto axisOpt = normalizeAxis(ctx.attrInt("axis", -1), x.rank());
   if (!axisOpt) return ctx.error("axis is out of range for " + x.describe(), 0);
   int64_t axis = *axisOpt, len = x.dim(axis);
-  if (k < 0 || k > len) return ctx.error("k = " + std::to_string(k) + " is out of range for dim " + std::to_string(len), 1);
+  if (k < 0 || k > len)
+    return ctx.error("k = " + std::to_string(k) + " is out of range for dim " + std::to_string(len), 1);
   bool largest = ctx.attrInt("largest", 1) != 0;
   bool sorted = ctx.attrInt("sorted", 1) != 0;
   (void)sorted;  // results are always sorted, which "unsorted" permits

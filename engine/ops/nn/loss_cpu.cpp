@@ -8,11 +8,12 @@ namespace onyx::exec {
 namespace {
 
 // NLL over log-probabilities logp[N, C, D] (D: the flattened extra dims) with targets [N, D].
-Expected<void> nll(KernelContext& ctx, const std::vector<double>& logp, const Dims& inputDims, const TensorValue& target,
-                   DataType dtype) {
+Expected<void> nll(KernelContext& ctx, const std::vector<double>& logp, const Dims& inputDims,
+                   const TensorValue& target, DataType dtype) {
   int64_t n = inputDims[0], c = inputDims[1], d = 1;
   for (size_t i = 2; i < inputDims.size(); ++i) d *= inputDims[i];
-  if (target.count() != n * d) return ctx.error("target " + target.describe() + " does not match the input's batch and extra dims", 1);
+  if (target.count() != n * d)
+    return ctx.error("target " + target.describe() + " does not match the input's batch and extra dims", 1);
   const TensorValue& weight = ctx.input(2);
   std::string reduction = ctx.attrString("reduction", "mean");
   bool hasIgnore = ctx.hasAttr("ignore_index");
@@ -26,7 +27,10 @@ Expected<void> nll(KernelContext& ctx, const std::vector<double>& logp, const Di
         loss[size_t(b * d + k)] = 0;
         continue;
       }
-      if (t < 0 || t >= c) return ctx.error("target class " + std::to_string(t) + " is out of range for " + std::to_string(c) + " classes", 1);
+      if (t < 0 || t >= c)
+        return ctx.error(
+            "target class " + std::to_string(t) + " is out of range for " + std::to_string(c) + " classes",
+            1);
       double w = weight.empty() ? 1.0 : weight.doubleAt(t);
       double l = -logp[size_t((b * c + t) * d + k)] * w;
       loss[size_t(b * d + k)] = l;
@@ -81,7 +85,8 @@ Expected<void> softmaxCrossEntropyKernel(KernelContext& ctx) {
       double sum = 0;
       for (int64_t j = 0; j < c; ++j) sum += std::exp(scores.doubleAt((b * c + j) * d + k) - mx);
       double logSum = std::log(sum) + mx;
-      for (int64_t j = 0; j < c; ++j) logp[size_t((b * c + j) * d + k)] = scores.doubleAt((b * c + j) * d + k) - logSum;
+      for (int64_t j = 0; j < c; ++j)
+        logp[size_t((b * c + j) * d + k)] = scores.doubleAt((b * c + j) * d + k) - logSum;
     }
   if (auto r = nll(ctx, logp, scores.dims(), **t, scores.dtype()); !r) return r;
   if (ctx.wantsOutput(1)) {
@@ -89,7 +94,8 @@ Expected<void> softmaxCrossEntropyKernel(KernelContext& ctx) {
     if (!lp) return lp.error();
     dispatchType<kFloats>(scores.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      for (size_t i = 0; i < logp.size(); ++i) (*lp)->template data<T>()[i] = fromCompute<T>(ComputeType<T>(logp[i]));
+      for (size_t i = 0; i < logp.size(); ++i)
+        (*lp)->template data<T>()[i] = fromCompute<T>(ComputeType<T>(logp[i]));
     });
   }
   return {};

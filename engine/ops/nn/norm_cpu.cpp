@@ -17,7 +17,10 @@ Expected<void> batchNormKernel(KernelContext& ctx) {
   float eps = ctx.attrFloat("epsilon", 1e-5f);
   int64_t n = x.dim(0), c = x.dim(1), inner = x.count() / std::max<int64_t>(n * c, 1);
   for (size_t i = 1; i < 5; ++i)
-    if (ctx.input(i).count() != c) return ctx.error("parameter has " + std::to_string(ctx.input(i).count()) + " values for " + std::to_string(c) + " channels", int(i));
+    if (ctx.input(i).count() != c)
+      return ctx.error("parameter has " + std::to_string(ctx.input(i).count()) + " values for " +
+                           std::to_string(c) + " channels",
+                       int(i));
   auto y = ctx.allocateOutput(0, x.dtype(), x.dims());
   if (!y) return y.error();
   bool ok = dispatchType<kFloats>(x.dtype(), [&](auto tag) {
@@ -33,7 +36,8 @@ Expected<void> batchNormKernel(KernelContext& ctx) {
     ctx.parallelFor(n * c, 1, [&](int64_t b, int64_t e) {
       for (int64_t nc = b; nc < e; ++nc) {
         float s = scale[size_t(nc % c)], t = shift[size_t(nc % c)];
-        for (int64_t i = 0; i < inner; ++i) dst[nc * inner + i] = fromCompute<T>(ComputeType<T>(float(src[nc * inner + i]) * s + t));
+        for (int64_t i = 0; i < inner; ++i)
+          dst[nc * inner + i] = fromCompute<T>(ComputeType<T>(float(src[nc * inner + i]) * s + t));
       }
     });
   });
@@ -54,7 +58,9 @@ Expected<void> layerNormKernel(KernelContext& ctx) {
   for (int64_t d = *axisOpt; d < x.rank(); ++d) cols *= x.dim(d);
   const TensorValue& scale = **scales;
   const TensorValue& bias = ctx.input(2);
-  if (scale.count() != cols && scale.count() != 1) return ctx.error("scale " + scale.describe() + " does not match the normalized size " + std::to_string(cols), 1);
+  if (scale.count() != cols && scale.count() != 1)
+    return ctx.error(
+        "scale " + scale.describe() + " does not match the normalized size " + std::to_string(cols), 1);
   auto y = ctx.allocateOutput(0, x.dtype(), x.dims());
   if (!y) return y.error();
   Dims statDims = x.dims();
@@ -95,7 +101,8 @@ Expected<void> layerNormKernel(KernelContext& ctx) {
         float m = float(mean);
         T* q = dst + r * cols;
         for (int64_t i = 0; i < cols; ++i)
-          q[i] = fromCompute<T>(ComputeType<T>((float(ComputeType<T>(p[i])) - m) * inv * g[size_t(i)] + b[size_t(i)]));
+          q[i] = fromCompute<T>(
+              ComputeType<T>((float(ComputeType<T>(p[i])) - m) * inv * g[size_t(i)] + b[size_t(i)]));
         if (meanOut) meanOut->data<float>()[r] = m;
         if (invOut) invOut->data<float>()[r] = inv;
       }
@@ -129,7 +136,8 @@ Expected<void> instanceNormKernel(KernelContext& ctx) {
       double mean = sum / double(inner), var = std::max(0.0, sq / double(inner) - mean * mean);
       double s = ctx.input(1).doubleAt(nc % c) / std::sqrt(var + eps), b = ctx.input(2).doubleAt(nc % c);
       for (int64_t i = 0; i < inner; ++i)
-        dst[nc * inner + i] = fromCompute<T>(ComputeType<T>((double(ComputeType<T>(src[nc * inner + i])) - mean) * s + b));
+        dst[nc * inner + i] =
+            fromCompute<T>(ComputeType<T>((double(ComputeType<T>(src[nc * inner + i])) - mean) * s + b));
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -178,7 +186,8 @@ Expected<void> softmaxKernel(KernelContext& ctx) {
           }
         }
         if constexpr (K == SoftKind::Hardmax) {
-          for (int64_t k = 0; k < len; ++k) q[k * inner] = fromCompute<T>(ComputeType<T>(k == arg ? 1.0f : 0.0f));
+          for (int64_t k = 0; k < len; ++k)
+            q[k * inner] = fromCompute<T>(ComputeType<T>(k == arg ? 1.0f : 0.0f));
         } else {
           float sum = 0;
           for (int64_t k = 0; k < len; ++k) {
@@ -187,11 +196,13 @@ Expected<void> softmaxKernel(KernelContext& ctx) {
           }
           if constexpr (K == SoftKind::Softmax) {
             float inv = 1.0f / sum;
-            for (int64_t k = 0; k < len; ++k) q[k * inner] = fromCompute<T>(ComputeType<T>(buf[size_t(k)] * inv));
+            for (int64_t k = 0; k < len; ++k)
+              q[k * inner] = fromCompute<T>(ComputeType<T>(buf[size_t(k)] * inv));
           } else {
             float logSum = std::log(sum);
             for (int64_t k = 0; k < len; ++k)
-              q[k * inner] = fromCompute<T>(ComputeType<T>(float(ComputeType<T>(p[k * inner])) - mx - logSum));
+              q[k * inner] =
+                  fromCompute<T>(ComputeType<T>(float(ComputeType<T>(p[k * inner])) - mx - logSum));
           }
         }
       }

@@ -32,16 +32,21 @@ Expected<void> rmsNormKernel(KernelContext& ctx) {
   for (int64_t d = *axis; d < x.rank(); ++d) cols *= x.dim(d);
   Dims inner(x.dims().begin() + *axis, x.dims().end());
   std::array<std::vector<int64_t>, 1> strides{broadcastStrides((*ss)->dims(), inner)};
-  if (!broadcastShapes({&(*ss)->dims(), &inner})) return ctx.error("scale does not broadcast to the normalized dims", 1);
+  if (!broadcastShapes({&(*ss)->dims(), &inner}))
+    return ctx.error("scale does not broadcast to the normalized dims", 1);
   std::vector<double> inv(static_cast<size_t>(x.count() / std::max<int64_t>(cols, 1)));
   for (size_t r = 0; r < inv.size(); ++r) {
     double sq = 0;
-    for (int64_t i = 0; i < cols; ++i) sq += x.doubleAt(int64_t(r) * cols + i) * x.doubleAt(int64_t(r) * cols + i);
+    for (int64_t i = 0; i < cols; ++i)
+      sq += x.doubleAt(int64_t(r) * cols + i) * x.doubleAt(int64_t(r) * cols + i);
     inv[r] = 1.0 / std::sqrt(sq / double(cols) + eps);
   }
   std::vector<int64_t> scaleIndex(static_cast<size_t>(cols));
-  forEachBroadcast<1>(inner, strides, [&](int64_t o, const std::array<int64_t, 1>& off) { scaleIndex[size_t(o)] = off[0]; });
-  return writeLike(ctx, x, [&](int64_t i) { return x.doubleAt(i) * inv[size_t(i / cols)] * (*ss)->doubleAt(scaleIndex[size_t(i % cols)]); });
+  forEachBroadcast<1>(inner, strides,
+                      [&](int64_t o, const std::array<int64_t, 1>& off) { scaleIndex[size_t(o)] = off[0]; });
+  return writeLike(ctx, x, [&](int64_t i) {
+    return x.doubleAt(i) * inv[size_t(i / cols)] * (*ss)->doubleAt(scaleIndex[size_t(i % cols)]);
+  });
 }
 
 Expected<void> lpNormKernel(KernelContext& ctx) {
@@ -92,7 +97,8 @@ Expected<void> mvnKernel(KernelContext& ctx) {
     sq[size_t(off[0])] += x.doubleAt(o) * x.doubleAt(o);
   });
   std::vector<int64_t> group(static_cast<size_t>(x.count()));
-  forEachBroadcast<1>(x.dims(), st, [&](int64_t o, const std::array<int64_t, 1>& off) { group[size_t(o)] = off[0]; });
+  forEachBroadcast<1>(x.dims(), st,
+                      [&](int64_t o, const std::array<int64_t, 1>& off) { group[size_t(o)] = off[0]; });
   return writeLike(ctx, x, [&](int64_t i) {
     size_t g = size_t(group[size_t(i)]);
     double mean = sum[g] / double(per), var = std::max(0.0, sq[g] / double(per) - mean * mean);
@@ -120,13 +126,15 @@ Expected<void> groupNormKernel(KernelContext& ctx) {
       sq += v * v;
     }
     mean[size_t(g)] = s / double(per);
-    inv[size_t(g)] = 1.0 / std::sqrt(std::max(0.0, sq / double(per) - mean[size_t(g)] * mean[size_t(g)]) + eps);
+    inv[size_t(g)] =
+        1.0 / std::sqrt(std::max(0.0, sq / double(per) - mean[size_t(g)] * mean[size_t(g)]) + eps);
   }
   bool perChannel = ctx.input(1).count() == c;
   return writeLike(ctx, x, [&](int64_t i) {
     int64_t ch = (i / inner) % c, g = i / per;
     int64_t p = perChannel ? ch : ch / cg;
-    return (x.doubleAt(i) - mean[size_t(g)]) * inv[size_t(g)] * ctx.input(1).doubleAt(p) + ctx.input(2).doubleAt(p);
+    return (x.doubleAt(i) - mean[size_t(g)]) * inv[size_t(g)] * ctx.input(1).doubleAt(p) +
+           ctx.input(2).doubleAt(p);
   });
 }
 
@@ -134,14 +142,16 @@ Expected<void> lrnKernel(KernelContext& ctx) {
   auto xs = ctx.requireTensor(0);
   if (!xs) return xs.error();
   const TensorValue& x = **xs;
-  double alpha = ctx.attrFloat("alpha", 1e-4f), beta = ctx.attrFloat("beta", 0.75f), bias = ctx.attrFloat("bias", 1.0f);
+  double alpha = ctx.attrFloat("alpha", 1e-4f), beta = ctx.attrFloat("beta", 0.75f),
+         bias = ctx.attrFloat("bias", 1.0f);
   int64_t size = ctx.attrInt("size", 1);
   int64_t c = x.dim(1), inner = x.count() / std::max<int64_t>(x.dim(0) * c, 1);
   int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
   return writeLike(ctx, x, [&](int64_t i) {
     int64_t ch = (i / inner) % c, base = i - ch * inner;
     double s = 0;
-    for (int64_t k = std::max<int64_t>(0, ch - lo); k <= std::min(c - 1, ch + hi); ++k) s += x.doubleAt(base + k * inner) * x.doubleAt(base + k * inner);
+    for (int64_t k = std::max<int64_t>(0, ch - lo); k <= std::min(c - 1, ch + hi); ++k)
+      s += x.doubleAt(base + k * inner) * x.doubleAt(base + k * inner);
     return x.doubleAt(i) / std::pow(bias + alpha / double(size) * s, beta);
   });
 }

@@ -34,7 +34,8 @@ Expected<void> poolKernel(KernelContext& ctx) {
     indices = *idx;
   }
   size_t sr = spatial.size();
-  int64_t planes = x.dim(0) * x.dim(1), inSpatial = elementCount(spatial), outSpatial = elementCount(g->outSize);
+  int64_t planes = x.dim(0) * x.dim(1), inSpatial = elementCount(spatial),
+          outSpatial = elementCount(g->outSize);
   int64_t kernelSize = elementCount(*kernelShape);
   bool ok = dispatchType<kFloats | kInts>(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -47,13 +48,19 @@ Expected<void> poolKernel(KernelContext& ctx) {
         const T* src = px + plane * inSpatial;
         for (int64_t o = 0; o < outSpatial; ++o) {
           int64_t rest = o;
-          for (size_t d = sr; d-- > 0;) { opos[d] = rest % g->outSize[d]; rest /= g->outSize[d]; }
+          for (size_t d = sr; d-- > 0;) {
+            opos[d] = rest % g->outSize[d];
+            rest /= g->outSize[d];
+          }
           double acc = P == Pool::Max ? -INFINITY : 0.0;
           Cm best = std::numeric_limits<Cm>::lowest();
           int64_t bestIndex = -1, count = 0;
           for (int64_t k = 0; k < kernelSize; ++k) {
             int64_t kr = k;
-            for (size_t d = sr; d-- > 0;) { kpos[d] = kr % (*kernelShape)[d]; kr /= (*kernelShape)[d]; }
+            for (size_t d = sr; d-- > 0;) {
+              kpos[d] = kr % (*kernelShape)[d];
+              kr /= (*kernelShape)[d];
+            }
             bool inside = true, inPadded = true;
             int64_t off = 0;
             for (size_t d = 0; d < sr; ++d) {
@@ -76,7 +83,10 @@ Expected<void> poolKernel(KernelContext& ctx) {
                   bestIndex = off;
                 } else {  // column-major index
                   int64_t cm = 0, stride = 1;
-                  for (size_t d = 0; d < sr; ++d) { cm += ipos[d] * stride; stride *= spatial[d]; }
+                  for (size_t d = 0; d < sr; ++d) {
+                    cm += ipos[d] * stride;
+                    stride *= spatial[d];
+                  }
                   bestIndex = cm;
                 }
               }

@@ -10,7 +10,7 @@ namespace {
 enum class Reduce { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
 struct ReducePlan {
-  Dims outDims;        // keepdims form
+  Dims outDims;                               // keepdims form
   int64_t outer = 1, reduced = 1, inner = 1;  // when axes are contiguous after transposition
   std::vector<bool> isReduced;
 };
@@ -23,21 +23,27 @@ Expected<void> reduceKernel(KernelContext& ctx) {
   int64_t rank = in.rank();
   std::vector<int64_t> axes;
   bool fromInput = ctx.opset() >= AxesInputOpset;
-  if (fromInput) axes = ctx.intsInput(1).value_or(std::vector<int64_t>{});
-  else axes = ctx.attrInts("axes").value_or(std::vector<int64_t>{});
+  if (fromInput)
+    axes = ctx.intsInput(1).value_or(std::vector<int64_t>{});
+  else
+    axes = ctx.attrInts("axes").value_or(std::vector<int64_t>{});
   bool keepDims = ctx.attrInt("keepdims", 1) != 0;
   bool noopWithEmpty = ctx.attrInt("noop_with_empty_axes", 0) != 0;
   std::vector<bool> reduced(size_t(rank), axes.empty() && !(fromInput && noopWithEmpty));
   for (int64_t a : axes) {
     auto axis = normalizeAxis(a, rank);
-    if (!axis) return ctx.error("axis " + std::to_string(a) + " is out of range for " + in.describe(), fromInput ? 1 : 0);
+    if (!axis)
+      return ctx.error("axis " + std::to_string(a) + " is out of range for " + in.describe(),
+                       fromInput ? 1 : 0);
     reduced[size_t(*axis)] = true;
   }
   Dims keep, out;
   for (int64_t d = 0; d < rank; ++d) {
     keep.push_back(reduced[size_t(d)] ? 1 : in.dim(d));
-    if (!reduced[size_t(d)]) out.push_back(in.dim(d));
-    else if (keepDims) out.push_back(1);
+    if (!reduced[size_t(d)])
+      out.push_back(in.dim(d));
+    else if (keepDims)
+      out.push_back(1);
   }
   auto y = ctx.allocateOutput(0, in.dtype(), out);
   if (!y) return y.error();
@@ -62,40 +68,58 @@ Expected<void> reduceKernel(KernelContext& ctx) {
     {
       bool seenReduced = false;
       for (int64_t d = 0; d < rank; ++d) {
-        if (reduced[size_t(d)]) seenReduced = true;
-        else if (seenReduced && in.dim(d) != 1) innerOnly = false;
+        if (reduced[size_t(d)])
+          seenReduced = true;
+        else if (seenReduced && in.dim(d) != 1)
+          innerOnly = false;
       }
     }
     auto finish = [&](Acc acc) -> T {
-      if constexpr (R == Reduce::Mean) return fromCompute<T>(ComputeType<T>(redCount ? acc / Acc(redCount) : Acc(0)));
-      else if constexpr (R == Reduce::L2) return fromCompute<T>(ComputeType<T>(std::sqrt(double(acc))));
-      else if constexpr (R == Reduce::LogSum || R == Reduce::LogSumExp) return fromCompute<T>(ComputeType<T>(std::log(double(acc))));
-      else return fromCompute<T>(ComputeType<T>(acc));
+      if constexpr (R == Reduce::Mean)
+        return fromCompute<T>(ComputeType<T>(redCount ? acc / Acc(redCount) : Acc(0)));
+      else if constexpr (R == Reduce::L2)
+        return fromCompute<T>(ComputeType<T>(std::sqrt(double(acc))));
+      else if constexpr (R == Reduce::LogSum || R == Reduce::LogSumExp)
+        return fromCompute<T>(ComputeType<T>(std::log(double(acc))));
+      else
+        return fromCompute<T>(ComputeType<T>(acc));
     };
     auto init = [&]() -> Acc {
-      if constexpr (R == Reduce::Max) return redCount ? Acc(std::numeric_limits<ComputeType<T>>::lowest()) : Acc(0);
-      else if constexpr (R == Reduce::Min) return redCount ? Acc(std::numeric_limits<ComputeType<T>>::max()) : Acc(0);
-      else if constexpr (R == Reduce::Prod) return Acc(1);
-      else return Acc(0);
+      if constexpr (R == Reduce::Max)
+        return redCount ? Acc(std::numeric_limits<ComputeType<T>>::lowest()) : Acc(0);
+      else if constexpr (R == Reduce::Min)
+        return redCount ? Acc(std::numeric_limits<ComputeType<T>>::max()) : Acc(0);
+      else if constexpr (R == Reduce::Prod)
+        return Acc(1);
+      else
+        return Acc(0);
     };
     auto step = [](Acc acc, Acc v) -> Acc {
-      if constexpr (R == Reduce::Max) return v > acc || std::isnan(double(v)) ? v : acc;
-      else if constexpr (R == Reduce::Min) return v < acc || std::isnan(double(v)) ? v : acc;
-      else if constexpr (R == Reduce::Prod) return acc * v;
-      else if constexpr (R == Reduce::L1) return acc + (v < 0 ? -v : v);
-      else if constexpr (R == Reduce::L2 || R == Reduce::SumSquare) return acc + v * v;
-      else if constexpr (R == Reduce::LogSumExp) return acc + Acc(std::exp(double(v)));
-      else return acc + v;
+      if constexpr (R == Reduce::Max)
+        return v > acc || std::isnan(double(v)) ? v : acc;
+      else if constexpr (R == Reduce::Min)
+        return v < acc || std::isnan(double(v)) ? v : acc;
+      else if constexpr (R == Reduce::Prod)
+        return acc * v;
+      else if constexpr (R == Reduce::L1)
+        return acc + (v < 0 ? -v : v);
+      else if constexpr (R == Reduce::L2 || R == Reduce::SumSquare)
+        return acc + v * v;
+      else if constexpr (R == Reduce::LogSumExp)
+        return acc + Acc(std::exp(double(v)));
+      else
+        return acc + v;
     };
     if (innerOnly) {
-      ctx.parallelFor(outCount, std::max<int64_t>(1, 8192 / std::max<int64_t>(redCount, 1)), [&](int64_t b, int64_t e) {
-        for (int64_t o = b; o < e; ++o) {
-          Acc acc = init();
-          const T* p = src + o * redCount;
-          for (int64_t i = 0; i < redCount; ++i) acc = step(acc, Acc(ComputeType<T>(p[i])));
-          dst[o] = finish(acc);
-        }
-      });
+      ctx.parallelFor(outCount, std::max<int64_t>(1, 8192 / std::max<int64_t>(redCount, 1)),
+                      [&](int64_t b, int64_t e) {
+                        for (int64_t o = b; o < e; ++o) {
+                          Acc acc = init();
+                          const T* p = src + o * redCount;
+                          for (int64_t i = 0; i < redCount; ++i) acc = step(acc, Acc(ComputeType<T>(p[i])));
+                          dst[o] = finish(acc);
+                        }
+                      });
       return;
     }
     for (int64_t o = 0; o < outCount; ++o) {
@@ -132,8 +156,10 @@ Expected<void> argKernel(KernelContext& ctx) {
   bool lastIndex = ctx.attrInt("select_last_index", 0) != 0;
   Dims out;
   for (int64_t d = 0; d < in.rank(); ++d) {
-    if (d != axis) out.push_back(in.dim(d));
-    else if (keepDims) out.push_back(1);
+    if (d != axis)
+      out.push_back(in.dim(d));
+    else if (keepDims)
+      out.push_back(1);
   }
   auto y = ctx.allocateOutput(0, DataType::Int64, out);
   if (!y) return y.error();
@@ -151,7 +177,8 @@ Expected<void> argKernel(KernelContext& ctx) {
         Cm bestValue = Cm(src[o * len * inner + i]);
         for (int64_t k = 1; k < len; ++k) {
           Cm v = Cm(src[(o * len + k) * inner + i]);
-          bool better = IsMax ? (lastIndex ? v >= bestValue : v > bestValue) : (lastIndex ? v <= bestValue : v < bestValue);
+          bool better = IsMax ? (lastIndex ? v >= bestValue : v > bestValue)
+                              : (lastIndex ? v <= bestValue : v < bestValue);
           if (better) {
             best = k;
             bestValue = v;

@@ -14,7 +14,8 @@ Expected<Activation> activation(const KernelContext& ctx, const std::string& nam
   if (name == "Sigmoid") return Activation([](float x) { return 1.0f / (1.0f + std::exp(-x)); });
   if (name == "Tanh") return Activation([](float x) { return std::tanh(x); });
   if (name == "Relu") return Activation([](float x) { return x > 0 ? x : 0.0f; });
-  if (name == "HardSigmoid") return Activation([=](float x) { return std::max(0.0f, std::min(1.0f, alpha * x + beta)); });
+  if (name == "HardSigmoid")
+    return Activation([=](float x) { return std::max(0.0f, std::min(1.0f, alpha * x + beta)); });
   if (name == "LeakyRelu") return Activation([=](float x) { return x >= 0 ? x : alpha * x; });
   if (name == "ThresholdedRelu") return Activation([=](float x) { return x > alpha ? x : 0.0f; });
   if (name == "ScaledTanh") return Activation([=](float x) { return alpha * std::tanh(beta * x); });
@@ -59,7 +60,8 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
   std::string direction = ctx.attrString("direction", "forward");
   int64_t dirs = direction == "bidirectional" ? 2 : 1;
   constexpr int64_t gates = C == Cell::Lstm ? 4 : (C == Cell::Gru ? 3 : 1);
-  if ((*ws)->rank() != 3 || (*ws)->dim(0) != dirs || (*ws)->dim(1) != gates * hidden || (*ws)->dim(2) != inputSize)
+  if ((*ws)->rank() != 3 || (*ws)->dim(0) != dirs || (*ws)->dim(1) != gates * hidden ||
+      (*ws)->dim(2) != inputSize)
     return ctx.error("W " + (*ws)->describe() + " does not match the input size and hidden_size", 1);
   float clip = ctx.attrFloat("clip", 0.0f);
   bool linearBeforeReset = ctx.attrInt("linear_before_reset", 0) != 0;
@@ -67,39 +69,50 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
   auto names = ctx.attrStrings("activations");
   auto alphas = ctx.attrFloats("activation_alpha").value_or(std::vector<float>{});
   auto betas = ctx.attrFloats("activation_beta").value_or(std::vector<float>{});
-  std::vector<std::string> defaults = C == Cell::Lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+  std::vector<std::string> defaults = C == Cell::Lstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
                                       : C == Cell::Gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                        : std::vector<std::string>{"Tanh"};
   size_t perDir = defaults.size();
   std::vector<Activation> acts;
   for (size_t i = 0; i < perDir * size_t(dirs); ++i) {
     std::string name = names && i < names->size() ? (*names)[i] : defaults[i % perDir];
-    float alpha = i < alphas.size() ? alphas[i] : (name == "LeakyRelu" ? 0.01f : (name == "HardSigmoid" ? 0.2f : 1.0f));
+    float alpha =
+        i < alphas.size() ? alphas[i] : (name == "LeakyRelu" ? 0.01f : (name == "HardSigmoid" ? 0.2f : 1.0f));
     float beta = i < betas.size() ? betas[i] : (name == "HardSigmoid" ? 0.5f : 0.0f);
     auto a = activation(ctx, name, alpha, beta);
     if (!a) return a.error();
     acts.push_back(*a);
   }
   std::vector<float> x = toFloat(X), w = toFloat(**ws), r = toFloat(**rs);
-  std::vector<float> b = ctx.hasInput(3) ? toFloat(ctx.input(3)) : std::vector<float>(static_cast<size_t>(dirs * 2 * gates * hidden), 0.0f);
+  std::vector<float> b = ctx.hasInput(3)
+                             ? toFloat(ctx.input(3))
+                             : std::vector<float>(static_cast<size_t>(dirs * 2 * gates * hidden), 0.0f);
   std::vector<int64_t> lens(static_cast<size_t>(batch), seqLen);
   if (ctx.hasInput(4)) lens = ctx.input(4).toInts();
-  std::vector<float> h0 = ctx.hasInput(5) ? toFloat(ctx.input(5)) : std::vector<float>(static_cast<size_t>(dirs * batch * hidden), 0.0f);
-  std::vector<float> c0 = C == Cell::Lstm && ctx.hasInput(6) ? toFloat(ctx.input(6)) : std::vector<float>(static_cast<size_t>(dirs * batch * hidden), 0.0f);
-  std::vector<float> peep = C == Cell::Lstm && ctx.hasInput(7) ? toFloat(ctx.input(7)) : std::vector<float>(static_cast<size_t>(dirs * 3 * hidden), 0.0f);
+  std::vector<float> h0 = ctx.hasInput(5)
+                              ? toFloat(ctx.input(5))
+                              : std::vector<float>(static_cast<size_t>(dirs * batch * hidden), 0.0f);
+  std::vector<float> c0 = C == Cell::Lstm && ctx.hasInput(6)
+                              ? toFloat(ctx.input(6))
+                              : std::vector<float>(static_cast<size_t>(dirs * batch * hidden), 0.0f);
+  std::vector<float> peep = C == Cell::Lstm && ctx.hasInput(7)
+                                ? toFloat(ctx.input(7))
+                                : std::vector<float>(static_cast<size_t>(dirs * 3 * hidden), 0.0f);
   if (layout) {  // initial states come as [batch, dirs, hidden]
     auto swap01 = [&](std::vector<float>& v) {
       std::vector<float> out(v.size());
       for (int64_t bi = 0; bi < batch; ++bi)
         for (int64_t d = 0; d < dirs; ++d)
-          for (int64_t h = 0; h < hidden; ++h) out[size_t((d * batch + bi) * hidden + h)] = v[size_t((bi * dirs + d) * hidden + h)];
+          for (int64_t h = 0; h < hidden; ++h)
+            out[size_t((d * batch + bi) * hidden + h)] = v[size_t((bi * dirs + d) * hidden + h)];
       v = out;
     };
     if (ctx.hasInput(5)) swap01(h0);
     if (C == Cell::Lstm && ctx.hasInput(6)) swap01(c0);
   }
   std::vector<float> Y(static_cast<size_t>(seqLen * dirs * batch * hidden), 0.0f);
-  std::vector<float> hLast(static_cast<size_t>(dirs * batch * hidden)), cLast(static_cast<size_t>(dirs * batch * hidden));
+  std::vector<float> hLast(static_cast<size_t>(dirs * batch * hidden)),
+      cLast(static_cast<size_t>(dirs * batch * hidden));
   auto clipped = [&](float v) { return clip > 0 ? std::max(-clip, std::min(clip, v)) : v; };
   for (int64_t d = 0; d < dirs; ++d) {
     bool reverse = direction == "reverse" || d == 1;
@@ -112,8 +125,10 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
     const Activation& g = acts[size_t(d) * perDir + (perDir > 1 ? 1 : 0)];
     const Activation& hAct = acts[size_t(d) * perDir + (perDir > 2 ? 2 : 0)];
     for (int64_t bi = 0; bi < batch; ++bi) {
-      std::vector<float> h(h0.begin() + (d * batch + bi) * hidden, h0.begin() + (d * batch + bi + 1) * hidden);
-      std::vector<float> c(c0.begin() + (d * batch + bi) * hidden, c0.begin() + (d * batch + bi + 1) * hidden);
+      std::vector<float> h(h0.begin() + (d * batch + bi) * hidden,
+                           h0.begin() + (d * batch + bi + 1) * hidden);
+      std::vector<float> c(c0.begin() + (d * batch + bi) * hidden,
+                           c0.begin() + (d * batch + bi + 1) * hidden);
       std::vector<float> xg(static_cast<size_t>(gates * hidden)), hg(static_cast<size_t>(gates * hidden));
       int64_t len = std::min<int64_t>(lens[size_t(bi)], seqLen);
       for (int64_t step = 0; step < len; ++step) {
@@ -128,11 +143,13 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
         if constexpr (C == Cell::Lstm) {  // gate order i, o, f, c
           for (int64_t k = 0; k < hidden; ++k) {
             float i = f(clipped(xg[size_t(k)] + hg[size_t(k)] + P[k] * c[size_t(k)]));
-            float fo = f(clipped(xg[size_t(2 * hidden + k)] + hg[size_t(2 * hidden + k)] + P[2 * hidden + k] * c[size_t(k)]));
+            float fo = f(clipped(xg[size_t(2 * hidden + k)] + hg[size_t(2 * hidden + k)] +
+                                 P[2 * hidden + k] * c[size_t(k)]));
             if (inputForget) fo = 1 - i;
             float cc = g(clipped(xg[size_t(3 * hidden + k)] + hg[size_t(3 * hidden + k)]));
             c[size_t(k)] = fo * c[size_t(k)] + i * cc;
-            float o = f(clipped(xg[size_t(hidden + k)] + hg[size_t(hidden + k)] + P[hidden + k] * c[size_t(k)]));
+            float o =
+                f(clipped(xg[size_t(hidden + k)] + hg[size_t(hidden + k)] + P[hidden + k] * c[size_t(k)]));
             h[size_t(k)] = o * hAct(c[size_t(k)]);
           }
         } else if constexpr (C == Cell::Gru) {  // gate order z, r, h
@@ -140,7 +157,9 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
           for (int64_t k = 0; k < hidden; ++k) {
             float z = f(clipped(xg[size_t(k)] + hg[size_t(k)]));
             float rr = f(clipped(xg[size_t(hidden + k)] + hg[size_t(hidden + k)]));
-            float hh = linearBeforeReset ? g(clipped(xg[size_t(2 * hidden + k)] + rr * hg[size_t(2 * hidden + k)])) : 0.0f;
+            float hh = linearBeforeReset
+                           ? g(clipped(xg[size_t(2 * hidden + k)] + rr * hg[size_t(2 * hidden + k)]))
+                           : 0.0f;
             hNew[size_t(k)] = hh;
             xg[size_t(k)] = z;
             xg[size_t(hidden + k)] = rr;
@@ -163,7 +182,8 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
           for (int64_t k = 0; k < hidden; ++k) h[size_t(k)] = f(clipped(xg[size_t(k)] + hg[size_t(k)]));
         }
         for (int64_t k = 0; k < hidden; ++k) {
-          size_t at = layout ? size_t(((bi * seqLen + t) * dirs + d) * hidden + k) : size_t(((t * dirs + d) * batch + bi) * hidden + k);
+          size_t at = layout ? size_t(((bi * seqLen + t) * dirs + d) * hidden + k)
+                             : size_t(((t * dirs + d) * batch + bi) * hidden + k);
           Y[at] = h[size_t(k)];
         }
       }
@@ -180,8 +200,10 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
     auto out = ctx.allocateOutput(index, dt, dims);
     if (!out) return out.error();
     for (size_t i = 0; i < v.size(); ++i) {
-      if (dt == DataType::Float) (*out)->template data<float>()[i] = v[i];
-      else (*out)->template data<double>()[i] = v[i];
+      if (dt == DataType::Float)
+        (*out)->template data<float>()[i] = v[i];
+      else
+        (*out)->template data<double>()[i] = v[i];
     }
     return {};
   };

@@ -17,7 +17,10 @@ Expected<int64_t> position(const KernelContext& ctx, size_t input, int64_t size,
   if (!ctx.hasInput(input)) return insert ? size : size - 1;
   int64_t p = ctx.input(input).intAt(0);
   int64_t limit = insert ? size + 1 : size;
-  if (p < -size || p >= limit) return ctx.error("position " + std::to_string(p) + " is out of range for a sequence of " + std::to_string(size), int(input));
+  if (p < -size || p >= limit)
+    return ctx.error(
+        "position " + std::to_string(p) + " is out of range for a sequence of " + std::to_string(size),
+        int(input));
   return p < 0 ? p + size : p;
 }
 
@@ -33,7 +36,8 @@ Expected<void> sequenceConstruct(KernelContext& ctx) {
   for (size_t i = 0; i < ctx.inputCount(); ++i) {
     auto t = ctx.requireTensor(i);
     if (!t) return t.error();
-    if (i > 0 && (*t)->dtype() != s.elemType) return ctx.error("tensors have different element types", int(i));
+    if (i > 0 && (*t)->dtype() != s.elemType)
+      return ctx.error("tensors have different element types", int(i));
     s.elemType = (*t)->dtype();
     s.tensors.push_back(**t);
   }
@@ -47,7 +51,8 @@ Expected<void> sequenceInsert(KernelContext& ctx) {
   auto t = ctx.requireTensor(1);
   if (!t) return t.error();
   SequenceValue out = **s;
-  if (!out.tensors.empty() && out.elemType != (*t)->dtype()) return ctx.error("tensor type differs from the sequence's", 1);
+  if (!out.tensors.empty() && out.elemType != (*t)->dtype())
+    return ctx.error("tensor type differs from the sequence's", 1);
   auto p = position(ctx, 2, int64_t(out.tensors.size()), true);
   if (!p) return p.error();
   out.elemType = (*t)->dtype();
@@ -121,10 +126,12 @@ Expected<void> splitToSequence(KernelContext& ctx) {
     TensorValue t = TensorValue::allocate(in.dtype(), dims);
     for (int64_t o = 0; o < outer; ++o) {
       if (in.dtype() == DataType::String) {
-        for (int64_t j = 0; j < n * inner; ++j) t.data<std::string>()[o * n * inner + j] = in.data<std::string>()[(o * len + begin) * inner + j];
+        for (int64_t j = 0; j < n * inner; ++j)
+          t.data<std::string>()[o * n * inner + j] = in.data<std::string>()[(o * len + begin) * inner + j];
       } else {
         std::memcpy(static_cast<char*>(t.raw()) + size_t(o * n * inner) * eb,
-                    static_cast<const char*>(in.raw()) + size_t((o * len + begin) * inner) * eb, size_t(n * inner) * eb);
+                    static_cast<const char*>(in.raw()) + size_t((o * len + begin) * inner) * eb,
+                    size_t(n * inner) * eb);
       }
     }
     if (scalarSplit) {
@@ -171,8 +178,8 @@ Expected<void> concatFromSequence(KernelContext& ctx) {
   for (const TensorValue& p : parts) {
     int64_t row = p.dim(axis) * inner;
     for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(static_cast<char*>((*y)->raw()) + size_t(o * outRow + offset) * eb, static_cast<const char*>(p.raw()) + size_t(o * row) * eb,
-                  size_t(row) * eb);
+      std::memcpy(static_cast<char*>((*y)->raw()) + size_t(o * outRow + offset) * eb,
+                  static_cast<const char*>(p.raw()) + size_t(o * row) * eb, size_t(row) * eb);
     offset += row;
   }
   return {};

@@ -20,7 +20,8 @@ Expected<void> transposeKernel(KernelContext& ctx) {
   std::vector<int64_t> perm = ctx.attrInts("perm").value_or(std::vector<int64_t>{});
   if (perm.empty())
     for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  if (int64_t(perm.size()) != rank) return ctx.error("perm has " + std::to_string(perm.size()) + " entries for " + in.describe(), 0);
+  if (int64_t(perm.size()) != rank)
+    return ctx.error("perm has " + std::to_string(perm.size()) + " entries for " + in.describe(), 0);
   std::vector<bool> seen(size_t(rank), false);
   for (int64_t& p : perm) {
     if (p < 0) p += rank;
@@ -43,17 +44,18 @@ Expected<void> transposeKernel(KernelContext& ctx) {
     int64_t inner = rank ? outDims.back() : 1;
     int64_t innerStride = rank ? strides.back() : 1;
     int64_t rows = total / std::max<int64_t>(inner, 1);
-    ctx.parallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t row = b; row < e; ++row) {
-        int64_t off = 0, rest = row;
-        for (int64_t d = rank - 2; d >= 0; --d) {
-          off += (rest % outDims[size_t(d)]) * strides[size_t(d)];
-          rest /= outDims[size_t(d)];
-        }
-        T* o = dst + row * inner;
-        for (int64_t i = 0; i < inner; ++i) o[i] = src[off + i * innerStride];
-      }
-    });
+    ctx.parallelFor(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(inner, 1)),
+                    [&](int64_t b, int64_t e) {
+                      for (int64_t row = b; row < e; ++row) {
+                        int64_t off = 0, rest = row;
+                        for (int64_t d = rank - 2; d >= 0; --d) {
+                          off += (rest % outDims[size_t(d)]) * strides[size_t(d)];
+                          rest /= outDims[size_t(d)];
+                        }
+                        T* o = dst + row * inner;
+                        for (int64_t i = 0; i < inner; ++i) o[i] = src[off + i * innerStride];
+                      }
+                    });
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
@@ -78,7 +80,9 @@ Expected<void> concatKernel(KernelContext& ctx) {
       return ctx.error("input " + t.describe() + " does not match " + first.describe(), int(i));
     for (int64_t d = 0; d < t.rank(); ++d)
       if (d != axis && t.dim(d) != first.dim(d))
-        return ctx.error("cannot concatenate " + t.describe() + " with " + first.describe() + " on axis " + std::to_string(axis), int(i));
+        return ctx.error("cannot concatenate " + t.describe() + " with " + first.describe() + " on axis " +
+                             std::to_string(axis),
+                         int(i));
     outDims[size_t(axis)] += t.dim(axis);
   }
   auto y = ctx.allocateOutput(0, first.dtype(), outDims);
@@ -95,7 +99,8 @@ Expected<void> concatKernel(KernelContext& ctx) {
     for (const TensorValue* t : inputs) {
       int64_t row = t->dim(axis) * innerUnit;
       const T* src = t->data<T>();
-      for (int64_t o = 0; o < outer; ++o) std::copy(src + o * row, src + (o + 1) * row, dst + o * outRow + offset);
+      for (int64_t o = 0; o < outer; ++o)
+        std::copy(src + o * row, src + (o + 1) * row, dst + o * outRow + offset);
       offset += row;
     }
   });
@@ -104,9 +109,11 @@ Expected<void> concatKernel(KernelContext& ctx) {
 
 // Copies a block [outer][axisLen][inner] range along the axis.
 template <class T>
-void copyAxisRange(const T* src, T* dst, int64_t outer, int64_t srcAxis, int64_t begin, int64_t len, int64_t inner) {
+void copyAxisRange(const T* src, T* dst, int64_t outer, int64_t srcAxis, int64_t begin, int64_t len,
+                   int64_t inner) {
   for (int64_t o = 0; o < outer; ++o)
-    std::copy(src + (o * srcAxis + begin) * inner, src + (o * srcAxis + begin + len) * inner, dst + o * len * inner);
+    std::copy(src + (o * srcAxis + begin) * inner, src + (o * srcAxis + begin + len) * inner,
+              dst + o * len * inner);
 }
 
 Expected<void> splitKernel(KernelContext& ctx) {
@@ -118,8 +125,10 @@ Expected<void> splitKernel(KernelContext& ctx) {
   int64_t axis = *axisOpt;
   int64_t n = int64_t(ctx.outputCount());
   std::vector<int64_t> sizes;
-  if (ctx.opset() >= 13 && ctx.hasInput(1)) sizes = ctx.input(1).toInts();
-  else if (auto s = ctx.attrInts("split")) sizes = *s;
+  if (ctx.opset() >= 13 && ctx.hasInput(1))
+    sizes = ctx.input(1).toInts();
+  else if (auto s = ctx.attrInts("split"))
+    sizes = *s;
   int64_t len = in.dim(axis);
   if (sizes.empty()) {
     int64_t parts = ctx.opset() >= 18 ? ctx.attrInt("num_outputs", n) : n;
@@ -169,12 +178,14 @@ Expected<void> sliceKernel(KernelContext& ctx) {
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(int64_t(i));
   if (steps.empty()) steps.assign(starts.size(), 1);
-  if (axes.size() != starts.size() || steps.size() != starts.size()) return ctx.error("axes or steps differ in length from starts", 3);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    return ctx.error("axes or steps differ in length from starts", 3);
   std::vector<int64_t> begin(size_t(rank), 0), step(static_cast<size_t>(rank), 1);
   Dims outDims = in.dims();
   for (size_t i = 0; i < starts.size(); ++i) {
     auto axis = normalizeAxis(axes[i], rank);
-    if (!axis) return ctx.error("axis " + std::to_string(axes[i]) + " is out of range for " + in.describe(), 3);
+    if (!axis)
+      return ctx.error("axis " + std::to_string(axes[i]) + " is out of range for " + in.describe(), 3);
     int64_t dim = in.dim(*axis), s = steps[i];
     if (s == 0) return ctx.error("step is 0", 4);
     int64_t b = starts[i], e = ends[i];
@@ -213,8 +224,10 @@ Expected<void> sliceKernel(KernelContext& ctx) {
         off += (begin[size_t(d)] + i * step[size_t(d)]) * inStrides[size_t(d)];
       }
       T* o = dst + row * inner;
-      if (innerStep == 1) std::copy(src + off, src + off + inner, o);
-      else for (int64_t i = 0; i < inner; ++i) o[i] = src[off + i * innerStep];
+      if (innerStep == 1)
+        std::copy(src + off, src + off + inner, o);
+      else
+        for (int64_t i = 0; i < inner; ++i) o[i] = src[off + i * innerStep];
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -239,7 +252,8 @@ Expected<void> gatherKernel(KernelContext& ctx) {
   for (int64_t d = axis + 1; d < in.rank(); ++d) inner *= in.dim(d);
   std::vector<int64_t> indices = (*idx)->toInts();
   for (int64_t& i : indices) {
-    if (i < -len || i >= len) return ctx.error("index " + std::to_string(i) + " is out of range for dim " + std::to_string(len), 1);
+    if (i < -len || i >= len)
+      return ctx.error("index " + std::to_string(i) + " is out of range for dim " + std::to_string(len), 1);
     if (i < 0) i += len;
   }
   bool ok = bySize(in.dtype(), [&](auto tag) {
@@ -248,8 +262,8 @@ Expected<void> gatherKernel(KernelContext& ctx) {
     T* dst = (*y)->template data<T>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < n; ++j)
-        std::copy(src + (o * len + indices[size_t(j)]) * inner, src + (o * len + indices[size_t(j)] + 1) * inner,
-                  dst + (o * n + j) * inner);
+        std::copy(src + (o * len + indices[size_t(j)]) * inner,
+                  src + (o * len + indices[size_t(j)] + 1) * inner, dst + (o * n + j) * inner);
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
@@ -261,7 +275,8 @@ Expected<void> gatherElementsKernel(KernelContext& ctx) {
   if (!idx) return idx.error();
   const TensorValue& in = **x;
   auto axisOpt = normalizeAxis(ctx.attrInt("axis", 0), in.rank());
-  if (!axisOpt || (*idx)->rank() != in.rank()) return ctx.error("axis or index rank does not match " + in.describe(), 1);
+  if (!axisOpt || (*idx)->rank() != in.rank())
+    return ctx.error("axis or index rank does not match " + in.describe(), 1);
   int64_t axis = *axisOpt;
   auto y = ctx.allocateOutput(0, in.dtype(), (*idx)->dims());
   if (!y) return y.error();
@@ -282,7 +297,10 @@ Expected<void> gatherElementsKernel(KernelContext& ctx) {
         rest /= od[size_t(d)];
         if (d == axis) {
           i = indices[size_t(o)];
-          if (i < -len || i >= len) { bad = true; i = 0; }
+          if (i < -len || i >= len) {
+            bad = true;
+            i = 0;
+          }
           if (i < 0) i += len;
         }
         off += i * inStrides[size_t(d)];
@@ -331,7 +349,10 @@ Expected<void> gatherNDKernel(KernelContext& ctx) {
       for (int64_t j = 0; j < k; ++j) {
         int64_t i = indices[size_t(t * k + j)];
         int64_t dim = in.dim(b + j);
-        if (i < -dim || i >= dim) { bad = true; i = 0; }
+        if (i < -dim || i >= dim) {
+          bad = true;
+          i = 0;
+        }
         if (i < 0) i += dim;
         off += i * strides[size_t(b + j)];
       }
@@ -349,7 +370,8 @@ Expected<void> tileKernel(KernelContext& ctx) {
   if (!r) return r.error();
   const TensorValue& in = **x;
   std::vector<int64_t> repeats = (*r)->toInts();
-  if (int64_t(repeats.size()) != in.rank()) return ctx.error("repeats has " + std::to_string(repeats.size()) + " entries for " + in.describe(), 1);
+  if (int64_t(repeats.size()) != in.rank())
+    return ctx.error("repeats has " + std::to_string(repeats.size()) + " entries for " + in.describe(), 1);
   Dims outDims;
   for (int64_t d = 0; d < in.rank(); ++d) {
     if (repeats[size_t(d)] < 0) return ctx.error("repeats must be non-negative", 1);
@@ -394,7 +416,8 @@ Expected<void> padKernel(KernelContext& ctx) {
   }
   std::vector<int64_t> before(size_t(rank), 0), after(static_cast<size_t>(rank), 0);
   if (axes.empty()) {
-    if (int64_t(pads.size()) != 2 * rank) return ctx.error("pads has " + std::to_string(pads.size()) + " entries for " + in.describe(), 1);
+    if (int64_t(pads.size()) != 2 * rank)
+      return ctx.error("pads has " + std::to_string(pads.size()) + " entries for " + in.describe(), 1);
     for (int64_t d = 0; d < rank; ++d) {
       before[size_t(d)] = pads[size_t(d)];
       after[size_t(d)] = pads[size_t(d + rank)];
@@ -512,13 +535,18 @@ Expected<void> scatterNDKernel(KernelContext& ctx) {
       int64_t off = 0;
       for (int64_t j = 0; j < k; ++j) {
         int64_t i = indices[size_t(t * k + j)], dim = in.dim(j);
-        if (i < -dim || i >= dim) { bad = true; i = 0; }
+        if (i < -dim || i >= dim) {
+          bad = true;
+          i = 0;
+        }
         if (i < 0) i += dim;
         off += i * strides[size_t(j)];
       }
       for (int64_t s = 0; s < slice; ++s) {
-        if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) dst[off + s] = u[t * slice + s];
-        else dst[off + s] = reduceScatter(dst[off + s], u[t * slice + s], reduction);
+        if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
+          dst[off + s] = u[t * slice + s];
+        else
+          dst[off + s] = reduceScatter(dst[off + s], u[t * slice + s], reduction);
       }
     }
   });
@@ -557,13 +585,18 @@ Expected<void> scatterElementsKernel(KernelContext& ctx) {
         rest /= id[size_t(d)];
         if (d == axis) {
           i = indices[size_t(o)];
-          if (i < -len || i >= len) { bad = true; i = 0; }
+          if (i < -len || i >= len) {
+            bad = true;
+            i = 0;
+          }
           if (i < 0) i += len;
         }
         off += i * strides[size_t(d)];
       }
-      if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) dst[off] = u[o];
-      else dst[off] = reduceScatter(dst[off], u[o], reduction);
+      if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
+        dst[off] = u[o];
+      else
+        dst[off] = reduceScatter(dst[off], u[o], reduction);
     }
   });
   if (bad) return ctx.error("an index is out of range", 1);

@@ -36,7 +36,8 @@ Expected<void> resizeKernel(KernelContext& ctx) {
   int64_t rank = x.rank();
   bool upsample = ctx.node().opType() == "Upsample";
   std::string mode = ctx.attrString("mode", "nearest");
-  std::string coordMode = ctx.attrString("coordinate_transformation_mode", ctx.opset() < 11 ? "asymmetric" : "half_pixel");
+  std::string coordMode =
+      ctx.attrString("coordinate_transformation_mode", ctx.opset() < 11 ? "asymmetric" : "half_pixel");
   std::string nearestMode = ctx.attrString("nearest_mode", ctx.opset() < 11 ? "floor" : "round_prefer_floor");
   if (upsample || ctx.opset() < 11) {
     coordMode = "asymmetric";
@@ -55,7 +56,10 @@ Expected<void> resizeKernel(KernelContext& ctx) {
   const TensorValue& scalesT = ctx.input(scalesInput);
   std::string keepAspect = ctx.attrString("keep_aspect_ratio_policy", "stretch");
   if (!sizesT.empty() && sizesT.count() > 0) {
-    if (sizesT.count() != int64_t(axes.size())) return ctx.error("sizes has " + std::to_string(sizesT.count()) + " entries for " + std::to_string(axes.size()) + " axes", int(sizesInput));
+    if (sizesT.count() != int64_t(axes.size()))
+      return ctx.error("sizes has " + std::to_string(sizesT.count()) + " entries for " +
+                           std::to_string(axes.size()) + " axes",
+                       int(sizesInput));
     double common = keepAspect == "not_larger" ? 1e300 : 0.0;
     for (size_t i = 0; i < axes.size(); ++i) {
       auto a = normalizeAxis(axes[i], rank);
@@ -73,7 +77,10 @@ Expected<void> resizeKernel(KernelContext& ctx) {
         outDims[a] = int64_t(std::round(double(x.dim(int64_t(a))) * common));
       }
   } else if (!scalesT.empty() && scalesT.count() > 0) {
-    if (scalesT.count() != int64_t(axes.size())) return ctx.error("scales has " + std::to_string(scalesT.count()) + " entries for " + std::to_string(axes.size()) + " axes", int(scalesInput));
+    if (scalesT.count() != int64_t(axes.size()))
+      return ctx.error("scales has " + std::to_string(scalesT.count()) + " entries for " +
+                           std::to_string(axes.size()) + " axes",
+                       int(scalesInput));
     for (size_t i = 0; i < axes.size(); ++i) {
       size_t a = size_t(*normalizeAxis(axes[i], rank));
       scales[a] = scalesT.doubleAt(int64_t(i));
@@ -135,7 +142,8 @@ Expected<void> resizeKernel(KernelContext& ctx) {
       }
       if (varying.empty()) {
         int64_t off = 0;
-        for (int64_t d = 0; d < rank; ++d) off += lo[size_t(d)][size_t(pos[size_t(d)])] * inStrides[size_t(d)];
+        for (int64_t d = 0; d < rank; ++d)
+          off += lo[size_t(d)][size_t(pos[size_t(d)])] * inStrides[size_t(d)];
         dst[o] = src[off];
         continue;
       }
@@ -158,8 +166,10 @@ Expected<void> resizeKernel(KernelContext& ctx) {
         }
         if (weight != 0) acc += weight * double(ComputeType<T>(src[off]));
       }
-      if constexpr (std::is_integral_v<T>) dst[o] = T(std::llround(acc));
-      else dst[o] = fromCompute<T>(ComputeType<T>(acc));
+      if constexpr (std::is_integral_v<T>)
+        dst[o] = T(std::llround(acc));
+      else
+        dst[o] = fromCompute<T>(ComputeType<T>(acc));
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);

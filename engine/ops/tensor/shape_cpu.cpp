@@ -76,7 +76,8 @@ Expected<void> reshapeKernel(KernelContext& ctx) {
   int64_t known = 1, inferred = -1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0 && !allowZero) {
-      if (int64_t(i) >= (*x)->rank()) return ctx.error("shape has 0 at axis " + std::to_string(i) + " beyond the input rank", 1);
+      if (int64_t(i) >= (*x)->rank())
+        return ctx.error("shape has 0 at axis " + std::to_string(i) + " beyond the input rank", 1);
       shape[i] = (*x)->dim(int64_t(i));
     }
     if (shape[i] == -1) {
@@ -90,7 +91,8 @@ Expected<void> reshapeKernel(KernelContext& ctx) {
   }
   if (inferred >= 0) {
     if (known == 0 || (*x)->count() % known != 0)
-      return ctx.error("cannot reshape " + (*x)->describe() + " to " + describeTensor((*x)->dtype(), shape), 1);
+      return ctx.error("cannot reshape " + (*x)->describe() + " to " + describeTensor((*x)->dtype(), shape),
+                       1);
     shape[size_t(inferred)] = (*x)->count() / known;
   }
   if (elementCount(shape) != (*x)->count())
@@ -131,8 +133,10 @@ Expected<void> squeezeKernel(KernelContext& ctx) {
   } else {
     for (int64_t a : *axes) {
       auto axis = normalizeAxis(a, rank);
-      if (!axis) return ctx.error("axis " + std::to_string(a) + " is out of range for " + (*x)->describe(), 1);
-      if ((*x)->dim(*axis) != 1) return ctx.error("cannot squeeze axis " + std::to_string(a) + " of " + (*x)->describe(), 1);
+      if (!axis)
+        return ctx.error("axis " + std::to_string(a) + " is out of range for " + (*x)->describe(), 1);
+      if ((*x)->dim(*axis) != 1)
+        return ctx.error("cannot squeeze axis " + std::to_string(a) + " of " + (*x)->describe(), 1);
       drop[size_t(*axis)] = true;
     }
   }
@@ -216,7 +220,9 @@ Expected<void> expandKernel(KernelContext& ctx) {
   if (!s) return s.error();
   Dims shape = (*s)->toInts();
   auto out = broadcastShapes({&(*x)->dims(), &shape});
-  if (!out) return ctx.error("cannot expand " + (*x)->describe() + " to shape " + describeTensor(DataType::Int64, shape), 1);
+  if (!out)
+    return ctx.error(
+        "cannot expand " + (*x)->describe() + " to shape " + describeTensor(DataType::Int64, shape), 1);
   auto y = ctx.allocateOutput(0, (*x)->dtype(), *out);
   if (!y) return y.error();
   std::array<std::vector<int64_t>, 1> strides{broadcastStrides((*x)->dims(), *out)};
@@ -225,7 +231,8 @@ Expected<void> expandKernel(KernelContext& ctx) {
     const T* src = (*x)->template data<T>();
     T* dst = (*y)->template data<T>();
     // Innermost run copied in one go when the input is contiguous there.
-    forEachBroadcast<1>(*out, strides, [&](int64_t o, const std::array<int64_t, 1>& off) { dst[o] = src[off[0]]; });
+    forEachBroadcast<1>(*out, strides,
+                        [&](int64_t o, const std::array<int64_t, 1>& off) { dst[o] = src[off[0]]; });
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
@@ -266,8 +273,9 @@ Expected<void> castTo(KernelContext& ctx, DataType to) {
   if (in.dtype() == DataType::String || to == DataType::String) {
     for (int64_t i = 0; i < in.count(); ++i) {
       if (to == DataType::String) {
-        out.data<std::string>()[i] = in.dtype() == DataType::String ? in.data<std::string>()[i]
-                                                                    : numberToString(in.doubleAt(i), isFloatingPoint(in.dtype()));
+        out.data<std::string>()[i] = in.dtype() == DataType::String
+                                         ? in.data<std::string>()[i]
+                                         : numberToString(in.doubleAt(i), isFloatingPoint(in.dtype()));
         continue;
       }
       const std::string& s = in.data<std::string>()[i];
@@ -295,11 +303,14 @@ Expected<void> castTo(KernelContext& ctx, DataType to) {
     });
   });
   bool toOk = dispatchType<kNumbers | kBool>(to, [](auto) {});
-  if (!ok || !toOk) return ctx.error("cannot cast " + in.describe() + " to " + std::string(dataTypeName(to)), 0);
+  if (!ok || !toOk)
+    return ctx.error("cannot cast " + in.describe() + " to " + std::string(dataTypeName(to)), 0);
   return {};
 }
 
-Expected<void> castKernel(KernelContext& ctx) { return castTo(ctx, static_cast<DataType>(ctx.attrInt("to", 0))); }
+Expected<void> castKernel(KernelContext& ctx) {
+  return castTo(ctx, static_cast<DataType>(ctx.attrInt("to", 0)));
+}
 
 Expected<void> castLikeKernel(KernelContext& ctx) {
   auto like = ctx.requireTensor(1);
