@@ -3,15 +3,15 @@
 
 namespace onyx::cli {
 
-Command infoCommand();    // cmd_info.cpp
-Command shapesCommand();  // cmd_shapes.cpp
-Command saveCommand();    // cmd_save.cpp
+Command infoCommand();         // cmd_info.cpp
+Command saveCommand();         // cmd_save.cpp
+Command shapesCommand();       // cmd_shapes.cpp
+Command runCommand();          // cmd_run.cpp
+Command conformanceCommand();  // cmd_conformance.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
-      infoCommand(),
-      saveCommand(),
-      shapesCommand(),
+      infoCommand(), saveCommand(), shapesCommand(), runCommand(), conformanceCommand(),
   };
   return list;
 }

@@ -1,0 +1,265 @@
+// `onyx run MODEL`: runs a model on inputs (test_data_set folder, .pb files or random), prints latency, and
+// optionally profiles, saves outputs, or checks them against expected outputs.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "cli/command.h"
+#include "exec/compare.h"
+#include "exec/executor.h"
+#include "onnx/onnx_io.h"
+
+namespace onyx::cli {
+namespace {
+
+struct RunOptions {
+  std::string model;
+  std::vector<std::string> inputs;
+  bool random = false;
+  std::vector<std::string> binds;
+  std::string backend = "cpu";
+  int threads = 2;
+  int iterations = 1;
+  int warmup = 0;
+  std::string profile;
+  std::string outputsDir;
+  std::string checkDir;
+  double rtol = 1e-3;
+  double atol = 1e-4;
+  bool tieAware = false;
+  bool json = false;
+};
+
+Expected<exec::NamedValues> gatherInputs(const Model& model, const RunOptions& o,
+                                         const SymBindings& bindings) {
+  namespace fs = std::filesystem;
+  exec::NamedValues inputs;
+  std::vector<const Value*> declared;
+  for (const Value* v : model.graph().inputs())
+    if (!v->isInitializer()) declared.push_back(v);
+  if (o.inputs.size() == 1 && fs::is_directory(o.inputs[0])) {
+    auto set = exec::loadTestDataSet(model, o.inputs[0]);
+    if (!set) return set.error();
+    return set->inputs;
+  }
+  if (!o.inputs.empty()) {
+    if (o.inputs.size() > declared.size())
+      return makeError("given " + std::to_string(o.inputs.size()) + " input files but the model has " +
+                       std::to_string(declared.size()) + " inputs");
+    for (size_t k = 0; k < o.inputs.size(); ++k) {
+      auto value = loadTestValueFile(o.inputs[k], declared[k]->type());
+      if (!value) return value.error();
+      auto run = exec::toRunValue(*value, declared[k]->type());
+      if (!run) return run.error();
+      inputs.push_back({declared[k]->name(), std::move(*run)});
+    }
+    return inputs;
+  }
+  if (!o.checkDir.empty() && !o.random) {
+    auto set = exec::loadTestDataSet(model, o.checkDir);
+    if (!set) return set.error();
+    return set->inputs;
+  }
+  if (o.random || declared.empty()) {
+    uint64_t seed = 1;
+    for (const Value* v : declared) {
+      auto value = exec::randomInput(*v, bindings, seed++);
+      if (!value) return value.error();
+      inputs.push_back({v->name(), std::move(*value)});
+    }
+    return inputs;
+  }
+  return makeError("no inputs: give --inputs DIR|FILE.pb..., --check DIR, or --random");
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int runModel(const RunOptions& o) {
+  auto model = loadModel(o.model);
+  if (!model) return reportError(o.model, model.error());
+  SymBindings bindings;
+  for (const std::string& bind : o.binds) {
+    auto eq = bind.find('=');
+    if (eq == std::string::npos)
+      return reportError(o.model, makeError("--bind expects NAME=VALUE, got '" + bind + "'"));
+    try {
+      bindings[bind.substr(0, eq)] = std::stoll(bind.substr(eq + 1));
+    } catch (const std::exception&) {
+      return reportError(o.model, makeError("--bind value is not an integer: '" + bind + "'"));
+    }
+  }
+  auto inputs = gatherInputs(**model, o, bindings);
+  if (!inputs) return reportError(o.model, inputs.error());
+
+  exec::ExecutorOptions options;
+  options.threads = o.threads;
+  if (o.backend == "vulkan") {
+    options.backends = {"vulkan"};
+  } else if (o.backend == "auto") {
+    std::cerr << "note: no Vulkan backend in this build; running on cpu\n";
+  }
+  auto executor = exec::Executor::create(**model, options);
+  if (!executor) return reportError(o.model, executor.error());
+  exec::Executor& ex = **executor;
+
+  std::vector<exec::RunValue> outputs;
+  for (int i = 0; i < o.warmup; ++i) {
+    auto result = ex.run(*inputs);
+    if (!result) return reportError(o.model, result.error());
+  }
+  std::vector<double> latencies;
+  for (int i = 0; i < std::max(1, o.iterations); ++i) {
+    if (!o.profile.empty() && i == 0) ex.profiler().clear();
+    auto start = std::chrono::steady_clock::now();
+    auto result = ex.run(*inputs);
+    auto end = std::chrono::steady_clock::now();
+    if (!result) return reportError(o.model, result.error());
+    latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    outputs = std::move(*result);
+  }
+  // Profiling run(s) after the timed ones, so the latency figures are unaffected by it; their median shows
+  // what profiling costs.
+  double profiledMedian = 0;
+  if (!o.profile.empty()) {
+    auto profiled = exec::Executor::create(**model, [&] {
+      auto p = options;
+      p.profile = true;
+      return p;
+    }());
+    if (!profiled) return reportError(o.model, profiled.error());
+    std::vector<double> profiledLatencies;
+    for (int i = 0; i < std::max(1, o.iterations) + 1; ++i) {
+      if (i == 1) (*profiled)->profiler().clear();  // the first run records the memory plan
+      auto start = std::chrono::steady_clock::now();
+      auto result = (*profiled)->run(*inputs);
+      auto end = std::chrono::steady_clock::now();
+      if (!result) return reportError(o.model, result.error());
+      if (i > 0) profiledLatencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    profiledMedian = median(profiledLatencies);
+    auto written = writeFileAtomically(o.profile, (*profiled)->profiler().chromeTraceJson());
+    if (!written) return reportError(o.profile, written.error());
+    if (!o.json) {
+      std::cout << "profile: " << o.profile << "\nby op type:\n"
+                << exec::Profiler::formatSummary((*profiled)->profiler().byOpType(), 15);
+    }
+  }
+
+  const Graph& graph = (*model)->graph();
+  if (!o.outputsDir.empty()) {
+    std::filesystem::create_directories(o.outputsDir);
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      auto* t = std::get_if<exec::TensorValue>(&outputs[k]);
+      if (!t) continue;
+      Tensor tensor =
+          t->dtype() == DataType::String
+              ? Tensor::strings(t->dims(), std::vector<std::string>(t->data<std::string>(),
+                                                                    t->data<std::string>() + t->count()))
+              : Tensor::fromValues<std::byte>(
+                    t->dtype(), t->dims(),
+                    std::vector<std::byte>(static_cast<const std::byte*>(t->raw()),
+                                           static_cast<const std::byte*>(t->raw()) + t->byteSize()));
+      tensor.setName(graph.outputs()[k]->name());
+      auto saved = saveTensorFile(
+          tensor, std::filesystem::path(o.outputsDir) / ("output_" + std::to_string(k) + ".pb"));
+      if (!saved) return reportError(o.outputsDir, saved.error());
+    }
+  }
+
+  bool checkFailed = false;
+  std::string checkJson;
+  std::string checkText;
+  if (!o.checkDir.empty()) {
+    auto expected = exec::loadTestDataSet(**model, o.checkDir);
+    if (!expected) return reportError(o.checkDir, expected.error());
+    exec::Tolerance tol{o.rtol, o.atol};
+    if (o.tieAware) {
+      auto c = exec::compareDetectionsAsSets(outputs, expected->outputs, tol);
+      checkFailed = !c.ok;
+      checkText += fmt::format(
+          "check (tie-aware: detections matched as a set, order ignored, rtol relative to each output's "
+          "largest magnitude): {} worst abs error {:.3g}{}\n",
+          c.ok ? "ok" : "MISMATCH", c.maxAbsError, c.ok ? "" : " (" + c.reason + ")");
+      checkJson += fmt::format("{{\"tie_aware\":true,\"ok\":{},\"max_abs_error\":{}}}", c.ok, c.maxAbsError);
+    } else {
+      for (size_t k = 0; k < expected->outputs.size(); ++k) {
+        if (k >= outputs.size()) break;
+        auto c = exec::compareValues(outputs[k], expected->outputs[k], tol);
+        checkFailed = checkFailed || !c.ok;
+        std::string name = k < graph.outputs().size() ? graph.outputs()[k]->name() : std::to_string(k);
+        checkText += fmt::format("output '{}': max abs error {:.3g}, max rel error {:.3g}: {}\n", name,
+                                 c.maxAbsError, c.maxRelError, c.ok ? "ok" : "MISMATCH (" + c.reason + ")");
+        checkJson +=
+            fmt::format("{}{{\"output\":\"{}\",\"ok\":{},\"max_abs_error\":{},\"max_rel_error\":{}}}",
+                        k ? "," : "", name, c.ok, c.maxAbsError, c.maxRelError);
+      }
+    }
+  }
+  double med = median(latencies);
+  double lo = *std::min_element(latencies.begin(), latencies.end());
+  double hi = *std::max_element(latencies.begin(), latencies.end());
+  auto memory = ex.memoryReport();
+  if (o.json) {
+    std::cout << fmt::format(
+        "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."
+        "4f}}},"
+        "\"arena_bytes\":{},\"peak_bytes\":{},\"check\":[{}]}}\n",
+        o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, checkJson);
+  } else {
+    std::cout << fmt::format(
+        "latency: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms ({} iterations, {} threads)\n", med, lo, hi,
+        latencies.size(), o.threads);
+    if (profiledMedian > 0)
+      std::cout << fmt::format("profiled runs: median {:.3f} ms ({:+.1f}% for recording events)\n",
+                               profiledMedian, 100.0 * (profiledMedian / med - 1.0));
+    if (memory.arenaBytes > 0)
+      std::cout << fmt::format("memory: arena {:.2f} MiB, peak {:.2f} MiB at {}\n",
+                               memory.arenaBytes / 1048576.0, memory.peakBytes / 1048576.0, memory.peakNode);
+    for (size_t k = 0; k < outputs.size() && o.checkDir.empty(); ++k)
+      std::cout << "output '" << graph.outputs()[k]->name() << "': " << exec::describeValue(outputs[k])
+                << "\n";
+    std::cout << checkText;
+  }
+  if (checkFailed)
+    return reportError(o.checkDir,
+                       makeError("outputs differ from the expected values beyond rtol " +
+                                 fmt::format("{:g}", o.rtol) + ", atol " + fmt::format("{:g}", o.atol)));
+  return kExitOk;
+}
+
+}  // namespace
+
+Command runCommand() {
+  return {"run", "Run a model: latency, profile, outputs, check against expected outputs", [](CLI::App& app) {
+            auto o = std::make_shared<RunOptions>();
+            app.add_option("MODEL", o->model, "Model file (.onnx)")->required();
+            app.add_option("--inputs", o->inputs,
+                           "A test_data_set_N folder or input_K.pb files in input order");
+            app.add_flag("--random", o->random, "Random inputs (symbolic dims from --bind)");
+            app.add_option("--bind", o->binds, "Symbol binding NAME=VALUE for --random");
+            app.add_option("--backend", o->backend, "cpu, vulkan or auto")
+                ->check(CLI::IsMember({"cpu", "vulkan", "auto"}));
+            app.add_option("--threads", o->threads, "Threads for kernels")->check(CLI::Range(1, 256));
+            app.add_option("--iterations", o->iterations, "Timed runs")->check(CLI::Range(1, 1000000));
+            app.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 1000000));
+            app.add_option("--profile", o->profile, "Write a Chrome trace (Perfetto) of per-node events");
+            app.add_option("--outputs", o->outputsDir, "Write output_K.pb files to this folder");
+            app.add_option("--check", o->checkDir, "Compare outputs with a test_data_set_N folder");
+            app.add_option("--rtol", o->rtol, "Relative tolerance for --check");
+            app.add_option("--atol", o->atol, "Absolute tolerance for --check");
+            app.add_flag("--tie-aware", o->tieAware,
+                         "Match detections (outputs sharing their first dim) as a set: for near-tied scores");
+            app.add_flag("--json", o->json, "Print results as JSON");
+            return [o]() { return runModel(*o); };
+          }};
+}
+
+}  // namespace onyx::cli

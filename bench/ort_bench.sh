@@ -1,0 +1,39 @@
+#!/bin/sh
+# Onyx vs ONNX Runtime on every shared model, in the same run: batch 1 (test_data_set_0), 2 threads each,
+# ORT with graph optimization "all". Prints median latencies and the ratio Onyx / ORT (lower is better).
+# Usage: bench/ort_bench.sh [ONYX_BINARY] [MODELS_DIR]
+#   ONYX_BENCH_CACHE: where onnxruntime-node is installed (default ~/.cache/onyx-ort-bench)
+set -eu
+ONYX=${1:-build/app/onyx}
+MODELS=${2:-$(dirname "$0")/../../shared/models}
+CACHE=${ONYX_BENCH_CACHE:-$HOME/.cache/onyx-ort-bench}
+WARMUP=${WARMUP:-3}
+ITERATIONS=${ITERATIONS:-20}
+HERE=$(cd "$(dirname "$0")" && pwd)
+# oneDNN and our kernels share OpenMP threads. On a machine shared with other work (the 2-core build
+# machine), spinning OpenMP workers wait for descheduled peers at every barrier; passive waiting measured
+# 112 ms instead of 360-3800 ms for efficientnet_b0 there. ONNX Runtime does not use OpenMP.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+
+if [ ! -d "$CACHE/node_modules/onnxruntime-node" ]; then
+  mkdir -p "$CACHE"
+  # Without the flag the package's install script tries to download GPU binaries and fails; the CPU
+  # library ships inside the package.
+  (cd "$CACHE" && npm install --silent --no-audit --no-fund onnxruntime-node --onnxruntime-node-install=skip >/dev/null)
+fi
+
+printf '%-34s %10s %10s %8s\n' model onyx_ms ort_ms ratio
+for dir in "$MODELS"/*/; do
+  name=$(basename "$dir")
+  [ -f "$dir/model.onnx" ] || continue
+  data="$dir/test_data_set_0"
+  onyx_ms=$("$ONYX" run "$dir/model.onnx" --inputs "$data" --threads 2 --warmup "$WARMUP" --iterations "$ITERATIONS" --json |
+            sed -n 's/.*"median":\([0-9.]*\).*/\1/p')
+  ort_ms=$(NODE_PATH="$CACHE/node_modules" node "$HERE/ort_bench.js" "$dir/model.onnx" "$data" "$WARMUP" "$ITERATIONS" 2>/dev/null || echo "")
+  if [ -z "$ort_ms" ]; then
+    printf '%-34s %10s %10s %8s\n' "$name" "$onyx_ms" "n/a" "-"
+  else
+    ratio=$(awk -v a="$onyx_ms" -v b="$ort_ms" 'BEGIN { printf "%.2f", a / b }')
+    printf '%-34s %10s %10s %8sx\n' "$name" "$onyx_ms" "$ort_ms" "$ratio"
+  fi
+done

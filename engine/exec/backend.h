@@ -1,0 +1,62 @@
+#pragma once
+// A backend runs nodes: the CPU backend here, the Vulkan backend later. The scheduler asks each backend, in
+// preference order, whether it supports a node; the first that does prepares it, and the CPU backend takes
+// the rest. Tensors live in the memory of the backend that produced them; the scheduler inserts transfers.
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "exec/kernel.h"
+#include "ir/dim.h"
+
+namespace onyx::exec {
+
+// Shapes known before the run (from shape inference, with symbols bound from the actual inputs); a dim is
+// -1 when it is only known once the producing kernel ran.
+struct NodeShapes {
+  std::vector<std::optional<Dims>> inputs;
+  std::vector<std::optional<Dims>> outputs;
+};
+
+// One node prepared by a backend.
+class PreparedNode {
+ public:
+  virtual ~PreparedNode() = default;
+  virtual Expected<void> run(KernelContext& context) = 0;
+  virtual std::string_view variant() const = 0;  // kernel variant, for profiles
+  virtual int64_t flops(const KernelContext&) const { return 0; }
+  virtual const std::vector<std::pair<int, int>>& inPlace() const;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;  // "cpu", "vulkan"
+  // Host backends compute on host memory; others need transfers in and out.
+  virtual bool usesHostMemory() const = 0;
+  virtual bool supports(const Node& node, int opset) const = 0;
+  virtual Expected<std::unique_ptr<PreparedNode>> prepare(
+      const Node& node, int opset, const NodeShapes& shapes,
+      const std::vector<const onyx::Tensor*>& constants) = 0;
+  // Copies between host memory and this backend's memory (device backends only).
+  virtual Expected<TensorValue> toDevice(const TensorValue& host) { return host; }
+  virtual Expected<TensorValue> toHost(const TensorValue& device) { return device; }
+};
+
+class CpuBackend final : public Backend {
+ public:
+  // `variant`: only kernels of that variant (tests pin "reference"); empty: the best kernel per node.
+  explicit CpuBackend(ThreadPool& pool, std::string variant = {});
+  std::string_view name() const override { return "cpu"; }
+  bool usesHostMemory() const override { return true; }
+  bool supports(const Node& node, int opset) const override;
+  Expected<std::unique_ptr<PreparedNode>> prepare(const Node& node, int opset, const NodeShapes& shapes,
+                                                  const std::vector<const onyx::Tensor*>& constants) override;
+
+ private:
+  ThreadPool& pool_;
+  std::string variant_;
+};
+
+}  // namespace onyx::exec

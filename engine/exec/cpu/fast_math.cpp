@@ -1,0 +1,92 @@
+#include "exec/cpu/fast_math.h"
+
+#include <bit>
+#include <cmath>
+
+#define ONYX_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+
+namespace onyx::exec {
+namespace {
+
+// exp(x) by range reduction to r in [-ln2/2, ln2/2] and a degree-6 polynomial; 2^n built in the exponent.
+inline float expApprox(float x) {
+  x = std::fmin(std::fmax(x, -87.3f), 88.3f);
+  float n = std::nearbyint(x * 1.44269504088896341f);
+  float r = x - n * 0.693145751953125f;
+  r = r - n * 1.428606765330187045e-06f;
+  float p = 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  int32_t bits = (int32_t(n) + 127) << 23;
+  return p * std::bit_cast<float>(bits);
+}
+
+inline float tanhApprox(float x) {
+  float a = std::fabs(x);
+  float t = expApprox(-2.0f * a);
+  float big = (1.0f - t) / (1.0f + t);
+  float x2 = x * x;
+  float small = a * (1.0f - x2 * (1.0f / 3.0f - x2 * (2.0f / 15.0f)));  // |x| < 0.02: series
+  float v = a < 0.02f ? small : big;
+  return std::copysign(v, x);
+}
+
+inline float erfApprox(float x) {
+  float a = std::fabs(x);
+  // Abramowitz & Stegun 7.1.26 for |x| >= 0.5; Taylor series below, where 7.1.26's absolute error would
+  // be large relative to erf itself.
+  float t = 1.0f / (1.0f + 0.3275911f * a);
+  float poly =
+      t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+  float big = 1.0f - poly * expApprox(-a * a);
+  float x2 = a * a;
+  float small =
+      1.1283791670955126f * a *
+      (1.0f + x2 * (-1.0f / 3.0f + x2 * (1.0f / 10.0f + x2 * (-1.0f / 42.0f + x2 * (1.0f / 216.0f)))));
+  float v = a < 0.5f ? small : big;
+  return std::copysign(v, x);
+}
+
+}  // namespace
+
+ONYX_CLONES void fastRelu(const float* x, float* y, int64_t n, float, float) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+ONYX_CLONES void fastSigmoid(const float* x, float* y, int64_t n, float, float) {
+  for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + expApprox(-x[i]));
+}
+
+ONYX_CLONES void fastSilu(const float* x, float* y, int64_t n, float, float) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.0f + expApprox(-x[i]));
+}
+
+ONYX_CLONES void fastTanh(const float* x, float* y, int64_t n, float, float) {
+  for (int64_t i = 0; i < n; ++i) y[i] = tanhApprox(x[i]);
+}
+
+ONYX_CLONES void fastHardSigmoid(const float* x, float* y, int64_t n, float alpha, float beta) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::fmax(0.0f, std::fmin(1.0f, alpha * x[i] + beta));
+}
+
+ONYX_CLONES void fastHardSwish(const float* x, float* y, int64_t n, float, float) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * std::fmax(0.0f, std::fmin(1.0f, x[i] * (1.0f / 6.0f) + 0.5f));
+}
+
+ONYX_CLONES void fastExp(const float* x, float* y, int64_t n, float, float) {
+  for (int64_t i = 0; i < n; ++i) y[i] = expApprox(x[i]);
+}
+
+ONYX_CLONES void fastErf(const float* x, float* y, int64_t n, float, float) {
+  for (int64_t i = 0; i < n; ++i) y[i] = erfApprox(x[i]);
+}
+
+ONYX_CLONES void fastClip(const float* x, float* y, int64_t n, float lo, float hi) {
+  for (int64_t i = 0; i < n; ++i) y[i] = std::fmin(std::fmax(x[i], lo), hi);
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,19 @@
+#pragma once
+// Vectorised float32 array functions for hot element-wise ops. Each is compiled for AVX-512, AVX2 and
+// baseline x86-64 and picked at load time (target_clones). Approximations are accurate to a few ulp
+// (exp, sigmoid, tanh) or 2e-7 absolute (erf); reference kernels use std:: math.
+#include <cstdint>
+
+namespace onyx::exec {
+
+void fastRelu(const float* x, float* y, int64_t n, float, float);
+void fastSigmoid(const float* x, float* y, int64_t n, float, float);
+void fastTanh(const float* x, float* y, int64_t n, float, float);
+void fastHardSigmoid(const float* x, float* y, int64_t n, float alpha, float beta);
+void fastHardSwish(const float* x, float* y, int64_t n, float, float);
+void fastExp(const float* x, float* y, int64_t n, float, float);
+void fastErf(const float* x, float* y, int64_t n, float, float);
+void fastSilu(const float* x, float* y, int64_t n, float, float);  // x * sigmoid(x)
+void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
+
+}  // namespace onyx::exec

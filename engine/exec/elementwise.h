@@ -1,0 +1,59 @@
+#pragma once
+// Broadcasting element-wise loops shared by arithmetic, comparison and logic kernels. Shapes are collapsed
+// so that the innermost run has each input stepping by 1 or 0 (broadcast): those loops vectorise.
+#include <cmath>
+
+#include "exec/kernel_util.h"
+
+namespace onyx::exec {
+
+struct BinaryLayout {
+  Dims outDims;
+  int64_t inner = 1;                 // innermost run length
+  int64_t strideA = 1, strideB = 1;  // 0 or 1 along the run
+  Dims outer;                        // collapsed outer dims
+  std::vector<int64_t> outerStrideA, outerStrideB;
+  int64_t outerCount = 1;
+};
+
+std::optional<BinaryLayout> binaryLayout(const Dims& a, const Dims& b);
+
+// y[i] = op(a[..], b[..]) over the broadcast of a and b, in parallel over outer rows.
+template <class A, class B, class Y, class Op>
+void binaryLoop(const KernelContext& ctx, const BinaryLayout& l, const A* a, const B* b, Y* y, Op op) {
+  int64_t inner = l.inner;
+  auto row = [&](int64_t o) {
+    int64_t offA = 0, offB = 0, rest = o;
+    for (size_t d = l.outer.size(); d-- > 0;) {
+      int64_t i = rest % l.outer[d];
+      rest /= l.outer[d];
+      offA += i * l.outerStrideA[d];
+      offB += i * l.outerStrideB[d];
+    }
+    const A* pa = a + offA;
+    const B* pb = b + offB;
+    Y* py = y + o * inner;
+    if (l.strideA && l.strideB) {
+      for (int64_t i = 0; i < inner; ++i) py[i] = op(pa[i], pb[i]);
+    } else if (l.strideA) {
+      const B vb = pb[0];
+      for (int64_t i = 0; i < inner; ++i) py[i] = op(pa[i], vb);
+    } else if (l.strideB) {
+      const A va = pa[0];
+      for (int64_t i = 0; i < inner; ++i) py[i] = op(va, pb[i]);
+    } else {
+      for (int64_t i = 0; i < inner; ++i) py[i] = op(pa[0], pb[0]);
+    }
+  };
+  int64_t total = l.outerCount * inner;
+  if (total < 32768) {
+    for (int64_t o = 0; o < l.outerCount; ++o) row(o);
+    return;
+  }
+  int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1));
+  ctx.parallelFor(l.outerCount, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) row(o);
+  });
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,758 @@
+#include "exec/executor.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <deque>
+#include <random>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace onyx::exec {
+
+namespace {
+constexpr int kForever = INT_MAX;  // last use of graph outputs: they outlive the run
+
+// Every value a body graph (and its nested bodies) reads from enclosing scopes.
+void collectOuterRefs(const Graph& body, std::vector<const onyx::Value*>& out,
+                      std::unordered_set<const onyx::Value*>& seen) {
+  auto consider = [&](const onyx::Value* v) {
+    if (!v || v->name().empty() || v->graph() == &body) return;
+    if (seen.insert(v).second) out.push_back(v);
+  };
+  for (const Node* node : body.nodes()) {
+    for (const onyx::Value* v : node->inputs()) consider(v);
+    for (const Graph* nested : node->subgraphs()) {
+      std::vector<const onyx::Value*> inner;
+      std::unordered_set<const onyx::Value*> innerSeen;
+      collectOuterRefs(*nested, inner, innerSeen);
+      for (const onyx::Value* v : inner) consider(v);
+    }
+  }
+  for (const onyx::Value* v : body.outputs()) consider(v);
+}
+
+std::vector<const void*> storageIds(const RunValue& value) {
+  std::vector<const void*> ids;
+  if (auto* t = std::get_if<TensorValue>(&value)) {
+    if (t->storageId()) ids.push_back(t->storageId());
+  } else if (auto* s = std::get_if<SequenceValue>(&value)) {
+    for (const TensorValue& e : s->tensors)
+      if (e.storageId()) ids.push_back(e.storageId());
+  }
+  return ids;
+}
+
+int64_t valueBytes(const RunValue& value) {
+  if (auto* t = std::get_if<TensorValue>(&value)) return int64_t(t->byteSize());
+  if (auto* s = std::get_if<SequenceValue>(&value)) {
+    int64_t n = 0;
+    for (const TensorValue& e : s->tensors) n += int64_t(e.byteSize());
+    return n;
+  }
+  return 0;
+}
+
+}  // namespace
+
+struct Step {
+  const Node* node = nullptr;  // null: an inserted transfer
+  int opset = 0;
+  Backend* backend = nullptr;
+  std::unique_ptr<PreparedNode> prepared;
+  std::vector<int> inputs;    // slot per node input, -1 when omitted
+  std::vector<int> outputs;   // slot per node output, -1 when omitted
+  std::vector<int> captures;  // outer values the node's bodies read (kept alive until it ran)
+  bool toHost = false;        // transfers: direction
+};
+
+// Arena bookkeeping for one binding of the input shapes.
+struct ArenaState {
+  bool planned = false;
+  std::vector<BufferRequest> requests;
+  std::vector<bool> escapes;                     // a graph output or alias of one: heap, never arena
+  std::map<std::pair<int, int>, int> requestOf;  // (step, output) -> request
+  std::unordered_map<const void*, int> requestOfStorage;
+  MemoryPlan plan;
+  std::shared_ptr<void> arena;
+  std::unique_ptr<char[]> tags;  // one address per request: the storage id of its views
+  int64_t heapFallbacks = 0;
+};
+
+class GraphPlan {
+ public:
+  const Graph* graph = nullptr;
+  int depth = 0;
+  std::vector<const onyx::Value*> slotValue;
+  std::unordered_map<const onyx::Value*, int> slotOf;
+  std::vector<std::pair<int, TensorValue>> constants;
+  std::vector<bool> isConstant;
+  std::vector<int> inputSlots;
+  std::vector<int> outputSlots;
+  std::vector<std::pair<const onyx::Value*, int>> captured;
+  std::vector<Step> steps;
+  std::vector<int> lastUse;
+  std::map<std::vector<Dims>, ArenaState> arenas;
+  ArenaState* lastArena = nullptr;
+  int transfers = 0;
+
+  int addSlot(const onyx::Value* value) {
+    int slot = int(slotValue.size());
+    slotValue.push_back(value);
+    if (value) slotOf[value] = slot;
+    isConstant.push_back(false);
+    return slot;
+  }
+};
+
+struct Frame {
+  const GraphPlan* plan;
+  std::vector<RunValue> slots;
+  const Frame* parent;
+  const RunValue* lookup(const onyx::Value* v) const {
+    auto it = plan->slotOf.find(v);
+    if (it != plan->slotOf.end()) return &slots[size_t(it->second)];
+    return parent ? parent->lookup(v) : nullptr;
+  }
+};
+
+// Gives kernels their output memory and runs bodies for control flow.
+class FrameHost final : public KernelHost {
+ public:
+  FrameHost(Executor& executor, GraphPlan& plan, Frame& frame, ArenaState* arena, bool recording)
+      : executor_(executor), plan_(plan), frame_(frame), arena_(arena), recording_(recording) {}
+  int step = 0;
+
+  Expected<TensorValue> allocateOutput(size_t index, DataType dtype, Dims dims) override {
+    int64_t bytes = int64_t(elementCount(dims) * int64_t(elementBytes(dtype)));
+    if (!arena_ || dtype == DataType::String) return TensorValue::allocate(dtype, std::move(dims));
+    const Step& s = plan_.steps[size_t(step)];
+    if (recording_) {
+      TensorValue t = TensorValue::allocate(dtype, std::move(dims));
+      int request = int(arena_->requests.size());
+      BufferRequest r;
+      r.bytes = bytes;
+      r.firstStep = step;
+      r.lastStep = step;
+      const onyx::Value* value = s.node->output(index);
+      r.label =
+          s.node->describe() + " output " + std::to_string(index) + (value ? " '" + value->name() + "'" : "");
+      for (auto [out, in] : s.prepared->inPlace()) {
+        if (size_t(out) != index || size_t(in) >= s.inputs.size() || s.inputs[size_t(in)] < 0) continue;
+        const auto* src = std::get_if<TensorValue>(&frame_.slots[size_t(s.inputs[size_t(in)])]);
+        if (!src) continue;
+        auto it = arena_->requestOfStorage.find(src->storageId());
+        if (it == arena_->requestOfStorage.end()) continue;
+        const BufferRequest& other = arena_->requests[size_t(it->second)];
+        if (other.lastStep == step && other.bytes == bytes && !arena_->escapes[size_t(it->second)] &&
+            !taken_.count(it->second)) {
+          r.sharesWith = it->second;
+          taken_.insert(it->second);
+        }
+      }
+      arena_->requests.push_back(std::move(r));
+      arena_->escapes.push_back(false);
+      arena_->requestOf[{step, int(index)}] = request;
+      arena_->requestOfStorage[t.storageId()] = request;
+      return t;
+    }
+    auto it = arena_->requestOf.find({step, int(index)});
+    if (it != arena_->requestOf.end()) {
+      int r = it->second;
+      if (!arena_->escapes[size_t(r)] && bytes <= arena_->requests[size_t(r)].bytes && arena_->arena) {
+        auto* base = static_cast<std::byte*>(arena_->arena.get()) + arena_->plan.offsets[size_t(r)];
+        std::shared_ptr<const void> owner(arena_->arena, &arena_->tags[size_t(r)]);
+        return TensorValue::view(dtype, std::move(dims), base, std::move(owner));
+      }
+    }
+    ++arena_->heapFallbacks;
+    return TensorValue::allocate(dtype, std::move(dims));
+  }
+
+  Expected<std::vector<RunValue>> runSubgraph(const Graph& body, std::vector<RunValue> inputs) override;
+
+  void newStep(int s) {
+    step = s;
+    taken_.clear();
+  }
+
+ private:
+  Executor& executor_;
+  GraphPlan& plan_;
+  Frame& frame_;
+  ArenaState* arena_;
+  bool recording_;
+  std::set<int> taken_;
+};
+
+namespace {
+
+Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan, Frame& frame, bool useArena,
+                                            Profiler* profiler, int64_t arenaLimit);
+
+}  // namespace
+
+Expected<std::vector<RunValue>> FrameHost::runSubgraph(const Graph& body, std::vector<RunValue> inputs) {
+  auto it = executor_.bodies_.find(&body);
+  if (it == executor_.bodies_.end()) return makeError("body graph was not planned", body.name());
+  GraphPlan& child = *it->second;
+  if (inputs.size() != child.inputSlots.size()) {
+    return makeError("body graph '" + body.name() + "' takes " + std::to_string(child.inputSlots.size()) +
+                         " inputs, given " + std::to_string(inputs.size()),
+                     body.owner() ? body.owner()->describe() : body.name());
+  }
+  Frame childFrame{&child, std::vector<RunValue>(child.slotValue.size()), &frame_};
+  for (size_t i = 0; i < inputs.size(); ++i)
+    childFrame.slots[size_t(child.inputSlots[i])] = std::move(inputs[i]);
+  for (auto& [value, slot] : child.captured) {
+    const RunValue* outer = frame_.lookup(value);
+    if (!outer)
+      return makeError("body reads '" + value->name() + "', which is not computed", body.owner()->describe());
+    childFrame.slots[size_t(slot)] = *outer;
+  }
+  Profiler* profiler = executor_.options_.profile ? &executor_.profiler_ : nullptr;
+  return executePlan(executor_, child, childFrame, false, profiler, 0);
+}
+
+namespace {
+
+Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan, Frame& frame, bool useArena,
+                                            Profiler* profiler, int64_t arenaLimit) {
+  // Graph inputs that are also initializers keep their initializer unless the caller gave a value.
+  for (auto& [slot, tensor] : plan.constants)
+    if (std::holds_alternative<std::monostate>(frame.slots[size_t(slot)])) frame.slots[size_t(slot)] = tensor;
+
+  ArenaState* arena = nullptr;
+  bool recording = false;
+  if (useArena) {
+    std::vector<Dims> key;
+    for (int slot : plan.inputSlots) {
+      const RunValue& v = frame.slots[size_t(slot)];
+      if (auto* t = std::get_if<TensorValue>(&v))
+        key.push_back(t->dims());
+      else
+        key.push_back({-1});
+    }
+    if (plan.arenas.size() > 8 && !plan.arenas.count(key)) plan.arenas.clear();
+    arena = &plan.arenas[key];
+    recording = !arena->planned;
+    if (recording) *arena = ArenaState();
+    plan.lastArena = arena;
+  }
+  FrameHost host(executor, plan, frame, arena, recording);
+  std::vector<const RunValue*> inputPtrs;
+  std::vector<RunValue> outputs;
+  const RunValue absent;
+
+  for (size_t s = 0; s < plan.steps.size(); ++s) {
+    Step& step = plan.steps[s];
+    host.newStep(int(s));
+    int64_t start = profiler ? profiler->nowNs() : 0;
+    int64_t flops = 0;
+    if (!step.node) {  // transfer between backends
+      const auto* t = std::get_if<TensorValue>(&frame.slots[size_t(step.inputs[0])]);
+      if (t) {
+        auto moved = step.toHost ? step.backend->toHost(*t) : step.backend->toDevice(*t);
+        if (!moved) return moved.error();
+        frame.slots[size_t(step.outputs[0])] = std::move(*moved);
+      } else {
+        frame.slots[size_t(step.outputs[0])] = frame.slots[size_t(step.inputs[0])];
+      }
+    } else {
+      inputPtrs.clear();
+      for (int slot : step.inputs) inputPtrs.push_back(slot >= 0 ? &frame.slots[size_t(slot)] : &absent);
+      outputs.assign(step.outputs.size(), RunValue());
+      KernelContext context(*step.node, step.opset, inputPtrs, outputs, host, executor.pool());
+      auto ran = step.prepared->run(context);
+      if (!ran) return ran.error();
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        if (step.outputs[i] >= 0 && std::holds_alternative<std::monostate>(outputs[i])) {
+          return context.error("produced no value for output " + std::to_string(i));
+        }
+      }
+      if (profiler) flops = step.prepared->flops(context);
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        int slot = step.outputs[i];
+        if (slot < 0) continue;
+        if (arena) {
+          int last = plan.lastUse[size_t(slot)];
+          for (const void* id : storageIds(outputs[i])) {
+            auto it = arena->requestOfStorage.find(id);
+            if (it == arena->requestOfStorage.end()) continue;
+            size_t r = size_t(it->second);
+            if (recording) {
+              if (last == kForever)
+                arena->escapes[r] = true;
+              else
+                arena->requests[r].lastStep = std::max(arena->requests[r].lastStep, last);
+            } else if (last == kForever || arena->requests[r].lastStep < last) {
+              // An alias the first run did not show (data-dependent): copy out of the arena.
+              if (auto* t = std::get_if<TensorValue>(&outputs[i]))
+                *t = t->clone();
+              else if (auto* q = std::get_if<SequenceValue>(&outputs[i]))
+                for (TensorValue& e : q->tensors) e = e.clone();
+              ++arena->heapFallbacks;
+              break;
+            }
+          }
+        }
+        frame.slots[size_t(slot)] = std::move(outputs[i]);
+      }
+    }
+    if (profiler) {
+      ProfileEvent e;
+      e.startNs = start;
+      e.durationNs = profiler->nowNs() - start;
+      e.iteration = profiler->iteration();
+      e.depth = plan.depth;
+      e.thread = 0;
+      e.backend = std::string(step.backend ? step.backend->name() : "cpu");
+      if (step.node) {
+        e.node = step.node->id();
+        e.name = step.node->name();
+        e.opType = step.node->opType();
+        e.variant = std::string(step.prepared->variant());
+      } else {
+        e.opType = "Transfer";
+        e.variant = "transfer";
+      }
+      for (int slot : step.inputs)
+        if (slot >= 0) e.bytesRead += valueBytes(frame.slots[size_t(slot)]);
+      for (int slot : step.outputs)
+        if (slot >= 0) e.bytesWritten += valueBytes(frame.slots[size_t(slot)]);
+      e.flops = flops;
+      profiler->record(std::move(e));
+    }
+    // Release what this step was the last to read (and defined-but-unused outputs).
+    auto release = [&](int slot) {
+      if (slot >= 0 && !plan.isConstant[size_t(slot)] && plan.lastUse[size_t(slot)] <= int(s))
+        frame.slots[size_t(slot)] = RunValue();
+    };
+    for (int slot : step.inputs) release(slot);
+    for (int slot : step.captures) release(slot);
+    for (int slot : step.outputs) release(slot);
+  }
+
+  std::vector<RunValue> results;
+  for (int slot : plan.outputSlots) {
+    RunValue v = slot >= 0 ? frame.slots[size_t(slot)] : RunValue();
+    if (arena && !recording) {
+      for (const void* id : storageIds(v)) {
+        if (arena->requestOfStorage.count(id)) {
+          if (auto* t = std::get_if<TensorValue>(&v))
+            *t = t->clone();
+          else if (auto* q = std::get_if<SequenceValue>(&v))
+            for (TensorValue& e : q->tensors) e = e.clone();
+          break;
+        }
+      }
+    }
+    results.push_back(std::move(v));
+  }
+
+  if (recording) {
+    for (size_t r = 0; r < arena->requests.size(); ++r) {
+      if (arena->escapes[r]) arena->requests[r].bytes = 0;  // kept in the list so indices stay valid
+    }
+    arena->plan = planMemory(arena->requests);
+    if (arenaLimit > 0 && arena->plan.arenaBytes > arenaLimit) {
+      std::string biggest;
+      if (!arena->plan.aliveAtPeak.empty())
+        biggest = arena->requests[size_t(arena->plan.aliveAtPeak[0])].label;
+      const Step& peak = plan.steps[size_t(std::max(0, arena->plan.peakStep))];
+      plan.arenas.clear();
+      plan.lastArena = nullptr;
+      return makeError("the run needs an arena of " + std::to_string(arena->plan.arenaBytes) +
+                           " bytes, over the limit of " + std::to_string(arenaLimit) +
+                           "; the largest tensor alive at the peak is " + biggest +
+                           ". Raise the limit or use smaller inputs",
+                       peak.node ? peak.node->describe() : "transfer");
+    }
+    arena->arena = std::shared_ptr<void>(
+        std::aligned_alloc(64, size_t(std::max<int64_t>(arena->plan.arenaBytes, 64) + 63) / 64 * 64),
+        [](void* p) { std::free(p); });
+    arena->tags = std::make_unique<char[]>(arena->requests.size() + 1);
+    arena->requestOfStorage.clear();
+    for (size_t r = 0; r < arena->requests.size(); ++r) arena->requestOfStorage[&arena->tags[r]] = int(r);
+    arena->planned = true;
+  }
+  return results;
+}
+
+}  // namespace
+
+Executor::Executor(const Model& model, ExecutorOptions options)
+    : model_(model), options_(std::move(options)), pool_(options_.threads) {}
+
+Executor::~Executor() = default;
+
+namespace {
+
+struct Builder {
+  Executor& executor;
+  const Model& model;
+  std::vector<Backend*> backends;  // preference order, CPU last
+  std::map<const Graph*, std::unique_ptr<GraphPlan>>& bodies;
+
+  Expected<std::unique_ptr<GraphPlan>> build(const Graph& graph, int depth) {
+    auto plan = std::make_unique<GraphPlan>();
+    plan->graph = &graph;
+    plan->depth = depth;
+    for (const onyx::Value* v : graph.inputs()) plan->inputSlots.push_back(plan->addSlot(v));
+    for (const onyx::Value* v : graph.initializers()) {
+      int slot = plan->slotOf.count(v) ? plan->slotOf[v] : plan->addSlot(v);
+      plan->constants.push_back({slot, TensorValue::fromConstant(*v->initializer())});
+      plan->isConstant[size_t(slot)] = true;
+    }
+    // Topological order (Kahn), stable with respect to the file order.
+    std::vector<const Node*> nodes(graph.nodes().begin(), graph.nodes().end());
+    std::unordered_map<const Node*, std::vector<const onyx::Value*>> outerRefs;
+    for (const Node* node : nodes) {
+      std::vector<const onyx::Value*> refs;
+      std::unordered_set<const onyx::Value*> seen;
+      for (const Graph* body : node->subgraphs()) collectOuterRefs(*body, refs, seen);
+      outerRefs[node] = std::move(refs);
+    }
+    std::unordered_map<const Node*, int> pending;
+    std::unordered_map<const Node*, std::vector<const Node*>> consumers;
+    for (const Node* node : nodes) {
+      std::unordered_set<const Node*> deps;
+      auto depend = [&](const onyx::Value* v) {
+        if (v && v->producer() && v->producer()->graph() == &graph && v->producer() != node)
+          deps.insert(v->producer());
+      };
+      for (const onyx::Value* v : node->inputs()) depend(v);
+      for (const onyx::Value* v : outerRefs[node]) depend(v);
+      pending[node] = int(deps.size());
+      for (const Node* d : deps) consumers[d].push_back(node);
+    }
+    std::deque<const Node*> ready;
+    for (const Node* node : nodes)
+      if (pending[node] == 0) ready.push_back(node);
+    std::vector<const Node*> order;
+    while (!ready.empty()) {
+      const Node* node = ready.front();
+      ready.pop_front();
+      order.push_back(node);
+      for (const Node* c : consumers[node])
+        if (--pending[c] == 0) ready.push_back(c);
+    }
+    if (order.size() != nodes.size()) {
+      for (const Node* node : nodes)
+        if (pending[node] > 0) return makeError("the graph has a cycle through this node", node->describe());
+    }
+
+    std::vector<Backend*> location;  // per slot: backend holding it, null for host
+    auto slotFor = [&](const onyx::Value* v) -> int {
+      auto it = plan->slotOf.find(v);
+      if (it != plan->slotOf.end()) return it->second;
+      if (v->graph() != &graph) {  // from an enclosing scope
+        int slot = plan->addSlot(v);
+        plan->captured.push_back({v, slot});
+        return slot;
+      }
+      return -1;
+    };
+    std::map<std::pair<int, Backend*>, int> transferred;
+    auto placeOn = [&](int slot, Backend* target) -> int {
+      location.resize(plan->slotValue.size(), nullptr);
+      Backend* where = location[size_t(slot)];
+      Backend* want = target && !target->usesHostMemory() ? target : nullptr;
+      if (where == want) return slot;
+      auto key = std::make_pair(slot, want);
+      if (auto it = transferred.find(key); it != transferred.end()) return it->second;
+      Step t;
+      t.backend = want ? want : where;
+      t.toHost = want == nullptr;
+      t.inputs = {slot};
+      int temp = plan->addSlot(nullptr);
+      location.resize(plan->slotValue.size(), nullptr);
+      location[size_t(temp)] = want;
+      t.outputs = {temp};
+      plan->steps.push_back(std::move(t));
+      plan->transfers++;
+      transferred[key] = temp;
+      return temp;
+    };
+
+    for (const Node* node : order) {
+      Step step;
+      step.node = node;
+      step.opset = int(model.opsetVersion(node->domain()));
+      if (step.opset == 0 && (node->domain().empty() || node->domain() == "ai.onnx")) step.opset = 1;
+      std::vector<const onyx::Tensor*> constants;
+      for (const onyx::Value* v : node->inputs()) {
+        if (!v || v->name().empty()) {
+          step.inputs.push_back(-1);
+          constants.push_back(nullptr);
+          continue;
+        }
+        int slot = slotFor(v);
+        if (slot < 0) {
+          return makeError(
+              "input '" + v->name() + "' is not produced by any node, graph input or initializer",
+              node->describe());
+        }
+        step.inputs.push_back(slot);
+        constants.push_back(v->initializer());
+      }
+      for (const onyx::Value* v : outerRefs[node]) {
+        int slot = slotFor(v);
+        if (slot >= 0) step.captures.push_back(slot);
+      }
+      for (const Graph* body : node->subgraphs()) {
+        auto bodyPlan = build(*body, depth + 1);
+        if (!bodyPlan) return bodyPlan.error();
+        bodies[body] = std::move(*bodyPlan);
+      }
+      // First backend that supports and prepares the node; the CPU backend is last.
+      Error lastError = makeError("no backend supports " + node->opType() + " at opset " +
+                                      std::to_string(step.opset) + "; the op is not supported yet",
+                                  node->describe());
+      NodeShapes shapes;
+      for (Backend* backend : backends) {
+        if (!backend->supports(*node, step.opset)) continue;
+        auto prepared = backend->prepare(*node, step.opset, shapes, constants);
+        if (!prepared) {
+          lastError = prepared.error();
+          continue;
+        }
+        step.backend = backend;
+        step.prepared = std::move(*prepared);
+        break;
+      }
+      if (!step.prepared) return lastError;
+      for (int& slot : step.inputs)
+        if (slot >= 0) slot = placeOn(slot, step.backend);
+      for (size_t i = 0; i < node->outputCount(); ++i) {
+        const onyx::Value* v = node->output(i);
+        step.outputs.push_back(v && !v->name().empty() ? plan->addSlot(v) : -1);
+      }
+      location.resize(plan->slotValue.size(), nullptr);
+      for (int slot : step.outputs)
+        if (slot >= 0) location[size_t(slot)] = step.backend->usesHostMemory() ? nullptr : step.backend;
+      plan->steps.push_back(std::move(step));
+    }
+    for (const onyx::Value* v : graph.outputs()) {
+      int slot = v ? slotFor(v) : -1;
+      if (v && slot < 0) return makeError("graph output '" + v->name() + "' is never computed", graph.name());
+      plan->outputSlots.push_back(slot >= 0 ? placeOn(slot, nullptr) : -1);
+    }
+
+    // Last reader of each slot.
+    plan->lastUse.assign(plan->slotValue.size(), -1);
+    for (size_t s = 0; s < plan->steps.size(); ++s) {
+      const Step& step = plan->steps[s];
+      for (int slot : step.inputs)
+        if (slot >= 0) plan->lastUse[size_t(slot)] = int(s);
+      for (int slot : step.captures) plan->lastUse[size_t(slot)] = int(s);
+      for (int slot : step.outputs)
+        if (slot >= 0 && plan->lastUse[size_t(slot)] < int(s)) plan->lastUse[size_t(slot)] = int(s);
+    }
+    for (int slot : plan->outputSlots)
+      if (slot >= 0) plan->lastUse[size_t(slot)] = kForever;
+    for (int slot : plan->inputSlots) plan->lastUse[size_t(slot)] = kForever;  // owned by the caller
+    return plan;
+  }
+};
+
+}  // namespace
+
+Expected<std::unique_ptr<Executor>> Executor::create(const Model& model, ExecutorOptions options,
+                                                     std::vector<std::unique_ptr<Backend>> extraBackends) {
+  std::unique_ptr<Executor> executor(new Executor(model, std::move(options)));
+  executor->backends_ = std::move(extraBackends);
+  auto built = executor->build();
+  if (!built) return built.error();
+  return executor;
+}
+
+Expected<void> Executor::build() {
+  for (const std::string& name : options_.backends) {
+    if (name == "cpu") continue;
+    bool found = false;
+    for (const auto& backend : backends_) found = found || backend->name() == name;
+    if (!found) {
+      return makeError("backend '" + name + "' is not available in this build; use --backend cpu",
+                       "executor");
+    }
+  }
+  backends_.push_back(std::make_unique<CpuBackend>(pool_, options_.kernelVariant));
+  std::vector<Backend*> order;
+  for (const std::string& name : options_.backends)
+    for (const auto& backend : backends_)
+      if (backend->name() == name && std::find(order.begin(), order.end(), backend.get()) == order.end())
+        order.push_back(backend.get());
+  if (std::find(order.begin(), order.end(), backends_.back().get()) == order.end())
+    order.push_back(backends_.back().get());
+  Builder builder{*this, model_, order, bodies_};
+  auto plan = builder.build(model_.graph(), 0);
+  if (!plan) return plan.error();
+  main_ = std::move(*plan);
+  return {};
+}
+
+Expected<void> Executor::validateInputs(const NamedValues& inputs) {
+  bindings_.clear();
+  const Graph& graph = model_.graph();
+  for (const auto& [name, value] : inputs) {
+    const onyx::Value* declared = graph.findValue(name);
+    if (!declared || !declared->isGraphInput()) {
+      std::string names;
+      for (const onyx::Value* v : graph.inputs()) names += (names.empty() ? "" : ", ") + v->name();
+      return makeError("the model has no input '" + name + "' (inputs: " + names + ")", name);
+    }
+  }
+  for (const onyx::Value* v : graph.inputs()) {
+    const RunValue* given = nullptr;
+    for (const auto& [name, value] : inputs)
+      if (name == v->name()) given = &value;
+    if (!given) {
+      if (v->isInitializer()) continue;
+      if (v->type().kind() == Type::Kind::Optional) continue;
+      return makeError("missing input '" + v->name() + "' (" + v->type().toString() + ")", v->name());
+    }
+    const Type& type = v->type();
+    const auto* t = std::get_if<TensorValue>(given);
+    if (type.isTensor() && t) {
+      if (type.elemType() != DataType::Undefined && t->dtype() != type.elemType()) {
+        return makeError(
+            "input '" + v->name() + "' is " + t->describe() + " but the model expects " + type.toString(),
+            v->name());
+      }
+      if (type.shape()) {
+        const Shape& shape = *type.shape();
+        if (shape.size() != t->dims().size()) {
+          return makeError("input '" + v->name() + "' has rank " + std::to_string(t->rank()) + " (" +
+                               t->describe() + ") but the model expects " + type.toString(),
+                           v->name());
+        }
+        for (size_t d = 0; d < shape.size(); ++d) {
+          int64_t actual = t->dims()[d];
+          if (auto fixed = shape[d].value()) {
+            if (*fixed != actual) {
+              return makeError("input '" + v->name() + "' has dim " + std::to_string(d) + " = " +
+                                   std::to_string(actual) + " but the model fixes it to " +
+                                   std::to_string(*fixed),
+                               v->name());
+            }
+          } else if (shape[d].isSymbolic() && shape[d].expr().isSymbol()) {
+            std::string symbol = shape[d].expr().symbolName();
+            auto [it, inserted] = bindings_.emplace(symbol, actual);
+            if (!inserted && it->second != actual) {
+              return makeError("input '" + v->name() + "' binds " + symbol + " = " + std::to_string(actual) +
+                                   " but an earlier input bound it to " + std::to_string(it->second),
+                               v->name());
+            }
+          }
+        }
+      }
+    } else if (type.isTensor() && !t) {
+      return makeError("input '" + v->name() + "' must be a tensor, got " + describeValue(*given), v->name());
+    }
+  }
+  return {};
+}
+
+Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
+  if (options_.validateInputs) {
+    auto valid = validateInputs(inputs);
+    if (!valid) return valid.error();
+  }
+  Frame frame{main_.get(), std::vector<RunValue>(main_->slotValue.size()), nullptr};
+  const Graph& graph = model_.graph();
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const onyx::Value* v = graph.inputs()[i];
+    for (const auto& [name, value] : inputs)
+      if (name == v->name()) frame.slots[size_t(main_->inputSlots[i])] = value;
+  }
+  Profiler* profiler = options_.profile ? &profiler_ : nullptr;
+  if (profiler) profiler->beginIteration();
+  auto result = executePlan(*this, *main_, frame, options_.useArena, profiler, options_.arenaLimitBytes);
+  if (profiler) profiler->endIteration();
+  return result;
+}
+
+MemoryReport Executor::memoryReport() const {
+  MemoryReport report;
+  const ArenaState* arena = main_ ? main_->lastArena : nullptr;
+  if (!arena || !arena->planned) return report;
+  report.arenaBytes = arena->plan.arenaBytes;
+  report.peakBytes = arena->plan.peakBytes;
+  report.heapFallbacks = arena->heapFallbacks;
+  report.inPlaceCount = arena->plan.inPlaceCount;
+  if (arena->plan.peakStep >= 0) {
+    const Step& step = main_->steps[size_t(arena->plan.peakStep)];
+    report.peakNode = step.node ? step.node->describe() : "transfer";
+  }
+  for (int r : arena->plan.aliveAtPeak)
+    report.aliveAtPeak.push_back({arena->requests[size_t(r)].label, arena->requests[size_t(r)].bytes});
+  return report;
+}
+
+std::vector<Assignment> Executor::assignments() const {
+  std::vector<Assignment> out;
+  for (const Step& step : main_->steps)
+    if (step.node)
+      out.push_back({step.node, std::string(step.backend->name()), std::string(step.prepared->variant())});
+  return out;
+}
+
+int Executor::transferCount() const {
+  return main_->transfers;
+}
+
+Expected<RunValue> randomInput(const onyx::Value& input, const SymBindings& bindings, uint64_t seed) {
+  const Type& type = input.type();
+  if (!type.isTensor())
+    return makeError("cannot make a random value for input of type " + type.toString(), input.name());
+  Dims dims;
+  if (type.shape()) {
+    for (const Dim& d : *type.shape()) {
+      if (auto v = d.value()) {
+        dims.push_back(*v);
+      } else if (d.isSymbolic()) {
+        auto value = d.expr().evaluate(bindings);
+        if (!value) {
+          return makeError("input '" + input.name() + "' has dim " + d.toString() + "; bind it with --bind " +
+                               d.toString() + "=N",
+                           input.name());
+        }
+        dims.push_back(*value);
+      } else {
+        dims.push_back(1);
+      }
+    }
+  }
+  TensorValue t = TensorValue::allocate(type.elemType(), dims);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (int64_t i = 0; i < t.count(); ++i) {
+    switch (t.dtype()) {
+      case DataType::Float:
+        t.data<float>()[i] = uniform(rng);
+        break;
+      case DataType::Double:
+        t.data<double>()[i] = uniform(rng);
+        break;
+      case DataType::Float16:
+        t.data<Half>()[i] = Half(uniform(rng));
+        break;
+      case DataType::Int64:
+        t.data<int64_t>()[i] = int64_t(rng() % 2);
+        break;  // valid ids and masks
+      case DataType::Int32:
+        t.data<int32_t>()[i] = int32_t(rng() % 2);
+        break;
+      case DataType::Bool:
+        t.data<bool>()[i] = rng() % 2;
+        break;
+      default:
+        break;
+    }
+  }
+  return RunValue(std::move(t));
+}
+
+}  // namespace onyx::exec

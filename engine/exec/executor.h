@@ -1,0 +1,88 @@
+#pragma once
+// Runs a model: a plan (topological schedule, each node assigned to a backend, transfers inserted where a
+// value crosses backends), a memory plan for the intermediates, and per-node profiling.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/backend.h"
+#include "exec/memory_planner.h"
+#include "exec/profiler.h"
+#include "exec/thread_pool.h"
+#include "ir/model.h"
+
+namespace onyx::exec {
+
+struct ExecutorOptions {
+  // Backends in preference order; "cpu" is always added last as the fallback.
+  std::vector<std::string> backends = {"cpu"};
+  int threads = 2;
+  std::string kernelVariant;    // "" best available; "reference" pins the oracle kernels
+  bool useArena = true;         // plan intermediates into one arena after the first run
+  int64_t arenaLimitBytes = 0;  // 0: no limit; otherwise runs needing more fail, naming the node
+  bool profile = false;
+  bool validateInputs = true;
+};
+
+struct MemoryReport {
+  int64_t arenaBytes = 0;
+  int64_t peakBytes = 0;
+  int64_t heapFallbacks = 0;  // buffers that did not fit their planned slot in the last run
+  int inPlaceCount = 0;
+  std::string peakNode;                                      // node running at the peak
+  std::vector<std::pair<std::string, int64_t>> aliveAtPeak;  // tensor label, bytes
+};
+
+struct Assignment {
+  const Node* node;
+  std::string backend;
+  std::string variant;
+};
+
+class GraphPlan;  // per graph (main graph and each body), in plan.h
+
+using NamedValues = std::vector<std::pair<std::string, RunValue>>;
+
+class Executor {
+ public:
+  // `extraBackends`: backends the options can name (the Vulkan backend is passed here); CPU is built in.
+  static Expected<std::unique_ptr<Executor>> create(const Model& model, ExecutorOptions options = {},
+                                                    std::vector<std::unique_ptr<Backend>> extraBackends = {});
+  ~Executor();
+
+  // Runs the main graph. Inputs by name; graph inputs with an initializer may be omitted. Returns the graph
+  // outputs in order. Errors name the node and input.
+  Expected<std::vector<RunValue>> run(const NamedValues& inputs);
+
+  const Model& model() const { return model_; }
+  Profiler& profiler() { return profiler_; }
+  ThreadPool& pool() { return pool_; }
+  // Symbol values bound from the last run's inputs ("batch" -> 1).
+  const SymBindings& bindings() const { return bindings_; }
+  MemoryReport memoryReport() const;
+  // Which backend and kernel each node of the main graph runs on.
+  std::vector<Assignment> assignments() const;
+  int transferCount() const;
+
+ private:
+  friend class GraphPlan;
+  friend class FrameHost;
+  Executor(const Model& model, ExecutorOptions options);
+  Expected<void> build();
+  Expected<void> validateInputs(const NamedValues& inputs);
+
+  const Model& model_;
+  ExecutorOptions options_;
+  ThreadPool pool_;
+  Profiler profiler_;
+  std::vector<std::unique_ptr<Backend>> backends_;  // preference order, CPU last
+  std::unique_ptr<GraphPlan> main_;
+  std::map<const Graph*, std::unique_ptr<GraphPlan>> bodies_;
+  SymBindings bindings_;
+};
+
+// Reads `name=value` symbol bindings and random inputs for `onyx run --random`.
+Expected<RunValue> randomInput(const Value& input, const SymBindings& bindings, uint64_t seed);
+
+}  // namespace onyx::exec

@@ -1,0 +1,154 @@
+#pragma once
+// The kernel API. A kernel computes one node's outputs from its inputs. It is written once per op (and per
+// variant: the plain reference kernel is the oracle, optimized variants are checked against it), and
+// registered explicitly in engine/ops/register_cpu_kernels.cpp. See README-kernels.md.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exec/tensor_value.h"
+#include "ir/graph.h"
+#include "util/expected.h"
+
+namespace onyx::exec {
+
+class ThreadPool;
+class KernelContext;
+
+// The executor's side of a KernelContext: output memory (arena or heap, as the memory planner decided),
+// subgraph execution for control flow.
+class KernelHost {
+ public:
+  virtual ~KernelHost() = default;
+  virtual Expected<TensorValue> allocateOutput(size_t index, DataType dtype, Dims dims) = 0;
+  // Runs a body graph (If branch, Loop/Scan body) with the given inputs; outer-scope values resolve to the
+  // values of the frame running the node.
+  virtual Expected<std::vector<RunValue>> runSubgraph(const Graph& body, std::vector<RunValue> inputs) = 0;
+};
+
+class KernelContext {
+ public:
+  KernelContext(const Node& node, int opset, std::span<const RunValue* const> inputs,
+                std::span<RunValue> outputs, KernelHost& host, ThreadPool& pool)
+      : node_(node), opset_(opset), inputs_(inputs), outputs_(outputs), host_(host), pool_(pool) {}
+
+  const Node& node() const { return node_; }
+  // Opset version imported for the node's domain: kernels whose op changed across versions branch on it.
+  int opset() const { return opset_; }
+
+  // Inputs. An omitted optional input (or one past the end) is absent.
+  size_t inputCount() const { return inputs_.size(); }
+  bool hasInput(size_t i) const;
+  const RunValue& inputValue(size_t i) const;
+  // The input as a tensor; empty TensorValue when absent. Use requireTensor to get an error instead.
+  const TensorValue& input(size_t i) const;
+  Expected<const TensorValue*> requireTensor(size_t i) const;
+  // Optional tensor input holding integers (axes, pads...): nullopt when absent.
+  std::optional<std::vector<int64_t>> intsInput(size_t i) const;
+
+  // Attributes with defaults.
+  int64_t attrInt(std::string_view name, int64_t fallback) const { return node_.attrInt(name, fallback); }
+  float attrFloat(std::string_view name, float fallback) const { return node_.attrFloat(name, fallback); }
+  std::string attrString(std::string_view name, std::string_view fallback = {}) const {
+    return node_.attrString(name, fallback);
+  }
+  std::optional<std::vector<int64_t>> attrInts(std::string_view name) const { return node_.attrInts(name); }
+  std::optional<std::vector<float>> attrFloats(std::string_view name) const;
+  std::optional<std::vector<std::string>> attrStrings(std::string_view name) const;
+  const onyx::Tensor* attrTensor(std::string_view name) const;
+  const Graph* attrGraph(std::string_view name) const;
+  bool hasAttr(std::string_view name) const { return node_.attribute(name) != nullptr; }
+
+  // Outputs. allocateOutput returns the tensor to fill (memory from the planner) and stores it as output i.
+  size_t outputCount() const { return outputs_.size(); }
+  bool wantsOutput(size_t i) const;  // false for omitted optional outputs: kernels may skip computing them
+  Expected<TensorValue*> allocateOutput(size_t i, DataType dtype, Dims dims);
+  // Sets output i to an existing value: a view of an input (Reshape, Identity), a sequence, an optional.
+  void setOutput(size_t i, RunValue value);
+
+  Expected<std::vector<RunValue>> runSubgraph(const Graph& body, std::vector<RunValue> inputs) {
+    return host_.runSubgraph(body, std::move(inputs));
+  }
+
+  ThreadPool& pool() const { return pool_; }
+  void parallelFor(int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& body) const;
+
+  // An error naming the node (and the input, when `input` >= 0): "Add 'x' (#3), input 1 'B'".
+  Error error(std::string message, int input = -1) const;
+  Error unsupportedType(int input) const;  // "Add ... does not support float16 for input 0 'A'"
+
+ private:
+  const Node& node_;
+  int opset_;
+  std::span<const RunValue* const> inputs_;
+  std::span<RunValue> outputs_;
+  KernelHost& host_;
+  ThreadPool& pool_;
+};
+
+// A kernel with state prepared once per node (parsed attributes, packed weights, oneDNN primitives).
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual Expected<void> run(KernelContext& context) = 0;
+};
+
+// What a kernel factory sees at prepare time.
+struct PrepareContext {
+  const Node& node;
+  int opset;
+  ThreadPool& pool;
+  // Inputs that are initializers (weights): kernels may pack them now. Null for run-time inputs.
+  std::vector<const onyx::Tensor*> constantInputs;
+  Error error(std::string message) const { return makeError(std::move(message), node.describe()); }
+};
+
+using KernelFunction = Expected<void> (*)(KernelContext&);
+using KernelFactory = Expected<std::unique_ptr<Kernel>> (*)(const PrepareContext&);
+// Floating-point operations of one run of the node, from its input and output shapes (profiling).
+using FlopCounter = int64_t (*)(const KernelContext&);
+
+struct KernelDef {
+  std::string domain;  // "" for ai.onnx
+  std::string opType;
+  int sinceVersion = 1;  // the opset versions this kernel implements: [sinceVersion, untilVersion]
+  int untilVersion = 1 << 30;
+  std::string variant = "reference";  // "reference" is the oracle; others: "avx2", "dnnl", ...
+  int priority = 0;                   // among the kernels that support a node, the highest priority runs
+  KernelFunction function = nullptr;  // either a stateless function,
+  KernelFactory factory = nullptr;    // or a factory of prepared kernels
+  // Optional filter beyond op and version (attributes, known input types): false means "use another".
+  bool (*supports)(const Node& node, int opset) = nullptr;
+  // (output, input) pairs whose buffers may be shared: the kernel reads element i of that input before
+  // writing element i of the output. The memory planner uses it when the input dies at this node.
+  std::vector<std::pair<int, int>> inPlace;
+  FlopCounter flops = nullptr;
+};
+
+class KernelRegistry {
+ public:
+  void add(KernelDef def);
+  // Best kernel for the node under its opset (or the named variant only); null when none.
+  const KernelDef* find(const Node& node, int opset, std::string_view variant = {}) const;
+  // All kernels of one op, for tests comparing variants.
+  std::vector<const KernelDef*> variants(std::string_view domain, std::string_view opType) const;
+  const std::vector<std::unique_ptr<KernelDef>>& all() const { return defs_; }
+
+ private:
+  std::vector<std::unique_ptr<KernelDef>> defs_;
+};
+
+// Every CPU kernel, registered by engine/ops/register_cpu_kernels.cpp on first use.
+const KernelRegistry& cpuKernels();
+void registerCpuKernels(KernelRegistry& registry);
+
+// Helpers shared by kernel registrations.
+KernelDef kernel(std::string opType, KernelFunction function, int sinceVersion = 1,
+                 int untilVersion = 1 << 30);
+KernelDef kernelFactory(std::string opType, KernelFactory factory, int sinceVersion = 1);
+
+}  // namespace onyx::exec

@@ -1,0 +1,44 @@
+#include "exec/kernel_util.h"
+
+namespace onyx::exec {
+
+std::optional<Dims> broadcastShapes(const std::vector<const Dims*>& shapes) {
+  size_t rank = 0;
+  for (const Dims* s : shapes) rank = std::max(rank, s->size());
+  Dims out(rank, 1);
+  for (const Dims* s : shapes) {
+    size_t offset = rank - s->size();
+    for (size_t i = 0; i < s->size(); ++i) {
+      int64_t d = (*s)[i];
+      int64_t& o = out[offset + i];
+      if (d == o || d == 1) continue;
+      if (o == 1) {
+        o = d;
+        continue;
+      }
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> rowMajorStrides(const Dims& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
+  return strides;
+}
+
+std::vector<int64_t> broadcastStrides(const Dims& dims, const Dims& outDims) {
+  std::vector<int64_t> own = rowMajorStrides(dims);
+  std::vector<int64_t> out(outDims.size(), 0);
+  size_t offset = outDims.size() - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) out[offset + i] = dims[i] == 1 ? 0 : own[i];
+  return out;
+}
+
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+}  // namespace onyx::exec

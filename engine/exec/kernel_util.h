@@ -1,0 +1,132 @@
+#pragma once
+// Helpers most kernels need: dtype dispatch, broadcasting, axis normalisation.
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "exec/kernel.h"
+
+namespace onyx::exec {
+
+// Arithmetic type used to compute on a storage type: float for float16/bfloat16, the type itself otherwise.
+template <class T>
+using ComputeType = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+
+template <class T>
+inline T fromCompute(ComputeType<T> v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+    return T(v);
+  else
+    return static_cast<T>(v);
+}
+
+// Calls f(T{}) with T the C++ type of `dtype` if it is in Set; returns false otherwise. Only the listed
+// types are instantiated.
+enum TypeSet : unsigned {
+  kFloats = 1,      // float, double, float16, bfloat16
+  kSignedInts = 2,  // int8..int64
+  kUnsignedInts = 4,
+  kBool = 8,
+  kString = 16,
+  kInts = kSignedInts | kUnsignedInts,
+  kNumbers = kFloats | kInts,
+  kAllTypes = kNumbers | kBool | kString,
+};
+
+#define ONYX_DISPATCH_CASE(SET, DT, TYPE) \
+  case DataType::DT:                      \
+    if constexpr ((Set & (SET)) != 0) {   \
+      f(TYPE{});                          \
+      return true;                        \
+    }                                     \
+    break;
+
+template <unsigned Set, class F>
+bool dispatchType(DataType dtype, F&& f) {
+  switch (dtype) {
+    ONYX_DISPATCH_CASE(kFloats, Float, float)
+    ONYX_DISPATCH_CASE(kFloats, Double, double)
+    ONYX_DISPATCH_CASE(kFloats, Float16, Half)
+    ONYX_DISPATCH_CASE(kFloats, BFloat16, BFloat16)
+    ONYX_DISPATCH_CASE(kSignedInts, Int8, int8_t)
+    ONYX_DISPATCH_CASE(kSignedInts, Int16, int16_t)
+    ONYX_DISPATCH_CASE(kSignedInts, Int32, int32_t)
+    ONYX_DISPATCH_CASE(kSignedInts, Int64, int64_t)
+    ONYX_DISPATCH_CASE(kUnsignedInts, Uint8, uint8_t)
+    ONYX_DISPATCH_CASE(kUnsignedInts, Uint16, uint16_t)
+    ONYX_DISPATCH_CASE(kUnsignedInts, Uint32, uint32_t)
+    ONYX_DISPATCH_CASE(kUnsignedInts, Uint64, uint64_t)
+    ONYX_DISPATCH_CASE(kBool, Bool, bool)
+    ONYX_DISPATCH_CASE(kString, String, std::string)
+    default:
+      break;
+  }
+  return false;
+}
+#undef ONYX_DISPATCH_CASE
+
+// Data-movement kernels only care about element size: dispatch on that (strings separately).
+template <class F>
+bool dispatchBySize(DataType dtype, F&& f) {
+  if (dtype == DataType::String) {
+    f(std::string{});
+    return true;
+  }
+  switch (elementBytes(dtype)) {
+    case 1:
+      f(uint8_t{});
+      return true;
+    case 2:
+      f(uint16_t{});
+      return true;
+    case 4:
+      f(uint32_t{});
+      return true;
+    case 8:
+      f(uint64_t{});
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Numpy-style broadcast of several shapes; nullopt when they cannot broadcast.
+std::optional<Dims> broadcastShapes(const std::vector<const Dims*>& shapes);
+// Element strides of `dims` (row-major) as seen from `outDims` (right-aligned), 0 on broadcast dims.
+std::vector<int64_t> broadcastStrides(const Dims& dims, const Dims& outDims);
+std::vector<int64_t> rowMajorStrides(const Dims& dims);
+
+// `axis` in [-rank, rank) -> [0, rank); nullopt out of range.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+// Walks the output of a broadcast in row-major order, calling body(outOffset, inOffsets..., runLength) for
+// runs along the innermost dim where each input either steps by 1 or stays (stride 0).
+struct BroadcastPlan {
+  Dims outDims;
+  std::vector<std::vector<int64_t>> strides;  // per input, per out dim
+};
+
+// Calls body(i0..., inputOffsets) for every output element: generic slow path used by reference kernels.
+template <size_t N, class Body>
+void forEachBroadcast(const Dims& outDims, const std::array<std::vector<int64_t>, N>& strides, Body&& body) {
+  int64_t total = elementCount(outDims);
+  if (total == 0) return;
+  size_t rank = outDims.size();
+  std::vector<int64_t> index(rank, 0);
+  std::array<int64_t, N> offsets{};
+  for (int64_t out = 0; out < total; ++out) {
+    body(out, offsets);
+    for (size_t d = rank; d-- > 0;) {
+      ++index[d];
+      for (size_t k = 0; k < N; ++k) offsets[k] += strides[k][d];
+      if (index[d] < outDims[d]) break;
+      for (size_t k = 0; k < N; ++k) offsets[k] -= strides[k][d] * outDims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace onyx::exec

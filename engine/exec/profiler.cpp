@@ -1,0 +1,132 @@
+#include "exec/profiler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace onyx::exec {
+
+Profiler::Profiler() : epoch_(std::chrono::steady_clock::now()) {
+  events_.reserve(4096);
+}
+
+int64_t Profiler::nowNs() const {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - epoch_)
+      .count();
+}
+
+void Profiler::beginIteration() {
+  ++iteration_;
+  iterations_.push_back({iteration_, nowNs(), 0});
+}
+
+void Profiler::endIteration() {
+  if (!iterations_.empty()) iterations_.back().durationNs = nowNs() - iterations_.back().startNs;
+}
+
+void Profiler::clear() {
+  events_.clear();
+  iterations_.clear();
+  iteration_ = -1;
+}
+
+namespace {
+std::string jsonEscape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", int(c));
+        else
+          out += c;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string Profiler::chromeTraceJson() const {
+  std::string out = "{\"traceEvents\":[\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out += ",\n";
+    first = false;
+  };
+  for (const IterationMark& it : iterations_) {
+    sep();
+    out += fmt::format(
+        R"({{"name":"iteration {}","cat":"iteration","ph":"X","pid":1,"tid":100,"ts":{:.3f},"dur":{:.3f}}})",
+        it.iteration, it.startNs / 1000.0, it.durationNs / 1000.0);
+  }
+  for (const ProfileEvent& e : events_) {
+    sep();
+    out += fmt::format(
+        R"({{"name":"{}","cat":"{}","ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"node_id":{},"op":"{}","backend":"{}","kernel":"{}","iteration":{},"depth":{},"bytes_read":{},"bytes_written":{},"flops":{}}}}})",
+        jsonEscape(e.name.empty() ? e.opType : e.name), jsonEscape(e.opType), e.thread, e.startNs / 1000.0,
+        e.durationNs / 1000.0, e.node, jsonEscape(e.opType), jsonEscape(e.backend), jsonEscape(e.variant),
+        e.iteration, e.depth, e.bytesRead, e.bytesWritten, e.flops);
+  }
+  out += "\n],\"displayTimeUnit\":\"ms\"}\n";
+  return out;
+}
+
+namespace {
+std::vector<SummaryRow> summarize(const std::vector<ProfileEvent>& events, bool byNode) {
+  std::map<std::string, SummaryRow> rows;
+  double total = 0;
+  for (const ProfileEvent& e : events) {
+    if (e.depth > 0) continue;  // body nodes are inside their control-flow node's time
+    std::string key = byNode ? fmt::format("{} '{}' (#{})", e.opType, e.name, e.node) : e.opType;
+    SummaryRow& row = rows[key];
+    row.key = key;
+    row.opType = e.opType;
+    row.count++;
+    row.totalMs += e.durationNs / 1e6;
+    row.flops += e.flops;
+    row.bytes += e.bytesRead + e.bytesWritten;
+    total += e.durationNs / 1e6;
+  }
+  std::vector<SummaryRow> out;
+  for (auto& [key, row] : rows) {
+    row.meanMs = row.count ? row.totalMs / double(row.count) : 0;
+    row.percent = total > 0 ? 100.0 * row.totalMs / total : 0;
+    out.push_back(row);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const SummaryRow& a, const SummaryRow& b) { return a.totalMs > b.totalMs; });
+  return out;
+}
+}  // namespace
+
+std::vector<SummaryRow> Profiler::byNode() const {
+  return summarize(events_, true);
+}
+std::vector<SummaryRow> Profiler::byOpType() const {
+  return summarize(events_, false);
+}
+
+std::string Profiler::formatSummary(const std::vector<SummaryRow>& rows, size_t limit) {
+  std::string out = fmt::format("{:<48} {:>7} {:>10} {:>9} {:>6} {:>9}\n", "name", "count", "total ms",
+                                "mean ms", "%", "GFLOP/s");
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const SummaryRow& r = rows[i];
+    double gflops = r.totalMs > 0 ? double(r.flops) / (r.totalMs * 1e6) : 0;
+    std::string key = r.key.size() > 48 ? r.key.substr(0, 45) + "..." : r.key;
+    out += fmt::format("{:<48} {:>7} {:>10.3f} {:>9.4f} {:>6.1f} {:>9.2f}\n", key, r.count, r.totalMs,
+                       r.meanMs, r.percent, gflops);
+  }
+  return out;
+}
+
+}  // namespace onyx::exec

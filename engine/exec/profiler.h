@@ -1,0 +1,71 @@
+#pragma once
+// Per-node execution events, recorded into a preallocated buffer so recording costs two clock reads and a
+// store per node. Exported as Chrome trace JSON (opens in Perfetto) and summarised by node and by op type.
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/dim.h"
+
+namespace onyx::exec {
+
+struct ProfileEvent {
+  NodeId node = kNoNode;
+  std::string name;  // node name
+  std::string opType;
+  std::string backend;  // "cpu"
+  std::string variant;  // kernel variant, "transfer" for inserted copies
+  int thread = 0;
+  int iteration = 0;
+  int depth = 0;        // 0: main graph; >0: inside a control-flow body
+  int64_t startNs = 0;  // since the profiler's epoch
+  int64_t durationNs = 0;
+  int64_t bytesRead = 0;
+  int64_t bytesWritten = 0;
+  int64_t flops = 0;
+};
+
+struct IterationMark {
+  int iteration = 0;
+  int64_t startNs = 0;
+  int64_t durationNs = 0;
+};
+
+struct SummaryRow {
+  std::string key;  // node "Conv '/layer1/conv' (#12)" or op type "Conv"
+  std::string opType;
+  int64_t count = 0;  // events summed (nodes x iterations)
+  double totalMs = 0;
+  double meanMs = 0;
+  double percent = 0;  // of all node time
+  int64_t flops = 0;
+  int64_t bytes = 0;
+};
+
+class Profiler {
+ public:
+  Profiler();
+  int64_t nowNs() const;
+  void beginIteration();
+  void endIteration();
+  int iteration() const { return iteration_; }
+  void record(ProfileEvent event) { events_.push_back(std::move(event)); }
+  const std::vector<ProfileEvent>& events() const { return events_; }
+  const std::vector<IterationMark>& iterations() const { return iterations_; }
+  void clear();
+
+  std::string chromeTraceJson() const;
+  // Rows sorted by total time, descending.
+  std::vector<SummaryRow> byNode() const;
+  std::vector<SummaryRow> byOpType() const;
+  static std::string formatSummary(const std::vector<SummaryRow>& rows, size_t limit);
+
+ private:
+  std::chrono::steady_clock::time_point epoch_;
+  std::vector<ProfileEvent> events_;
+  std::vector<IterationMark> iterations_;
+  int iteration_ = -1;
+};
+
+}  // namespace onyx::exec

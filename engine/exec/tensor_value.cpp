@@ -1,0 +1,215 @@
+#include "exec/tensor_value.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <new>
+
+#include "ir/tensor.h"
+
+namespace onyx::exec {
+
+int64_t elementCount(const Dims& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+std::string describeTensor(DataType dtype, const Dims& dims) {
+  std::string text(dataTypeName(dtype));
+  text += "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+size_t elementBytes(DataType dtype) {
+  switch (dtype) {
+    case DataType::String:
+      return sizeof(std::string);
+    case DataType::Bool:
+      return 1;
+    case DataType::Float8E4M3FN:
+    case DataType::Float8E4M3FNUZ:
+    case DataType::Float8E5M2:
+    case DataType::Float8E5M2FNUZ:
+    case DataType::Float8E8M0:
+      return 1;
+    case DataType::Uint4:
+    case DataType::Int4:
+    case DataType::Float4E2M1:
+    case DataType::Uint2:
+    case DataType::Int2:
+      return 1;  // unpacked: one byte per element at run time
+    default:
+      return size_t(dataTypeBits(dtype) / 8);
+  }
+}
+
+namespace {
+
+// 64-byte aligned, zero-filled heap block.
+std::shared_ptr<void> heapBlock(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, rounded ? rounded : 64);
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+bool isSubByte(DataType dtype) {
+  int bits = dataTypeBits(dtype);
+  return bits > 0 && bits < 8;
+}
+
+}  // namespace
+
+TensorValue TensorValue::allocate(DataType dtype, Dims dims) {
+  TensorValue t;
+  t.dtype_ = dtype;
+  t.count_ = elementCount(dims);
+  t.dims_ = std::move(dims);
+  if (dtype == DataType::String) {
+    auto strings = std::make_shared<std::vector<std::string>>(size_t(t.count_));
+    t.data_ = strings->data();
+    t.owner_ = std::move(strings);
+  } else {
+    auto block = heapBlock(t.byteSize());
+    t.data_ = block.get();
+    t.owner_ = std::move(block);
+  }
+  return t;
+}
+
+TensorValue TensorValue::view(DataType dtype, Dims dims, void* data, std::shared_ptr<const void> keepAlive) {
+  TensorValue t;
+  t.dtype_ = dtype;
+  t.count_ = elementCount(dims);
+  t.dims_ = std::move(dims);
+  t.data_ = data;
+  t.owner_ = std::move(keepAlive);
+  return t;
+}
+
+TensorValue TensorValue::fromStrings(Dims dims, std::vector<std::string> values) {
+  TensorValue t;
+  t.dtype_ = DataType::String;
+  t.count_ = elementCount(dims);
+  t.dims_ = std::move(dims);
+  values.resize(size_t(t.count_));
+  auto strings = std::make_shared<std::vector<std::string>>(std::move(values));
+  t.data_ = strings->data();
+  t.owner_ = std::move(strings);
+  return t;
+}
+
+TensorValue TensorValue::fromConstant(const onyx::Tensor& tensor) {
+  DataType dtype = tensor.dtype();
+  if (dtype == DataType::String) return fromStrings(tensor.dims(), tensor.stringValues());
+  auto bytes = tensor.bytesOrEmpty();
+  if (isSubByte(dtype)) {  // unpack to one element per byte, low nibble first as onnx stores them
+    TensorValue t = allocate(dtype, tensor.dims());
+    auto* out = t.data<uint8_t>();
+    int bits = dataTypeBits(dtype);
+    int perByte = 8 / bits;
+    bool isSigned = dtype == DataType::Int4 || dtype == DataType::Int2;
+    for (int64_t i = 0; i < t.count(); ++i) {
+      size_t byte = size_t(i / perByte);
+      uint8_t v = byte < bytes.size() ? uint8_t(bytes[byte]) : 0;
+      uint8_t part = uint8_t((v >> ((i % perByte) * bits)) & ((1 << bits) - 1));
+      if (isSigned && (part & (1 << (bits - 1)))) part = uint8_t(part | (0xff << bits));
+      out[i] = part;
+    }
+    return t;
+  }
+  if (bytes.size() < size_t(elementCount(tensor.dims())) * elementBytes(dtype)) {
+    return allocate(dtype, tensor.dims());  // malformed constant: zeros (the loader reports it)
+  }
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % 64 == 0 || bytes.empty()) {
+    // Zero-copy: keep the tensor's buffer alive.
+    auto owner = tensor.buffer();
+    if (owner) {
+      return view(dtype, tensor.dims(), const_cast<std::byte*>(bytes.data()), owner);
+    }
+  }
+  TensorValue t = allocate(dtype, tensor.dims());
+  if (!bytes.empty()) std::memcpy(t.raw(), bytes.data(), t.byteSize());
+  return t;
+}
+
+int64_t TensorValue::intAt(int64_t i) const {
+  switch (dtype_) {
+    case DataType::Int64:
+      return data<int64_t>()[i];
+    case DataType::Int32:
+      return data<int32_t>()[i];
+    case DataType::Int16:
+      return data<int16_t>()[i];
+    case DataType::Int8:
+      return data<int8_t>()[i];
+    case DataType::Uint8:
+      return data<uint8_t>()[i];
+    case DataType::Uint16:
+      return data<uint16_t>()[i];
+    case DataType::Uint32:
+      return data<uint32_t>()[i];
+    case DataType::Uint64:
+      return int64_t(data<uint64_t>()[i]);
+    case DataType::Bool:
+      return data<bool>()[i] ? 1 : 0;
+    case DataType::Float:
+    case DataType::Double:
+    case DataType::Float16:
+    case DataType::BFloat16:
+      return int64_t(doubleAt(i));
+    default:
+      return 0;  // strings and types without a numeric reading here (float8, int4 are unpacked raw)
+  }
+}
+
+double TensorValue::doubleAt(int64_t i) const {
+  switch (dtype_) {
+    case DataType::Float:
+      return data<float>()[i];
+    case DataType::Double:
+      return data<double>()[i];
+    case DataType::Float16:
+      return float(data<Half>()[i]);
+    case DataType::BFloat16:
+      return float(data<BFloat16>()[i]);
+    default:
+      return isInteger(dtype_) || dtype_ == DataType::Bool ? double(intAt(i)) : NAN;
+  }
+}
+
+std::vector<int64_t> TensorValue::toInts() const {
+  std::vector<int64_t> out(static_cast<size_t>(count_));
+  for (int64_t i = 0; i < count_; ++i) out[size_t(i)] = intAt(i);
+  return out;
+}
+
+TensorValue TensorValue::reshaped(Dims dims) const {
+  TensorValue t = *this;
+  t.count_ = elementCount(dims);
+  t.dims_ = std::move(dims);
+  return t;
+}
+
+TensorValue TensorValue::clone() const {
+  TensorValue t = allocate(dtype_, dims_);
+  if (dtype_ == DataType::String) {
+    for (int64_t i = 0; i < count_; ++i) t.data<std::string>()[i] = data<std::string>()[i];
+  } else if (count_ > 0) {
+    std::memcpy(t.raw(), raw(), byteSize());
+  }
+  t.device_ = device_;
+  return t;
+}
+
+std::string describeValue(const RunValue& value) {
+  if (auto* t = std::get_if<TensorValue>(&value)) return t->describe();
+  if (auto* s = std::get_if<SequenceValue>(&value))
+    return "seq(" + std::string(dataTypeName(s->elemType)) + ") of " + std::to_string(s->tensors.size());
+  if (auto* o = std::get_if<EmptyOptional>(&value)) return "empty " + o->type.toString();
+  return "absent";
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,212 @@
+// Control flow: If runs one branch; Loop runs its body while the condition holds and the trip count
+// lasts, carrying state and stacking scan outputs; Scan iterates over input axes.
+#include <cstring>
+
+#include "exec/kernel_util.h"
+
+namespace onyx::exec {
+namespace {
+
+Expected<void> ifKernel(KernelContext& ctx) {
+  auto cond = ctx.requireTensor(0);
+  if (!cond) return cond.error();
+  if ((*cond)->count() != 1)
+    return ctx.error("condition must have one element, got " + (*cond)->describe(), 0);
+  const Graph* branch = ctx.attrGraph((*cond)->intAt(0) ? "then_branch" : "else_branch");
+  if (!branch) return ctx.error("has no branch graph");
+  auto outputs = ctx.runSubgraph(*branch, {});
+  if (!outputs) return outputs.error();
+  if (outputs->size() != ctx.outputCount())
+    return ctx.error("branch produces " + std::to_string(outputs->size()) + " outputs for " +
+                     std::to_string(ctx.outputCount()));
+  for (size_t i = 0; i < outputs->size(); ++i) ctx.setOutput(i, std::move((*outputs)[i]));
+  return {};
+}
+
+// Stacks per-iteration tensors along a new axis.
+Expected<TensorValue> stack(const KernelContext& ctx, const std::vector<TensorValue>& items, int64_t axis) {
+  if (items.empty()) return ctx.error("produced a scan output over zero iterations, whose shape is unknown");
+  const TensorValue& first = items[0];
+  Dims dims = first.dims();
+  int64_t rank = first.rank();
+  if (axis < 0) axis += rank + 1;
+  dims.insert(dims.begin() + axis, int64_t(items.size()));
+  TensorValue out = TensorValue::allocate(first.dtype(), dims);
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= first.dim(d);
+  for (int64_t d = axis; d < rank; ++d) inner *= first.dim(d);
+  size_t eb = elementBytes(first.dtype());
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].dims() != first.dims() || items[i].dtype() != first.dtype())
+      return ctx.error("scan output changes shape between iterations");
+    for (int64_t o = 0; o < outer; ++o) {
+      if (first.dtype() == DataType::String) {
+        for (int64_t j = 0; j < inner; ++j)
+          out.data<std::string>()[(o * int64_t(items.size()) + int64_t(i)) * inner + j] =
+              items[i].data<std::string>()[o * inner + j];
+      } else {
+        std::memcpy(
+            static_cast<char*>(out.raw()) + size_t((o * int64_t(items.size()) + int64_t(i)) * inner) * eb,
+            static_cast<const char*>(items[i].raw()) + size_t(o * inner) * eb, size_t(inner) * eb);
+      }
+    }
+  }
+  return out;
+}
+
+Expected<void> loopKernel(KernelContext& ctx) {
+  const Graph* body = ctx.attrGraph("body");
+  if (!body) return ctx.error("has no body graph");
+  int64_t maxTrips = ctx.hasInput(0) && ctx.input(0).count() ? ctx.input(0).intAt(0) : INT64_MAX;
+  bool cond = ctx.hasInput(1) && ctx.input(1).count() ? ctx.input(1).intAt(0) != 0 : true;
+  size_t carried = ctx.inputCount() > 2 ? ctx.inputCount() - 2 : 0;
+  std::vector<RunValue> state;
+  for (size_t i = 0; i < carried; ++i) state.push_back(ctx.inputValue(i + 2));
+  size_t scans = ctx.outputCount() - carried;
+  std::vector<std::vector<TensorValue>> scanned(scans);
+  for (int64_t trip = 0; trip < maxTrips && cond; ++trip) {
+    std::vector<RunValue> inputs;
+    inputs.push_back(TensorValue::scalar<int64_t>(DataType::Int64, trip));
+    inputs.push_back(TensorValue::scalar<uint8_t>(DataType::Bool, cond ? 1 : 0));
+    for (const RunValue& s : state) inputs.push_back(s);
+    auto outputs = ctx.runSubgraph(*body, std::move(inputs));
+    if (!outputs) return outputs.error();
+    if (outputs->size() != 1 + carried + scans)
+      return ctx.error("body produces " + std::to_string(outputs->size()) + " outputs");
+    const auto* c = std::get_if<TensorValue>(&(*outputs)[0]);
+    cond = c && c->count() ? c->intAt(0) != 0 : false;
+    for (size_t i = 0; i < carried; ++i) state[i] = (*outputs)[1 + i];
+    for (size_t i = 0; i < scans; ++i) {
+      const auto* t = std::get_if<TensorValue>(&(*outputs)[1 + carried + i]);
+      if (!t) return ctx.error("scan output " + std::to_string(i) + " is not a tensor");
+      scanned[i].push_back(t->clone());
+    }
+    if (trip > 100000000)
+      return ctx.error("ran more than 1e8 iterations; check the trip count and condition");
+  }
+  for (size_t i = 0; i < carried; ++i) ctx.setOutput(i, state[i]);
+  for (size_t i = 0; i < scans; ++i) {
+    if (scanned[i].empty()) {
+      // Zero iterations: an empty tensor of the declared element type and rank.
+      const Type& t = ctx.node().output(carried + i)->type();
+      Dims dims = {0};
+      if (t.shape()) dims.resize(t.shape()->size(), 0);
+      ctx.setOutput(
+          carried + i,
+          TensorValue::allocate(t.elemType() == DataType::Undefined ? DataType::Float : t.elemType(), dims));
+      continue;
+    }
+    auto stacked = stack(ctx, scanned[i], 0);
+    if (!stacked) return stacked.error();
+    ctx.setOutput(carried + i, std::move(*stacked));
+  }
+  return {};
+}
+
+Expected<void> scanKernel(KernelContext& ctx) {
+  const Graph* body = ctx.attrGraph("body");
+  if (!body) return ctx.error("has no body graph");
+  int64_t scanInputs = ctx.attrInt("num_scan_inputs", 0);
+  size_t first = ctx.opset() < 9 ? 1 : 0;  // Scan-8 has a sequence_lens input first
+  size_t total = ctx.inputCount() - first;
+  size_t carried = total - size_t(scanInputs);
+  size_t scanOutputs = ctx.outputCount() - carried;
+  auto inAxes = ctx.attrInts("scan_input_axes").value_or(std::vector<int64_t>(size_t(scanInputs), 0));
+  auto inDirs = ctx.attrInts("scan_input_directions").value_or(std::vector<int64_t>(size_t(scanInputs), 0));
+  auto outAxes = ctx.attrInts("scan_output_axes").value_or(std::vector<int64_t>(scanOutputs, 0));
+  auto outDirs = ctx.attrInts("scan_output_directions").value_or(std::vector<int64_t>(scanOutputs, 0));
+  if (ctx.opset() < 9) {
+    auto dirs = ctx.attrInts("directions").value_or(std::vector<int64_t>(size_t(scanInputs), 0));
+    inDirs = dirs;
+  }
+  std::vector<RunValue> state;
+  for (size_t i = 0; i < carried; ++i) state.push_back(ctx.inputValue(first + i));
+  // Scan-8 has a batch dim in front of everything: run per batch entry.
+  int64_t batch = ctx.opset() < 9 ? ctx.input(first).dim(0) : 1;
+  std::vector<std::vector<TensorValue>> finalState(carried);
+  std::vector<std::vector<TensorValue>> outputsPerBatch(scanOutputs);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<TensorValue> inputs;
+    std::vector<RunValue> st;
+    auto slice0 = [&](const TensorValue& t) {
+      if (ctx.opset() >= 9) return t;
+      Dims d(t.dims().begin() + 1, t.dims().end());
+      TensorValue out = TensorValue::allocate(t.dtype(), d);
+      std::memcpy(out.raw(), static_cast<const char*>(t.raw()) + size_t(b) * out.byteSize(), out.byteSize());
+      return out;
+    };
+    for (size_t i = 0; i < carried; ++i) st.push_back(slice0(std::get<TensorValue>(state[i])));
+    for (int64_t i = 0; i < scanInputs; ++i) inputs.push_back(slice0(ctx.input(first + carried + size_t(i))));
+    int64_t iterations = -1;
+    for (int64_t i = 0; i < scanInputs; ++i) {
+      auto axis = normalizeAxis(inAxes[size_t(i)], inputs[size_t(i)].rank());
+      if (!axis) return ctx.error("scan input axis out of range", int(first + carried + size_t(i)));
+      inAxes[size_t(i)] = *axis;
+      int64_t n = inputs[size_t(i)].dim(*axis);
+      if (iterations >= 0 && n != iterations) return ctx.error("scan inputs differ in length");
+      iterations = n;
+    }
+    std::vector<std::vector<TensorValue>> collected(scanOutputs);
+    for (int64_t it = 0; it < iterations; ++it) {
+      std::vector<RunValue> args = st;
+      for (int64_t i = 0; i < scanInputs; ++i) {
+        const TensorValue& t = inputs[size_t(i)];
+        int64_t axis = inAxes[size_t(i)];
+        int64_t idx = inDirs[size_t(i)] ? iterations - 1 - it : it;
+        Dims d = t.dims();
+        d.erase(d.begin() + axis);
+        TensorValue s = TensorValue::allocate(t.dtype(), d);
+        int64_t outer = 1, inner = 1;
+        for (int64_t k = 0; k < axis; ++k) outer *= t.dim(k);
+        for (int64_t k = axis + 1; k < t.rank(); ++k) inner *= t.dim(k);
+        size_t eb = elementBytes(t.dtype());
+        for (int64_t o = 0; o < outer; ++o)
+          std::memcpy(static_cast<char*>(s.raw()) + size_t(o * inner) * eb,
+                      static_cast<const char*>(t.raw()) + size_t((o * iterations + idx) * inner) * eb,
+                      size_t(inner) * eb);
+        args.push_back(std::move(s));
+      }
+      auto outs = ctx.runSubgraph(*body, std::move(args));
+      if (!outs) return outs.error();
+      for (size_t i = 0; i < carried; ++i) st[i] = (*outs)[i];
+      for (size_t i = 0; i < scanOutputs; ++i)
+        collected[i].push_back(std::get<TensorValue>((*outs)[carried + i]).clone());
+    }
+    for (size_t i = 0; i < carried; ++i) finalState[i].push_back(std::get<TensorValue>(st[i]));
+    for (size_t i = 0; i < scanOutputs; ++i) {
+      if (outDirs[i]) std::reverse(collected[i].begin(), collected[i].end());
+      auto stacked = stack(ctx, collected[i], ctx.opset() < 9 ? 0 : outAxes[i]);
+      if (!stacked) return stacked.error();
+      outputsPerBatch[i].push_back(std::move(*stacked));
+    }
+  }
+  for (size_t i = 0; i < carried; ++i) {
+    if (ctx.opset() < 9) {
+      auto s = stack(ctx, finalState[i], 0);
+      if (!s) return s.error();
+      ctx.setOutput(i, std::move(*s));
+    } else {
+      ctx.setOutput(i, finalState[i][0]);
+    }
+  }
+  for (size_t i = 0; i < scanOutputs; ++i) {
+    if (ctx.opset() < 9) {
+      auto s = stack(ctx, outputsPerBatch[i], 0);
+      if (!s) return s.error();
+      ctx.setOutput(carried + i, std::move(*s));
+    } else {
+      ctx.setOutput(carried + i, outputsPerBatch[i][0]);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+void registerControlCpuKernels(KernelRegistry& r) {
+  r.add(kernel("If", ifKernel, 1));
+  r.add(kernel("Loop", loopKernel, 1));
+  r.add(kernel("Scan", scanKernel, 8));
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,333 @@
+// Broadcasting arithmetic: Add, Sub, Mul, Div, Pow, Mod, Max, Min, Sum, Mean, PRelu, bit ops. The reference
+// walks every output index; the fast kernel collapses shapes into vectorisable runs (exec/elementwise.h).
+#include <cmath>
+#include <type_traits>
+
+#include "exec/elementwise.h"
+
+namespace onyx::exec {
+namespace {
+
+template <class T>
+using C = ComputeType<T>;
+
+struct AddOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return fromCompute<T>(C<T>(a) + C<T>(b));
+  }
+};
+struct SubOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return fromCompute<T>(C<T>(a) - C<T>(b));
+  }
+};
+struct MulOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return fromCompute<T>(C<T>(a) * C<T>(b));
+  }
+};
+struct DivOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if (b == 0) return T(0);  // integer division by zero: 0 rather than a crash
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return T(-a);
+      }
+      return T(a / b);
+    } else {
+      return fromCompute<T>(C<T>(a) / C<T>(b));
+    }
+  }
+};
+struct MaxOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<C<T>>) {
+      if (std::isnan(C<T>(a)) || std::isnan(C<T>(b)))
+        return fromCompute<T>(std::numeric_limits<C<T>>::quiet_NaN());
+    }
+    return C<T>(a) >= C<T>(b) ? a : b;
+  }
+};
+struct MinOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<C<T>>) {
+      if (std::isnan(C<T>(a)) || std::isnan(C<T>(b)))
+        return fromCompute<T>(std::numeric_limits<C<T>>::quiet_NaN());
+    }
+    return C<T>(a) <= C<T>(b) ? a : b;
+  }
+};
+struct PReluOp {
+  template <class T>
+  T operator()(T x, T slope) const {
+    return C<T>(x) < C<T>(0) ? fromCompute<T>(C<T>(x) * C<T>(slope)) : x;
+  }
+};
+struct BitAndOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return T(a & b);
+  }
+};
+struct BitOrOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return T(a | b);
+  }
+};
+struct BitXorOp {
+  template <class T>
+  T operator()(T a, T b) const {
+    return T(a ^ b);
+  }
+};
+
+template <class T>
+T modOp(T a, T b, bool fmod) {
+  if constexpr (std::is_integral_v<T>) {
+    if (b == 0) return T(0);
+    if constexpr (std::is_signed_v<T>) {
+      if (b == T(-1)) return T(0);
+      T r = T(a % b);
+      if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = T(r + b);
+      return r;
+    } else {
+      return T(a % b);
+    }
+  } else {
+    C<T> x = C<T>(a), y = C<T>(b);
+    C<T> r = std::fmod(x, y);
+    if (!fmod && r != 0 && ((r < 0) != (y < 0))) r += y;
+    return fromCompute<T>(r);
+  }
+}
+
+// PRelu's slope of C values for an [N, C, ...] input means one slope per channel: ONNX Runtime and
+// PyTorch exports (test_PReLU_*_multiparam) rely on it although it does not broadcast numpy-style.
+Expected<const TensorValue*> channelSlope(const KernelContext& ctx, const TensorValue& x,
+                                          const TensorValue* slope, TensorValue& storage) {
+  if (ctx.node().opType() != "PRelu" || slope->rank() != 1 || x.rank() < 2 || slope->dim(0) != x.dim(1) ||
+      broadcastShapes({&x.dims(), &slope->dims()}))
+    return slope;
+  Dims dims(static_cast<size_t>(x.rank() - 1), 1);
+  dims[0] = slope->dim(0);
+  storage = slope->reshaped(dims);
+  return &storage;
+}
+
+template <class Op, unsigned Types>
+Expected<void> binaryKernel(KernelContext& ctx) {
+  auto a = ctx.requireTensor(0);
+  if (!a) return a.error();
+  auto b0 = ctx.requireTensor(1);
+  if (!b0) return b0.error();
+  TensorValue slopeStorage;
+  auto b = channelSlope(ctx, **a, *b0, slopeStorage);
+  if ((*a)->dtype() != (*b)->dtype())
+    return ctx.error(
+        "inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
+  auto layout = binaryLayout((*a)->dims(), (*b)->dims());
+  if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
+  auto y = ctx.allocateOutput(0, (*a)->dtype(), layout->outDims);
+  if (!y) return y.error();
+  Op op;
+  bool ok = dispatchType<Types>((*a)->dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<T>(),
+               [&](T x, T z) { return op(x, z); });
+  });
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+// The oracle: one output index at a time through broadcast strides.
+template <class Op, unsigned Types>
+Expected<void> binaryReference(KernelContext& ctx) {
+  auto a = ctx.requireTensor(0);
+  if (!a) return a.error();
+  auto b0 = ctx.requireTensor(1);
+  if (!b0) return b0.error();
+  TensorValue slopeStorage;
+  auto b = channelSlope(ctx, **a, *b0, slopeStorage);
+  if ((*a)->dtype() != (*b)->dtype())
+    return ctx.error(
+        "inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
+  auto out = broadcastShapes({&(*a)->dims(), &(*b)->dims()});
+  if (!out) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
+  auto y = ctx.allocateOutput(0, (*a)->dtype(), *out);
+  if (!y) return y.error();
+  std::array<std::vector<int64_t>, 2> strides{broadcastStrides((*a)->dims(), *out),
+                                              broadcastStrides((*b)->dims(), *out)};
+  Op op;
+  bool ok = dispatchType<Types>((*a)->dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* pa = (*a)->template data<T>();
+    const T* pb = (*b)->template data<T>();
+    T* py = (*y)->template data<T>();
+    forEachBroadcast<2>(*out, strides, [&](int64_t o, const std::array<int64_t, 2>& off) {
+      py[o] = op(pa[off[0]], pb[off[1]]);
+    });
+  });
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+Expected<void> modKernel(KernelContext& ctx) {
+  auto a = ctx.requireTensor(0);
+  if (!a) return a.error();
+  auto b = ctx.requireTensor(1);
+  if (!b) return b.error();
+  if ((*a)->dtype() != (*b)->dtype()) return ctx.error("inputs have different element types", 1);
+  auto layout = binaryLayout((*a)->dims(), (*b)->dims());
+  if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
+  bool fmod = ctx.attrInt("fmod", 0) != 0;
+  if (!fmod && isFloatingPoint((*a)->dtype())) return ctx.error("needs fmod=1 for floating-point inputs", 0);
+  auto y = ctx.allocateOutput(0, (*a)->dtype(), layout->outDims);
+  if (!y) return y.error();
+  bool ok = dispatchType<kNumbers>((*a)->dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<T>(),
+               [&](T x, T z) { return modOp(x, z, fmod); });
+  });
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+template <class T>
+double powValue(T base, double exponent) {
+  return std::pow(double(C<T>(base)), exponent);
+}
+
+Expected<void> powKernel(KernelContext& ctx) {
+  auto a = ctx.requireTensor(0);
+  if (!a) return a.error();
+  auto b = ctx.requireTensor(1);
+  if (!b) return b.error();
+  auto layout = binaryLayout((*a)->dims(), (*b)->dims());
+  if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
+  auto y = ctx.allocateOutput(0, (*a)->dtype(), layout->outDims);
+  if (!y) return y.error();
+  const TensorValue& base = **a;
+  const TensorValue& exponent = **b;
+  if (base.dtype() == DataType::Float && exponent.dtype() == DataType::Float) {
+    binaryLoop(ctx, *layout, base.data<float>(), exponent.data<float>(), (*y)->template data<float>(),
+               [](float x, float e) { return e == 2.0f ? x * x : std::pow(x, e); });
+    return {};
+  }
+  // Mixed types: read the exponent as double.
+  std::vector<double> e(size_t(exponent.count()));
+  for (int64_t i = 0; i < exponent.count(); ++i) e[size_t(i)] = exponent.doubleAt(i);
+  bool ok = dispatchType<kNumbers>(base.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    binaryLoop(ctx, *layout, base.data<T>(), e.data(), (*y)->template data<T>(), [](T x, double p) {
+      double r = powValue(x, p);
+      if constexpr (std::is_integral_v<T>)
+        return T(int64_t(r));
+      else
+        return fromCompute<T>(C<T>(r));
+    });
+  });
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+// Variadic Sum/Max/Min/Mean: folds pairwise with broadcasting.
+template <class Op, bool IsMean>
+Expected<void> variadicKernel(KernelContext& ctx) {
+  size_t n = ctx.inputCount();
+  if (n == 0 || !ctx.hasInput(0)) return ctx.error("needs at least one input");
+  TensorValue acc = ctx.input(0);
+  for (size_t i = 1; i < n; ++i) {
+    auto x = ctx.requireTensor(i);
+    if (!x) return x.error();
+    if ((*x)->dtype() != acc.dtype()) return ctx.error("inputs have different element types", int(i));
+    auto layout = binaryLayout(acc.dims(), (*x)->dims());
+    if (!layout) return ctx.error("cannot broadcast " + acc.describe() + " with " + (*x)->describe(), int(i));
+    TensorValue next = TensorValue::allocate(acc.dtype(), layout->outDims);
+    Op op;
+    bool ok = dispatchType<kNumbers>(acc.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      binaryLoop(ctx, *layout, acc.data<T>(), (*x)->template data<T>(), next.data<T>(),
+                 [&](T p, T q) { return op(p, q); });
+    });
+    if (!ok) return ctx.unsupportedType(int(i));
+    acc = std::move(next);
+  }
+  auto y = ctx.allocateOutput(0, acc.dtype(), acc.dims());
+  if (!y) return y.error();
+  bool ok = dispatchType<kNumbers>(acc.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = acc.data<T>();
+    T* dst = (*y)->template data<T>();
+    for (int64_t i = 0; i < acc.count(); ++i) {
+      if constexpr (IsMean)
+        dst[i] = fromCompute<T>(C<T>(src[i]) / C<T>(n));
+      else
+        dst[i] = src[i];
+    }
+  });
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+Expected<void> bitShiftKernel(KernelContext& ctx) {
+  auto a = ctx.requireTensor(0);
+  if (!a) return a.error();
+  auto b = ctx.requireTensor(1);
+  if (!b) return b.error();
+  auto layout = binaryLayout((*a)->dims(), (*b)->dims());
+  if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
+  bool left = ctx.attrString("direction", "") == "LEFT";
+  auto y = ctx.allocateOutput(0, (*a)->dtype(), layout->outDims);
+  if (!y) return y.error();
+  bool ok = dispatchType<kUnsignedInts>((*a)->dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<T>(),
+               [&](T x, T s) {
+                 if (s >= T(sizeof(T) * 8)) return T(0);
+                 return left ? T(x << s) : T(x >> s);
+               });
+  });
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+int64_t outputCount(const KernelContext& c) {
+  auto out = broadcastShapes({&c.input(0).dims(), &c.input(1).dims()});
+  return out ? elementCount(*out) : 0;
+}
+
+template <class Op, unsigned Types>
+void addBinary(KernelRegistry& r, const char* op, int since) {
+  KernelDef ref = kernel(op, binaryReference<Op, Types>, since);
+  ref.flops = outputCount;
+  r.add(ref);
+  KernelDef fast = kernel(op, binaryKernel<Op, Types>, since);
+  fast.variant = "fast";
+  fast.priority = 10;
+  fast.inPlace = {{0, 0}, {0, 1}};
+  fast.flops = outputCount;
+  r.add(std::move(fast));
+}
+
+}  // namespace
+
+void registerBinaryCpuKernels(KernelRegistry& r) {
+  addBinary<AddOp, kNumbers>(r, "Add", 1);
+  addBinary<SubOp, kNumbers>(r, "Sub", 1);
+  addBinary<MulOp, kNumbers>(r, "Mul", 1);
+  addBinary<DivOp, kNumbers>(r, "Div", 1);
+  addBinary<PReluOp, kNumbers>(r, "PRelu", 1);
+  addBinary<BitAndOp, kInts>(r, "BitwiseAnd", 18);
+  addBinary<BitOrOp, kInts>(r, "BitwiseOr", 18);
+  addBinary<BitXorOp, kInts>(r, "BitwiseXor", 18);
+  r.add(kernel("Mod", modKernel, 10));
+  r.add(kernel("Pow", powKernel, 1));
+  r.add(kernel("BitShift", bitShiftKernel, 11));
+  r.add(kernel("Sum", variadicKernel<AddOp, false>, 1));
+  r.add(kernel("Mean", variadicKernel<AddOp, true>, 1));
+  r.add(kernel("Max", variadicKernel<MaxOp, false>, 1));
+  r.add(kernel("Min", variadicKernel<MinOp, false>, 1));
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,53 @@
+// The one list of CPU kernel groups. Each group lives beside its op family (engine/ops/<family>/
+// <group>_cpu.cpp) and defines the function declared here; adding a group is one declaration and one call.
+#include "exec/kernel.h"
+
+namespace onyx::exec {
+
+void registerActivationCpuKernels(KernelRegistry& registry);
+void registerBinaryCpuKernels(KernelRegistry& registry);
+void registerUnaryCpuKernels(KernelRegistry& registry);
+void registerShapeCpuKernels(KernelRegistry& registry);
+void registerMovementCpuKernels(KernelRegistry& registry);
+void registerCompareCpuKernels(KernelRegistry& registry);
+void registerReduceCpuKernels(KernelRegistry& registry);
+void registerNormCpuKernels(KernelRegistry& registry);
+void registerConvCpuKernels(KernelRegistry& registry);
+void registerPoolCpuKernels(KernelRegistry& registry);
+void registerMatmulCpuKernels(KernelRegistry& registry);
+void registerDnnlCpuKernels(KernelRegistry& registry);
+void registerRnnCpuKernels(KernelRegistry& registry);
+void registerSelectCpuKernels(KernelRegistry& registry);
+void registerNmsCpuKernels(KernelRegistry& registry);
+void registerResizeCpuKernels(KernelRegistry& registry);
+void registerControlCpuKernels(KernelRegistry& registry);
+void registerSequenceCpuKernels(KernelRegistry& registry);
+void registerMiscCpuKernels(KernelRegistry& registry);
+void registerLossCpuKernels(KernelRegistry& registry);
+void registerNormExtraCpuKernels(KernelRegistry& registry);
+
+void registerCpuKernels(KernelRegistry& registry) {
+  registerActivationCpuKernels(registry);
+  registerBinaryCpuKernels(registry);
+  registerUnaryCpuKernels(registry);
+  registerShapeCpuKernels(registry);
+  registerMovementCpuKernels(registry);
+  registerCompareCpuKernels(registry);
+  registerReduceCpuKernels(registry);
+  registerNormCpuKernels(registry);
+  registerConvCpuKernels(registry);
+  registerPoolCpuKernels(registry);
+  registerMatmulCpuKernels(registry);
+  registerDnnlCpuKernels(registry);
+  registerRnnCpuKernels(registry);
+  registerSelectCpuKernels(registry);
+  registerNmsCpuKernels(registry);
+  registerResizeCpuKernels(registry);
+  registerControlCpuKernels(registry);
+  registerSequenceCpuKernels(registry);
+  registerMiscCpuKernels(registry);
+  registerLossCpuKernels(registry);
+  registerNormExtraCpuKernels(registry);
+}
+
+}  // namespace onyx::exec
