@@ -25,6 +25,8 @@ void registerSequenceCpuKernels(KernelRegistry& registry);
 void registerMiscCpuKernels(KernelRegistry& registry);
 void registerLossCpuKernels(KernelRegistry& registry);
 void registerNormExtraCpuKernels(KernelRegistry& registry);
+void registerBitCastCpuKernels(KernelRegistry& registry);
+void registerQLinearCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -48,6 +50,8 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerMiscCpuKernels(registry);
   registerLossCpuKernels(registry);
   registerNormExtraCpuKernels(registry);
+  registerBitCastCpuKernels(registry);
+  registerQLinearCpuKernels(registry);
 }
 
 }  // namespace onyx::exec

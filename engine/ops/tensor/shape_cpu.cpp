@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "exec/kernel_util.h"
+#include "exec/narrow_types.h"
 #include "ir/tensor.h"
 
 namespace onyx::exec {
@@ -263,6 +264,34 @@ std::string numberToString(double v, bool isFloat) {
   return buf;
 }
 
+// Casts from or to the float8 family, float4 and the 2- and 4-bit integers go through double, which holds
+// every value of those types exactly (and every value they are converted from that matters for rounding).
+Expected<void> castNarrow(KernelContext& ctx, const TensorValue& in, TensorValue& out) {
+  DataType from = in.dtype();
+  DataType to = out.dtype();
+  bool saturate = ctx.attrInt("saturate", 1) != 0;
+  E8M0Rounding rounding = E8M0Rounding::Up;
+  std::string roundMode = ctx.attrString("round_mode", "up");
+  if (!parseE8M0Rounding(roundMode, rounding))
+    return ctx.error("round_mode must be 'up', 'down' or 'nearest', not '" + roundMode + "'");
+  bool fromOk = isNarrowType(from) || dispatchType<kNumbers | kBool>(from, [](auto) {});
+  bool toOk = isNarrowType(to) || dispatchType<kNumbers | kBool>(to, [](auto) {});
+  if (!fromOk || !toOk)
+    return ctx.error("cannot cast " + in.describe() + " to " + std::string(dataTypeName(to)), 0);
+  for (int64_t i = 0; i < in.count(); ++i) {
+    double v = isNarrowType(from) ? narrowToDouble(from, in.data<uint8_t>()[i]) : in.doubleAt(i);
+    if (isNarrowType(to)) {
+      out.data<uint8_t>()[i] = doubleToNarrow(to, v, saturate, rounding);
+      continue;
+    }
+    dispatchType<kNumbers | kBool>(to, [&](auto tag) {
+      using T = decltype(tag);
+      out.data<T>()[i] = convertValue<T>(v);
+    });
+  }
+  return {};
+}
+
 Expected<void> castTo(KernelContext& ctx, DataType to) {
   auto x = ctx.requireTensor(0);
   if (!x) return x.error();
@@ -270,6 +299,7 @@ Expected<void> castTo(KernelContext& ctx, DataType to) {
   if (!y) return y.error();
   const TensorValue& in = **x;
   TensorValue& out = **y;
+  if (isNarrowType(in.dtype()) || isNarrowType(to)) return castNarrow(ctx, in, out);
   if (in.dtype() == DataType::String || to == DataType::String) {
     for (int64_t i = 0; i < in.count(); ++i) {
       if (to == DataType::String) {
