@@ -100,22 +100,22 @@ uint8_t doubleToMiniFloat(const MiniFloat& f, double value, bool saturate) {
   return uint8_t(sign | ((unbiased + f.bias) << f.mantissaBits) | mantissa);
 }
 
+// float8e8m0 holds 2^(stored - 127) for stored in [0, 254] and NaN as 0xff; it has no sign and no zero
+// (values below 2^-127 become the smallest one).
 uint8_t doubleToE8M0(double value, bool saturate, E8M0Rounding rounding) {
-  float v = float(std::fabs(value));
-  uint32_t bits = 0;
-  std::memcpy(&bits, &v, sizeof bits);
-  uint32_t exponent = (bits >> 23) & 0xff;
-  uint32_t mantissa = bits & 0x7fffff;
-  if (exponent == 0xff) {
-    if (mantissa != 0) return 0xff;
-    return saturate ? 0xfe : 0xff;
-  }
-  bool roundUp = false;
-  if (rounding == E8M0Rounding::Up) roundUp = mantissa != 0;
-  if (rounding == E8M0Rounding::Nearest) roundUp = mantissa >= 0x400000;
-  if (roundUp) exponent += 1;
-  if (exponent >= 0xff) return saturate ? 0xfe : 0xff;
-  return uint8_t(exponent);
+  if (std::isnan(value)) return 0xff;
+  double magnitude = std::fabs(value);
+  if (std::isinf(magnitude)) return saturate ? 0xfe : 0xff;
+  if (magnitude == 0.0) return 0x00;
+  int exponent = 0;
+  double fraction = 2.0 * std::frexp(magnitude, &exponent);  // magnitude = fraction * 2^(exponent - 1)
+  int unbiased = exponent - 1;
+  if (rounding == E8M0Rounding::Up && fraction > 1.0) unbiased += 1;
+  if (rounding == E8M0Rounding::Nearest && fraction >= 1.5) unbiased += 1;
+  int stored = unbiased + 127;
+  if (stored < 0) return 0x00;
+  if (stored > 254) return saturate ? 0xfe : 0xff;
+  return uint8_t(stored);
 }
 
 }  // namespace
