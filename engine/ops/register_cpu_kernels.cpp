@@ -27,6 +27,7 @@ void registerLossCpuKernels(KernelRegistry& registry);
 void registerNormExtraCpuKernels(KernelRegistry& registry);
 void registerBitCastCpuKernels(KernelRegistry& registry);
 void registerQLinearCpuKernels(KernelRegistry& registry);
+void registerQConvCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -52,6 +53,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerNormExtraCpuKernels(registry);
   registerBitCastCpuKernels(registry);
   registerQLinearCpuKernels(registry);
+  registerQConvCpuKernels(registry);
 }
 
 }  // namespace onyx::exec

@@ -1,5 +1,5 @@
 // Float8 / float4 / 4- and 2-bit integer conversions (edge values: NaN, infinities, saturation, subnormals,
-// ties to even, negative zero) and the Cast, BitCast, DynamicQuantizeLinear and QLinearMatMul kernels.
+// ties to even, negative zero) and the Cast, BitCast, DynamicQuantizeLinear and ConvInteger kernels.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -145,6 +145,19 @@ TEST(NarrowTypes, DynamicQuantizeLinearIncludesZeroInRange) {
   EXPECT_FLOAT_EQ(float(std::get<TensorValue>((*result)[1]).doubleAt(0)), 0.01f);
   EXPECT_EQ(std::get<TensorValue>((*result)[2]).intAt(0), 0);
   EXPECT_EQ(std::get<TensorValue>((*result)[0]).toInts(), (std::vector<int64_t>{100, 200, 255}));
+}
+
+TEST(NarrowTypes, ConvIntegerPadsWithTheZeroPoint) {
+  std::vector<uint8_t> xs{2, 3, 4, 5, 6, 7, 8, 9, 10};
+  auto x = TensorValue::fromVector<uint8_t>(DataType::Uint8, {1, 1, 3, 3}, xs);
+  auto w = TensorValue::fromVector<uint8_t>(DataType::Uint8, {1, 1, 2, 2}, {1, 1, 1, 1});
+  auto xZero = TensorValue::scalar<uint8_t>(DataType::Uint8, 1);
+  auto result = runNode({"ConvInteger", {Attribute::ofInts("pads", {1, 1, 1, 1})}, 10}, {x, w, xZero}, "");
+  ASSERT_TRUE(result.ok()) << result.error().toString();
+  const auto& y = std::get<TensorValue>((*result)[0]);
+  EXPECT_EQ(y.dims(), (Dims{1, 1, 4, 4}));
+  // Corners see one input element, edges two, the middle four (each minus the zero point 1).
+  EXPECT_EQ(y.toInts(), (std::vector<int64_t>{1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9}));
 }
 
 }  // namespace
