@@ -28,6 +28,9 @@ class ShapeInferencer {
   // a bare symbol.
   void unify(const SymExpr& a, const SymExpr& b, const Node& node);
   void addDiagnostic(Diagnostic::Severity severity, const Node& node, std::string message);
+  size_t diagnosticCount() const { return result_.diagnostics.size(); }
+  // Turns the errors recorded since `first` into warnings prefixed by `why` (a branch that never runs).
+  void demoteErrorsSince(size_t first, const std::string& why);
 
  private:
   void inferNode(const Node& node);

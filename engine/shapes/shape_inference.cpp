@@ -187,6 +187,15 @@ void ShapeInferencer::addDiagnostic(Diagnostic::Severity severity, const Node& n
   result_.diagnostics.push_back({severity, std::move(message), node.id(), node.describe()});
 }
 
+void ShapeInferencer::demoteErrorsSince(size_t first, const std::string& why) {
+  for (size_t i = first; i < result_.diagnostics.size(); ++i) {
+    Diagnostic& diagnostic = result_.diagnostics[i];
+    if (diagnostic.severity != Diagnostic::Severity::Error) continue;
+    diagnostic.severity = Diagnostic::Severity::Warning;
+    diagnostic.message = why + ": " + diagnostic.message;
+  }
+}
+
 void ShapeInferencer::markMissingOutputs(const Node& node, const std::string& reason) {
   std::shared_ptr<const DimOrigin> origin;
   for (size_t i = 0; i < node.outputCount(); ++i) {
