@@ -1,6 +1,8 @@
 #pragma once
 // The walk behind inferShapes (internal to engine/shapes): the value table, the current function scope and
 // the symbol unification that shape functions reach through ShapeContext.
+#include <functional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -35,7 +37,9 @@ class ShapeInferencer {
  private:
   void inferNode(const Node& node);
   void inferFunctionCall(const Node& node, const Function& function);
-  void markMissingOutputs(const Node& node, const std::string& reason);
+  // `reason` is built only when some output is missing.
+  void markMissingOutputs(const Node& node, const std::function<std::string()>& reason);
+  bool inputsReady(const Node& node, const Graph& graph) const;
   void setGraphInputs(const Graph& graph);
   void setInitializers(const Graph& graph);
   int64_t opsetFor(const std::string& domain) const;
@@ -49,6 +53,8 @@ class ShapeInferencer {
   const Node* functionCall_ = nullptr;
   std::vector<Attribute> callAttributes_;  // the call's attributes, references resolved, defaults added
   int functionDepth_ = 0;
+  // Topological orders of the graphs whose stored order is not one.
+  std::unordered_map<const Graph*, std::vector<Node*>> sortedOrders_;
 };
 
 }  // namespace onyx
