@@ -38,7 +38,8 @@ class ShapeInferencer {
   void inferNode(const Node& node);
   void inferFunctionCall(const Node& node, const Function& function);
   // `reason` is built only when some output is missing.
-  void markMissingOutputs(const Node& node, const std::function<std::string()>& reason);
+  // Outputs keep the types the file declares for them unless `keepDeclared` is false (after an error).
+  void markMissingOutputs(const Node& node, const std::function<std::string()>& reason, bool keepDeclared = true);
   bool inputsReady(const Node& node, const Graph& graph) const;
   void setGraphInputs(const Graph& graph);
   void setInitializers(const Graph& graph);

@@ -246,7 +246,8 @@ void ShapeInferencer::demoteErrorsSince(size_t first, const std::string& why) {
   }
 }
 
-void ShapeInferencer::markMissingOutputs(const Node& node, const std::function<std::string()>& reason) {
+void ShapeInferencer::markMissingOutputs(const Node& node, const std::function<std::string()>& reason,
+                                         bool keepDeclared) {
   std::shared_ptr<const DimOrigin> origin;
   for (size_t i = 0; i < node.outputCount(); ++i) {
     const Value* output = node.output(i);
@@ -254,6 +255,7 @@ void ShapeInferencer::markMissingOutputs(const Node& node, const std::function<s
     if (!origin) origin = std::make_shared<DimOrigin>(DimOrigin{node.id(), node.name(), node.opType(), reason()});
     InferredValue inferred;
     inferred.type = output->type();  // whatever the file declared
+    if (!keepDeclared && inferred.type.isTensor()) inferred.type.setShape(std::nullopt);
     if (inferred.type.isTensor() && inferred.type.shape()) {
       for (Dim& dim : *inferred.type.mutableShape()) {
         if (dim.isUnknown()) dim = Dim::unknown(origin);
@@ -302,8 +304,13 @@ void ShapeInferencer::inferNode(const Node& node) {
   ShapeContext context(*this, node, opset, functionCall_);
   auto inferred = schema->shape(context);
   if (!inferred) {
-    addDiagnostic(Diagnostic::Severity::Error, node, inferred.error().message);
-    markMissingOutputs(node, [&] { return node.opType() + ": " + inferred.error().message; });
+    const std::string& message = inferred.error().message;
+    addDiagnostic(Diagnostic::Severity::Error, node, message);
+    // The file's declared types are not trusted past an inconsistency: the outputs stay unknown.
+    bool prefixed = message.size() > node.opType().size() && message.compare(0, node.opType().size(), node.opType()) == 0 &&
+                    message[node.opType().size()] == ':';
+    markMissingOutputs(
+        node, [&] { return prefixed ? message : node.opType() + ": " + message; }, /*keepDeclared=*/false);
     return;
   }
   markMissingOutputs(node, [&node] { return node.opType() + " gives no shape for this output"; });
