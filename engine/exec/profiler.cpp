@@ -1,5 +1,7 @@
 #include "exec/profiler.h"
 
+#include "util/json_writer.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,31 +33,6 @@ void Profiler::clear() {
   iteration_ = -1;
 }
 
-namespace {
-std::string jsonEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", int(c));
-        else
-          out += c;
-    }
-  }
-  return out;
-}
-}  // namespace
-
 std::string Profiler::chromeTraceJson() const {
   std::string out = "{\"traceEvents\":[\n";
   bool first = true;
@@ -72,9 +49,9 @@ std::string Profiler::chromeTraceJson() const {
   for (const ProfileEvent& e : events_) {
     sep();
     out += fmt::format(
-        R"({{"name":"{}","cat":"{}","ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"node_id":{},"op":"{}","backend":"{}","kernel":"{}","iteration":{},"depth":{},"bytes_read":{},"bytes_written":{},"flops":{}}}}})",
-        jsonEscape(e.name.empty() ? e.opType : e.name), jsonEscape(e.opType), e.thread, e.startNs / 1000.0,
-        e.durationNs / 1000.0, e.node, jsonEscape(e.opType), jsonEscape(e.backend), jsonEscape(e.variant),
+        R"({{"name":{},"cat":{},"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"node_id":{},"op":{},"backend":{},"kernel":{},"iteration":{},"depth":{},"bytes_read":{},"bytes_written":{},"flops":{}}}}})",
+        jsonQuote(e.name.empty() ? e.opType : e.name), jsonQuote(e.opType), e.thread, e.startNs / 1000.0,
+        e.durationNs / 1000.0, e.node, jsonQuote(e.opType), jsonQuote(e.backend), jsonQuote(e.variant),
         e.iteration, e.depth, e.bytesRead, e.bytesWritten, e.flops);
   }
   out += "\n],\"displayTimeUnit\":\"ms\"}\n";

@@ -1,6 +1,7 @@
 #include "ops/op_registry.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace onyx {
 
@@ -58,7 +59,16 @@ void OpRegistry::add(OpSchema schema) {
 }
 
 const OpSchema* OpRegistry::find(std::string_view domain, std::string_view opType) const {
-  auto found = index_.find(registryKey(domain, opType));
+  if (domain == "ai.onnx") domain = {};
+  char buffer[128];
+  if (domain.size() + opType.size() + 2 > sizeof buffer) {
+    auto found = index_.find(registryKey(domain, opType));
+    return found == index_.end() ? nullptr : &schemas_[found->second];
+  }
+  std::memcpy(buffer, domain.data(), domain.size());
+  std::memcpy(buffer + domain.size(), "::", 2);
+  std::memcpy(buffer + domain.size() + 2, opType.data(), opType.size());
+  auto found = index_.find(std::string_view(buffer, domain.size() + 2 + opType.size()));
   return found == index_.end() ? nullptr : &schemas_[found->second];
 }
 

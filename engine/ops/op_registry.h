@@ -72,7 +72,12 @@ class OpRegistry {
 
  private:
   std::vector<OpSchema> schemas_;
-  std::unordered_map<std::string, size_t> index_;  // "domain::opType" -> position in schemas_
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
+  // "domain::opType" -> position in schemas_; looked up by string_view so that find() does not allocate.
+  std::unordered_map<std::string, size_t, KeyHash, std::equal_to<>> index_;
 };
 
 // The registry with every op Onyx knows.

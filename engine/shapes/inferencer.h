@@ -1,6 +1,8 @@
 #pragma once
 // The walk behind inferShapes (internal to engine/shapes): the value table, the current function scope and
 // the symbol unification that shape functions reach through ShapeContext.
+#include <functional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -28,11 +30,17 @@ class ShapeInferencer {
   // a bare symbol.
   void unify(const SymExpr& a, const SymExpr& b, const Node& node);
   void addDiagnostic(Diagnostic::Severity severity, const Node& node, std::string message);
+  size_t diagnosticCount() const { return result_.diagnostics.size(); }
+  // Turns the errors recorded since `first` into warnings prefixed by `why` (a branch that never runs).
+  void demoteErrorsSince(size_t first, const std::string& why);
 
  private:
   void inferNode(const Node& node);
   void inferFunctionCall(const Node& node, const Function& function);
-  void markMissingOutputs(const Node& node, const std::string& reason);
+  // `reason` is built only when some output is missing.
+  // Outputs keep the types the file declares for them unless `keepDeclared` is false (after an error).
+  void markMissingOutputs(const Node& node, const std::function<std::string()>& reason, bool keepDeclared = true);
+  bool inputsReady(const Node& node, const Graph& graph) const;
   void setGraphInputs(const Graph& graph);
   void setInitializers(const Graph& graph);
   int64_t opsetFor(const std::string& domain) const;
@@ -46,6 +54,8 @@ class ShapeInferencer {
   const Node* functionCall_ = nullptr;
   std::vector<Attribute> callAttributes_;  // the call's attributes, references resolved, defaults added
   int functionDepth_ = 0;
+  // Topological orders of the graphs whose stored order is not one.
+  std::unordered_map<const Graph*, std::vector<Node*>> sortedOrders_;
 };
 
 }  // namespace onyx

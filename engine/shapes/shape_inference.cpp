@@ -1,6 +1,8 @@
 #include "shapes/shape_inference.h"
 
 #include <algorithm>
+#include <functional>
+#include <unordered_set>
 
 #include "ops/op_registry.h"
 #include "shapes/dim_math.h"
@@ -126,16 +128,64 @@ void ShapeInferencer::setInitializers(const Graph& graph) {
   }
 }
 
+// Whether every value `node` reads (its bodies included) that a node of `graph` produces has been inferred:
+// nodes are almost always stored in topological order, and checking as we go costs far less than sorting.
+bool ShapeInferencer::inputsReady(const Node& node, const Graph& graph) const {
+  auto ready = [&](const Value* input) {
+    return !input || !input->producer() || input->producer()->graph() != &graph || table_->count(input);
+  };
+  for (const Value* input : node.inputs()) {
+    if (!ready(input)) return false;
+  }
+  for (const Attribute& attribute : node.attributes()) {
+    if (attribute.kind() != Attribute::Kind::Graph && attribute.kind() != Attribute::Kind::Graphs) continue;
+    for (const Graph* body : attribute.subgraphs()) {
+      for (const Node* inner : body->nodes()) {
+        if (!inputsReady(*inner, graph)) return false;
+      }
+      for (const Value* output : body->outputs()) {
+        if (!ready(output)) return false;
+      }
+    }
+  }
+  return true;
+}
+
 void ShapeInferencer::inferGraph(const Graph& graph) {
   setInitializers(graph);
+  // A graph is walked in stored order while that order is topological; the first node that reads a value
+  // not inferred yet switches to a sorted order for the nodes not inferred so far.
+  if (auto sorted = sortedOrders_.find(&graph); sorted != sortedOrders_.end()) {
+    // Walked before (a Loop body inferred again): its values are in the table already, so the check below
+    // would pass whatever the order.
+    for (Node* node : sorted->second) inferNode(*node);
+    return;
+  }
+  const Node* outOfOrder = nullptr;
+  for (Node* node : graph.nodes()) {
+    if (!inputsReady(*node, graph)) {
+      outOfOrder = node;
+      break;
+    }
+    inferNode(*node);
+  }
+  if (!outOfOrder) return;
+  std::unordered_set<const Node*> done;
+  for (Node* node : graph.nodes()) {
+    if (node == outOfOrder) break;
+    done.insert(node);
+  }
   auto order = topologicalOrder(graph);
   if (!order) {
     result_.diagnostics.push_back(
         {Diagnostic::Severity::Error, order.error().message, kNoNode, order.error().where});
-    for (Node* node : graph.nodes()) markMissingOutputs(*node, "the graph has a cycle through this node");
+    for (Node* node : graph.nodes()) markMissingOutputs(*node, [] { return std::string("the graph has a cycle through this node"); });
     return;
   }
-  for (Node* node : *order) inferNode(*node);
+  for (Node* node : *order) {
+    if (!done.count(node)) inferNode(*node);
+  }
+  sortedOrders_[&graph] = std::move(*order);
 }
 
 std::vector<InferredValue> ShapeInferencer::inferSubgraph(const Graph& body, std::vector<InferredValue> inputs) {
@@ -187,14 +237,25 @@ void ShapeInferencer::addDiagnostic(Diagnostic::Severity severity, const Node& n
   result_.diagnostics.push_back({severity, std::move(message), node.id(), node.describe()});
 }
 
-void ShapeInferencer::markMissingOutputs(const Node& node, const std::string& reason) {
+void ShapeInferencer::demoteErrorsSince(size_t first, const std::string& why) {
+  for (size_t i = first; i < result_.diagnostics.size(); ++i) {
+    Diagnostic& diagnostic = result_.diagnostics[i];
+    if (diagnostic.severity != Diagnostic::Severity::Error) continue;
+    diagnostic.severity = Diagnostic::Severity::Warning;
+    diagnostic.message = why + ": " + diagnostic.message;
+  }
+}
+
+void ShapeInferencer::markMissingOutputs(const Node& node, const std::function<std::string()>& reason,
+                                         bool keepDeclared) {
   std::shared_ptr<const DimOrigin> origin;
   for (size_t i = 0; i < node.outputCount(); ++i) {
     const Value* output = node.output(i);
     if (!output || table_->count(output)) continue;
-    if (!origin) origin = std::make_shared<DimOrigin>(DimOrigin{node.id(), node.name(), node.opType(), reason});
+    if (!origin) origin = std::make_shared<DimOrigin>(DimOrigin{node.id(), node.name(), node.opType(), reason()});
     InferredValue inferred;
     inferred.type = output->type();  // whatever the file declared
+    if (!keepDeclared && inferred.type.isTensor()) inferred.type.setShape(std::nullopt);
     if (inferred.type.isTensor() && inferred.type.shape()) {
       for (Dim& dim : *inferred.type.mutableShape()) {
         if (dim.isUnknown()) dim = Dim::unknown(origin);
@@ -214,22 +275,25 @@ void ShapeInferencer::inferNode(const Node& node) {
     }
   }
   const OpSchema* schema = opRegistry().find(node.domain(), node.opType());
-  const std::string qualified = (node.domain().empty() ? std::string("ai.onnx") : node.domain()) + "::" +
-                                node.opType();
   if (!schema || !schema->shape) {
     if (const Function* function = model_.findFunction(node.domain(), node.opType(), node.overload())) {
       inferFunctionCall(node, *function);
       return;
     }
+    auto qualified = [&node] {
+      return (node.domain().empty() ? std::string("ai.onnx") : node.domain()) + "::" + node.opType();
+    };
     if (options_.rules && options_.rules->find(node.domain(), node.opType())) {
       ShapeContext context(*this, node, opsetFor(node.domain()), functionCall_);
       auto applied = options_.rules->apply(context);
       if (!applied) addDiagnostic(Diagnostic::Severity::Error, node, applied.error().message);
-      markMissingOutputs(node, applied ? "shape rule for " + qualified + " does not give this output"
-                                       : "shape rule failed: " + (applied ? std::string() : applied.error().message));
+      markMissingOutputs(node, [&] {
+        return applied ? "shape rule for " + qualified() + " does not give this output"
+                       : "shape rule failed: " + applied.error().message;
+      });
       return;
     }
-    markMissingOutputs(node, "no shape function for " + qualified);
+    markMissingOutputs(node, [&] { return "no shape function for " + qualified(); });
     return;
   }
   // Outputs are overwritten when a body is inferred twice (a Loop inside a Loop body, say).
@@ -240,18 +304,25 @@ void ShapeInferencer::inferNode(const Node& node) {
   ShapeContext context(*this, node, opset, functionCall_);
   auto inferred = schema->shape(context);
   if (!inferred) {
-    addDiagnostic(Diagnostic::Severity::Error, node, inferred.error().message);
-    markMissingOutputs(node, node.opType() + ": " + inferred.error().message);
+    const std::string& message = inferred.error().message;
+    addDiagnostic(Diagnostic::Severity::Error, node, message);
+    // The file's declared types are not trusted past an inconsistency: the outputs stay unknown.
+    bool prefixed = message.size() > node.opType().size() && message.compare(0, node.opType().size(), node.opType()) == 0 &&
+                    message[node.opType().size()] == ':';
+    markMissingOutputs(
+        node, [&] { return prefixed ? message : node.opType() + ": " + message; }, /*keepDeclared=*/false);
     return;
   }
-  markMissingOutputs(node, node.opType() + " gives no shape for this output");
+  markMissingOutputs(node, [&node] { return node.opType() + " gives no shape for this output"; });
 }
 
 void ShapeInferencer::inferFunctionCall(const Node& node, const Function& function) {
   constexpr int kMaxFunctionDepth = 32;
   if (functionDepth_ >= kMaxFunctionDepth || !function.body) {
-    markMissingOutputs(node, functionDepth_ >= kMaxFunctionDepth ? "function calls nest too deep (recursion?)"
-                                                                 : "function has no body");
+    markMissingOutputs(node, [&] {
+      return std::string(functionDepth_ >= kMaxFunctionDepth ? "function calls nest too deep (recursion?)"
+                                                             : "function has no body");
+    });
     return;
   }
   // The call's attributes as the body sees them: references resolved in the caller's scope, defaults added.
@@ -296,7 +367,7 @@ void ShapeInferencer::inferFunctionCall(const Node& node, const Function& functi
   for (size_t i = 0; i < node.outputCount() && i < outputs.size(); ++i) {
     if (const Value* output = node.output(i)) (*table_)[output] = std::move(outputs[i]);
   }
-  markMissingOutputs(node, "function " + function.name + " does not define this output");
+  markMissingOutputs(node, [&] { return "function " + function.name + " does not define this output"; });
 }
 
 SymExpr ShapeInferencer::canonical(const SymExpr& expr) const {

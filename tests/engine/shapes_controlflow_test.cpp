@@ -1,6 +1,7 @@
 // Shape inference through If, Loop, Scan and model-local functions; shape rules for unknown ops; write-back.
 #include <gtest/gtest.h>
 
+#include "ir/rewriter.h"
 #include "shapes/shape_inference.h"
 #include "shapes/shape_rules.h"
 #include "shapes/write_back.h"
@@ -60,6 +61,68 @@ TEST(ShapeInferenceControlFlow, IfWithAKnownConditionTakesThatBranch) {
   ASSERT_TRUE(model);
   auto result = inferShapes(*model);
   EXPECT_EQ(shapeNamed(result, "y"), "[N, 8]");
+}
+
+TEST(ShapeInferenceControlFlow, AnInconsistentBranchThatNeverRunsOnlyWarns) {
+  // The AffineGrid function body (test_affine_grid_3d_expanded): the branch for 2-D sizes squeezes an axis
+  // that is 1 only when it runs.
+  auto model = parseOrFail(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[N, 4] x) => (float y) {
+      c = Constant <value = bool {0}> ()
+      axis = Constant <value = int64[1] {1}> ()
+      y = If (c) <
+        then_branch = t () => (float a) { a = Squeeze(x, axis) },
+        else_branch = e () => (float b) { b = Relu(x) }>
+    })");
+  ASSERT_TRUE(model);
+  auto result = inferShapes(*model);
+  EXPECT_EQ(errorsOf(result), "");
+  EXPECT_EQ(shapeNamed(result, "y"), "[N, 4]");
+  ASSERT_EQ(result.diagnostics.size(), 1u);
+  EXPECT_EQ(result.diagnostics[0].severity, Diagnostic::Severity::Warning);
+  EXPECT_EQ(result.diagnostics[0].message.rfind("in then_branch, which never runs: ", 0), 0u) << result.diagnostics[0].message;
+}
+
+TEST(ShapeInferenceControlFlow, TheSameInconsistencyInABranchThatMayRunIsAnError) {
+  auto model = parseOrFail(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (bool c, float[N, 4] x) => (float y) {
+      axis = Constant <value = int64[1] {1}> ()
+      y = If (c) <
+        then_branch = t () => (float a) { a = Squeeze(x, axis) },
+        else_branch = e () => (float b) { b = Relu(x) }>
+    })");
+  ASSERT_TRUE(model);
+  auto result = inferShapes(*model);
+  EXPECT_NE(errorsOf(result), "");
+}
+
+TEST(ShapeInferenceControlFlow, LoopCarryingASequenceMergesItsElementTypes) {
+  // test_loop13_seq: the carried sequence is declared with scalar elements and gains 1-D slices.
+  auto model = parseOrFail(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (int64 trips, bool keep, float[] start) => (float out) {
+      out = Loop (trips, keep, start) <body = b (int64 i, bool c_in, float[] s_in) => (bool c_out, float s_out) {
+        c_out = Identity(c_in)
+        x = Constant <value = float[3] {1.0, 2.0, 3.0}> ()
+        s_out = SequenceInsert(s_in, x)
+      }>
+    })");
+  ASSERT_TRUE(model);
+  // onnx 1.12's text syntax has no sequence types: declare them here.
+  Rewriter rewriter(*model);
+  Value* start = model->graph().inputs()[2];
+  rewriter.setType(start, Type::sequence(Type::tensor(DataType::Float, Shape{})));
+  Graph* body = start->uses()[0].node->attribute("body")->getGraph();
+  rewriter.setType(body->inputs()[2], Type::sequence(Type::tensor(DataType::Float, Shape{})));
+  auto result = inferShapes(*model);
+  EXPECT_EQ(errorsOf(result), "");
+  const InferredValue* out = inferredNamed(result, "out");
+  ASSERT_TRUE(out);
+  ASSERT_EQ(out->type.kind(), Type::Kind::Sequence);
+  EXPECT_TRUE(out->type.element().isTensor());
+  EXPECT_FALSE(out->type.element().shape()) << out->type.toString();  // rank 0 or 1: unknown
 }
 
 TEST(ShapeInferenceControlFlow, LoopCarriesStateAndStacksScanOutputs) {

@@ -264,5 +264,19 @@ TEST(ShapeInference, InputDimsWithoutNamesGetGeneratedSymbols) {
   EXPECT_EQ(shapeNamed(result, "y"), "[x_d0, 3]");
 }
 
+TEST(ShapeInference, NodesStoredOutOfOrderAreInferredInDependencyOrder) {
+  auto model = parseOrFail(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[N, 4] x) => (float z) {
+      z = Concat <axis = 0> (y, y)
+      y = Relu(x)
+    })");
+  ASSERT_TRUE(model);
+  auto result = inferShapes(*model);
+  EXPECT_EQ(errorsOf(result), "");
+  EXPECT_EQ(shapeNamed(result, "z"), "[2*N, 4]");
+  EXPECT_EQ(shapeNamed(result, "y"), "[N, 4]");
+}
+
 }  // namespace
 }  // namespace onyx

@@ -26,9 +26,23 @@ Expected<Shape> windowOutput(ShapeContext& ctx, const Shape& input, const std::v
   auto pads = intsOr(ctx, "pads", 2 * spatial, 0);
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
   Shape out;
+  out.reserve(spatial);
   for (size_t i = 0; i < spatial; ++i) {
     const Dim& in = input[i + 2];
     if (strides[i] <= 0 || dilations[i] <= 0) return ctx.error("strides and dilations must be positive");
+    if (auto k = kernel[i].value(); k && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER" && !in.isStatic()) {
+      // The common case on symbolic sizes, in as few expression operations as possible (same result):
+      // floor((in + pads - dilatedKernel) / stride) + 1, which is `in` itself for 3x3/pad 1/stride 1.
+      int64_t offset = (autoPad == "VALID" ? 0 : pads[i] + pads[i + spatial]) - ((*k - 1) * dilations[i] + 1);
+      if (strides[i] == 1) {
+        out.push_back(offset + 1 == 0 ? in : dimAdd(in, Dim(offset + 1)));
+        continue;
+      }
+      Dim span = offset == 0 ? in : dimAdd(in, Dim(offset));
+      Dim stride(strides[i]);
+      out.push_back(dimAdd(ceilMode ? dimCeilDiv(span, stride) : dimFloorDiv(span, stride), Dim(1)));
+      continue;
+    }
     Dim dilatedKernel = dimAdd(dimMul(dimSub(kernel[i], Dim(1)), Dim(dilations[i])), Dim(1));
     Dim stride(strides[i]);
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
