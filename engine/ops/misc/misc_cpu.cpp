@@ -272,6 +272,15 @@ Expected<QuantParams> quantParams(KernelContext& ctx, const TensorValue& x) {
   return q;
 }
 
+// x / scale rounded to x's precision, as the spec computes it (a double quotient can land on the other side
+// of a rounding tie).
+double quantQuotient(const TensorValue& x, int64_t i, double scale) {
+  double q = x.doubleAt(i) / scale;
+  if (x.dtype() == DataType::Double) return q;
+  if (x.dtype() == DataType::Float16) return double(float(Half(float(x.doubleAt(i)) / float(scale))));
+  return double(float(x.doubleAt(i)) / float(scale));
+}
+
 // Integer range of the 2- and 4-bit types, whose values quantization clamps to.
 std::pair<double, double> narrowIntRange(DataType dtype) {
   switch (dtype) {
@@ -303,7 +312,7 @@ Expected<void> quantizeKernel(KernelContext& ctx) {
     bool saturate = ctx.attrInt("saturate", 1) != 0;
     for (int64_t i = 0; i < (*x)->count(); ++i) {
       int64_t k = q->index(i);
-      double v = (*x)->doubleAt(i) / q->scale->doubleAt(k);
+      double v = quantQuotient(**x, i, q->scale->doubleAt(k));
       if (isInt) {
         auto [lo, hi] = narrowIntRange(out);
         v = std::clamp(std::nearbyint(v) + q->zeroAt(k), lo, hi);
@@ -320,7 +329,7 @@ Expected<void> quantizeKernel(KernelContext& ctx) {
       int64_t k = q->index(i);
       double scale = q->scale->doubleAt(k);
       double zero = q->zeroAt(k);
-      double v = std::nearbyint((*x)->doubleAt(i) / scale) + zero;
+      double v = std::nearbyint(quantQuotient(**x, i, scale)) + zero;
       v = std::clamp(v, double(std::numeric_limits<T>::lowest()), double(std::numeric_limits<T>::max()));
       (*y)->template data<T>()[i] = T(v);
     }

@@ -95,6 +95,12 @@ Expected<void> qlinearMatMulKernel(KernelContext& ctx) {
                                               broadcastStrides(batchB, *batch)};
   int64_t batches = elementCount(*batch);
   double outScale = yScale.doubleAt(0), outZero = yZero.doubleAt(0);
+  // a_scale * b_scale / y_scale in the scales' own precision (each step rounded), as the spec computes it.
+  bool halfScales = aScale.dtype() == DataType::Float16;
+  auto rescale = [&](double sa, double sb) {
+    if (halfScales) return double(float(Half(float(Half(float(sa * sb))) / float(outScale))));
+    return double(float(float(sa) * float(sb)) / float(outScale));
+  };
   for (int64_t bi = 0; bi < batches; ++bi) {
     int64_t offA = 0, offB = 0, rest = bi;
     for (int64_t d = int64_t(batch->size()) - 1; d >= 0; --d) {
@@ -112,7 +118,7 @@ Expected<void> qlinearMatMulKernel(KernelContext& ctx) {
         double acc = 0;
         for (int64_t i = 0; i < k; ++i)
           acc += (A.doubleAt(offA + r * k + i) - za) * (B.doubleAt(offB + i * n + c) - zb);
-        double v = roundAndClamp(acc * (float(sa * sb) / float(outScale)) + outZero, lo, hi);
+        double v = roundAndClamp(acc * rescale(sa, sb) + outZero, lo, hi);
         int64_t o = (bi * m + r) * n + c;
         if (outType == DataType::Uint8)
           (*y)->data<uint8_t>()[o] = uint8_t(v);
