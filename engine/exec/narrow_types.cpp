@@ -32,7 +32,9 @@ MiniFloat formatOf(DataType dtype) {
   }
 }
 
-int signBit(const MiniFloat& f) { return 1 + f.exponentBits + f.mantissaBits - 1; }
+int signBit(const MiniFloat& f) {
+  return 1 + f.exponentBits + f.mantissaBits - 1;
+}
 
 double largestFinite(const MiniFloat& f) {
   int topExponent = (1 << f.exponentBits) - 1;
@@ -60,9 +62,9 @@ double miniFloatToDouble(const MiniFloat& f, uint8_t stored) {
     if (mantissa != 0) return std::numeric_limits<double>::quiet_NaN();
     return sign ? -INFINITY : INFINITY;
   }
-  double magnitude = exponent == 0
-                         ? std::ldexp(double(mantissa), 1 - f.bias - f.mantissaBits)
-                         : std::ldexp(1.0 + double(mantissa) / double(1 << f.mantissaBits), exponent - f.bias);
+  double magnitude =
+      exponent == 0 ? std::ldexp(double(mantissa), 1 - f.bias - f.mantissaBits)
+                    : std::ldexp(1.0 + double(mantissa) / double(1 << f.mantissaBits), exponent - f.bias);
   return sign ? -magnitude : magnitude;
 }
 
@@ -121,10 +123,14 @@ uint8_t doubleToE8M0(double value, bool saturate, E8M0Rounding rounding) {
 }  // namespace
 
 bool parseE8M0Rounding(std::string_view text, E8M0Rounding& out) {
-  if (text == "up") out = E8M0Rounding::Up;
-  else if (text == "down") out = E8M0Rounding::Down;
-  else if (text == "nearest") out = E8M0Rounding::Nearest;
-  else return false;
+  if (text == "up")
+    out = E8M0Rounding::Up;
+  else if (text == "down")
+    out = E8M0Rounding::Down;
+  else if (text == "nearest")
+    out = E8M0Rounding::Nearest;
+  else
+    return false;
   return true;
 }
 

@@ -24,7 +24,6 @@ double narrowToDouble(DataType dtype, uint8_t stored);
 // The stored element for `value`. Floats round to nearest even; with `saturate`, values beyond the
 // largest finite one (infinities included) become it, otherwise they become infinity or NaN as the type
 // allows (float4e2m1 always saturates). Integers truncate toward zero and keep the low bits (wrap).
-uint8_t doubleToNarrow(DataType dtype, double value, bool saturate,
-                       E8M0Rounding rounding = E8M0Rounding::Up);
+uint8_t doubleToNarrow(DataType dtype, double value, bool saturate, E8M0Rounding rounding = E8M0Rounding::Up);
 
 }  // namespace onyx::exec

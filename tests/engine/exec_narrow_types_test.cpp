@@ -27,8 +27,8 @@ TEST(NarrowTypes, EncodesEdgeValues) {
       {DataType::Float8E4M3FN, -inf, true, 0xfe},
       {DataType::Float8E4M3FN, -inf, false, 0xff},
       {DataType::Float8E4M3FN, nan, true, 0x7f},
-      {DataType::Float8E4M3FN, std::ldexp(1.0, -9), true, 0x01},      // smallest subnormal
-      {DataType::Float8E4M3FN, std::ldexp(1.0, -10), true, 0x00},     // tie rounds to even (zero)
+      {DataType::Float8E4M3FN, std::ldexp(1.0, -9), true, 0x01},       // smallest subnormal
+      {DataType::Float8E4M3FN, std::ldexp(1.0, -10), true, 0x00},      // tie rounds to even (zero)
       {DataType::Float8E4M3FN, 3 * std::ldexp(1.0, -10), true, 0x02},  // tie rounds to even (2)
       {DataType::Float8E4M3FN, -0.0, true, 0x80},
       {DataType::Float8E4M3FN, -1e-7, true, 0x80},
@@ -119,10 +119,11 @@ TEST(NarrowTypes, CastKernelHonoursSaturate) {
   const auto& s = std::get<TensorValue>((*saturated)[0]);
   EXPECT_EQ(std::vector<uint8_t>(s.data<uint8_t>(), s.data<uint8_t>() + 3),
             (std::vector<uint8_t>{0x38, 0x7e, 0xfe}));
-  auto exact = runNode({"Cast",
-                        {Attribute::ofInt("to", int64_t(DataType::Float8E4M3FN)), Attribute::ofInt("saturate", 0)},
-                        21},
-                       {x}, "");
+  auto exact =
+      runNode({"Cast",
+               {Attribute::ofInt("to", int64_t(DataType::Float8E4M3FN)), Attribute::ofInt("saturate", 0)},
+               21},
+              {x}, "");
   ASSERT_TRUE(exact.ok()) << exact.error().toString();
   const auto& e = std::get<TensorValue>((*exact)[0]);
   EXPECT_EQ(std::vector<uint8_t>(e.data<uint8_t>(), e.data<uint8_t>() + 3),
@@ -133,7 +134,8 @@ TEST(NarrowTypes, BitCastRejectsDifferentWidths) {
   auto x = TensorValue::fromVector<float>(DataType::Float, {2}, {1.0f, -2.0f});
   auto same = runNode({"BitCast", {Attribute::ofInt("to", int64_t(DataType::Int32))}, 26}, {x}, "");
   ASSERT_TRUE(same.ok()) << same.error().toString();
-  EXPECT_EQ(std::get<TensorValue>((*same)[0]).toInts(), (std::vector<int64_t>{0x3f800000, int32_t(0xc0000000)}));
+  EXPECT_EQ(std::get<TensorValue>((*same)[0]).toInts(),
+            (std::vector<int64_t>{0x3f800000, int32_t(0xc0000000)}));
   auto wider = runNode({"BitCast", {Attribute::ofInt("to", int64_t(DataType::Int64))}, 26}, {x}, "");
   EXPECT_FALSE(wider.ok());
 }

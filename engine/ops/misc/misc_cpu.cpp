@@ -260,7 +260,10 @@ Expected<QuantParams> quantParams(KernelContext& ctx, const TensorValue& x) {
     for (int64_t d = *axis + 1; d < x.rank(); ++d) q.inner *= x.dim(d);
     q.block = ctx.attrInt("block_size", 0);
     int64_t expected = q.axisLen;
-    if (q.block > 0) expected = x.count() / std::max<int64_t>(q.axisLen, 1) * ((q.axisLen + q.block - 1) / q.block);
+    if (q.block > 0) {
+      int64_t blocks = (q.axisLen + q.block - 1) / q.block;
+      expected = x.count() / std::max<int64_t>(q.axisLen, 1) * blocks;
+    }
     if (q.scale->count() != expected)
       return ctx.error("has " + std::to_string(q.scale->count()) + " elements, expected " +
                            std::to_string(expected) + " for axis " + std::to_string(*axis) +
@@ -308,7 +311,8 @@ Expected<void> quantizeKernel(KernelContext& ctx) {
   auto y = ctx.allocateOutput(0, out, (*x)->dims());
   if (!y) return y.error();
   if (isNarrowType(out)) {
-    bool isInt = out == DataType::Int4 || out == DataType::Uint4 || out == DataType::Int2 || out == DataType::Uint2;
+    bool isInt =
+        out == DataType::Int4 || out == DataType::Uint4 || out == DataType::Int2 || out == DataType::Uint2;
     bool saturate = ctx.attrInt("saturate", 1) != 0;
     for (int64_t i = 0; i < (*x)->count(); ++i) {
       int64_t k = q->index(i);

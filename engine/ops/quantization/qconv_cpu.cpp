@@ -9,7 +9,9 @@
 namespace onyx::exec {
 namespace {
 
-bool isEightBit(DataType dtype) { return dtype == DataType::Int8 || dtype == DataType::Uint8; }
+bool isEightBit(DataType dtype) {
+  return dtype == DataType::Int8 || dtype == DataType::Uint8;
+}
 
 struct ConvGeometry {
   int64_t batch = 0, inChannels = 0, outChannels = 0, group = 1;
@@ -114,7 +116,9 @@ Dims outputDims(const ConvGeometry& g) {
   return dims;
 }
 
-double scalarOr(const TensorValue& t, double fallback) { return t.empty() || !t.count() ? fallback : t.doubleAt(0); }
+double scalarOr(const TensorValue& t, double fallback) {
+  return t.empty() || !t.count() ? fallback : t.doubleAt(0);
+}
 
 Expected<void> convIntegerKernel(KernelContext& ctx) {
   auto x = ctx.requireTensor(0);
@@ -150,7 +154,8 @@ Expected<void> qlinearConvKernel(KernelContext& ctx) {
                     &yScale = ctx.input(6), &yZero = ctx.input(7), &bias = ctx.input(8);
   if (wScale.count() != 1 && wScale.count() != g->outChannels)
     return ctx.error("must have one element or one per output channel", 4);
-  if (!bias.empty() && bias.count() != g->outChannels) return ctx.error("must have one element per output channel", 8);
+  if (!bias.empty() && bias.count() != g->outChannels)
+    return ctx.error("must have one element per output channel", 8);
   DataType outType = yZero.empty() ? (*x)->dtype() : yZero.dtype();
   if (!isEightBit(outType)) return ctx.unsupportedType(7);
   double lo = outType == DataType::Uint8 ? 0.0 : -128.0, hi = outType == DataType::Uint8 ? 255.0 : 127.0;

@@ -11,7 +11,9 @@ namespace onyx::exec {
 namespace {
 
 // Round half to even, as QuantizeLinear does, then clamp to [lo, hi].
-double roundAndClamp(double v, double lo, double hi) { return std::clamp(std::nearbyint(v), lo, hi); }
+double roundAndClamp(double v, double lo, double hi) {
+  return std::clamp(std::nearbyint(v), lo, hi);
+}
 
 Expected<void> dynamicQuantizeKernel(KernelContext& ctx) {
   auto x = ctx.requireTensor(0);
@@ -42,7 +44,9 @@ Expected<void> dynamicQuantizeKernel(KernelContext& ctx) {
   return {};
 }
 
-bool isEightBit(DataType dtype) { return dtype == DataType::Int8 || dtype == DataType::Uint8; }
+bool isEightBit(DataType dtype) {
+  return dtype == DataType::Int8 || dtype == DataType::Uint8;
+}
 
 // A scale or zero point that is a scalar, or a vector along one matrix axis of length `axisLength`.
 Expected<void> checkQuantParam(KernelContext& ctx, int index, int64_t axisLength) {
@@ -53,7 +57,9 @@ Expected<void> checkQuantParam(KernelContext& ctx, int index, int64_t axisLength
                    index);
 }
 
-double paramAt(const TensorValue& t, int64_t i) { return t.count() == 1 ? t.doubleAt(0) : t.doubleAt(i); }
+double paramAt(const TensorValue& t, int64_t i) {
+  return t.count() == 1 ? t.doubleAt(0) : t.doubleAt(i);
+}
 
 Expected<void> qlinearMatMulKernel(KernelContext& ctx) {
   auto a = ctx.requireTensor(0);
