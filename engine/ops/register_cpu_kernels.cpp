@@ -25,6 +25,7 @@ void registerSequenceCpuKernels(KernelRegistry& registry);
 void registerMiscCpuKernels(KernelRegistry& registry);
 void registerLossCpuKernels(KernelRegistry& registry);
 void registerNormExtraCpuKernels(KernelRegistry& registry);
+void registerAttentionCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -48,6 +49,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerMiscCpuKernels(registry);
   registerLossCpuKernels(registry);
   registerNormExtraCpuKernels(registry);
+  registerAttentionCpuKernels(registry);
 }
 
 }  // namespace onyx::exec
