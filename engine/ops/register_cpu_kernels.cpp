@@ -26,6 +26,7 @@ void registerMiscCpuKernels(KernelRegistry& registry);
 void registerLossCpuKernels(KernelRegistry& registry);
 void registerNormExtraCpuKernels(KernelRegistry& registry);
 void registerAttentionCpuKernels(KernelRegistry& registry);
+void registerEinsumCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -50,6 +51,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerLossCpuKernels(registry);
   registerNormExtraCpuKernels(registry);
   registerAttentionCpuKernels(registry);
+  registerEinsumCpuKernels(registry);
 }
 
 }  // namespace onyx::exec
