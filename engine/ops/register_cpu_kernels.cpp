@@ -27,6 +27,7 @@ void registerLossCpuKernels(KernelRegistry& registry);
 void registerNormExtraCpuKernels(KernelRegistry& registry);
 void registerAttentionCpuKernels(KernelRegistry& registry);
 void registerEinsumCpuKernels(KernelRegistry& registry);
+void registerRotaryEmbeddingCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -52,6 +53,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerNormExtraCpuKernels(registry);
   registerAttentionCpuKernels(registry);
   registerEinsumCpuKernels(registry);
+  registerRotaryEmbeddingCpuKernels(registry);
 }
 
 }  // namespace onyx::exec
