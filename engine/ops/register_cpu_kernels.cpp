@@ -28,6 +28,7 @@ void registerNormExtraCpuKernels(KernelRegistry& registry);
 void registerAttentionCpuKernels(KernelRegistry& registry);
 void registerEinsumCpuKernels(KernelRegistry& registry);
 void registerRotaryEmbeddingCpuKernels(KernelRegistry& registry);
+void registerSwiGluCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -54,6 +55,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerAttentionCpuKernels(registry);
   registerEinsumCpuKernels(registry);
   registerRotaryEmbeddingCpuKernels(registry);
+  registerSwiGluCpuKernels(registry);
 }
 
 }  // namespace onyx::exec
