@@ -12,7 +12,8 @@ Expected<void> runSwiGlu(KernelContext& ctx) {
   auto b = ctx.requireTensor(1);
   if (!b) return b.error();
   if ((*a)->dims() != (*b)->dims() || (*a)->dtype() != (*b)->dtype())
-    return ctx.error("gate " + (*b)->describe() + " must have the type and shape of input " + (*a)->describe(), 1);
+    return ctx.error(
+        "gate " + (*b)->describe() + " must have the type and shape of input " + (*a)->describe(), 1);
   auto y = ctx.allocateOutput(0, (*a)->dtype(), (*a)->dims());
   if (!y) return y.error();
   const float alpha = ctx.attrFloat("alpha", 1.0f);
