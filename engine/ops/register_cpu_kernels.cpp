@@ -28,6 +28,10 @@ void registerNormExtraCpuKernels(KernelRegistry& registry);
 void registerBitCastCpuKernels(KernelRegistry& registry);
 void registerQLinearCpuKernels(KernelRegistry& registry);
 void registerQConvCpuKernels(KernelRegistry& registry);
+void registerAttentionCpuKernels(KernelRegistry& registry);
+void registerEinsumCpuKernels(KernelRegistry& registry);
+void registerRotaryEmbeddingCpuKernels(KernelRegistry& registry);
+void registerSwiGluCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -54,6 +58,10 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerBitCastCpuKernels(registry);
   registerQLinearCpuKernels(registry);
   registerQConvCpuKernels(registry);
+  registerAttentionCpuKernels(registry);
+  registerEinsumCpuKernels(registry);
+  registerRotaryEmbeddingCpuKernels(registry);
+  registerSwiGluCpuKernels(registry);
 }
 
 }  // namespace onyx::exec

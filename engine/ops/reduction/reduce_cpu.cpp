@@ -84,11 +84,14 @@ Expected<void> reduceKernel(KernelContext& ctx) {
       else
         return fromCompute<T>(ComputeType<T>(acc));
     };
+    // Max/Min start from -inf/+inf for floating types (the spec's value for an empty set) so a slice of
+    // only -inf (a fully masked attention row) reduces to -inf, not to the lowest finite value.
+    using Limits = std::numeric_limits<ComputeType<T>>;
     auto init = [&]() -> Acc {
       if constexpr (R == Reduce::Max)
-        return redCount ? Acc(std::numeric_limits<ComputeType<T>>::lowest()) : Acc(0);
+        return Acc(Limits::has_infinity ? -Limits::infinity() : Limits::lowest());
       else if constexpr (R == Reduce::Min)
-        return redCount ? Acc(std::numeric_limits<ComputeType<T>>::max()) : Acc(0);
+        return Acc(Limits::has_infinity ? Limits::infinity() : Limits::max());
       else if constexpr (R == Reduce::Prod)
         return Acc(1);
       else
