@@ -25,6 +25,9 @@ void registerSequenceCpuKernels(KernelRegistry& registry);
 void registerMiscCpuKernels(KernelRegistry& registry);
 void registerLossCpuKernels(KernelRegistry& registry);
 void registerNormExtraCpuKernels(KernelRegistry& registry);
+void registerLinalgCpuKernels(KernelRegistry& registry);
+void registerReverseSequenceCpuKernels(KernelRegistry& registry);
+void registerCenterCropPadCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -48,6 +51,9 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerMiscCpuKernels(registry);
   registerLossCpuKernels(registry);
   registerNormExtraCpuKernels(registry);
+  registerLinalgCpuKernels(registry);
+  registerReverseSequenceCpuKernels(registry);
+  registerCenterCropPadCpuKernels(registry);
 }
 
 }  // namespace onyx::exec
