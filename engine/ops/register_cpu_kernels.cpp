@@ -28,6 +28,7 @@ void registerNormExtraCpuKernels(KernelRegistry& registry);
 void registerLinalgCpuKernels(KernelRegistry& registry);
 void registerReverseSequenceCpuKernels(KernelRegistry& registry);
 void registerCenterCropPadCpuKernels(KernelRegistry& registry);
+void registerCol2ImCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -54,6 +55,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerLinalgCpuKernels(registry);
   registerReverseSequenceCpuKernels(registry);
   registerCenterCropPadCpuKernels(registry);
+  registerCol2ImCpuKernels(registry);
 }
 
 }  // namespace onyx::exec

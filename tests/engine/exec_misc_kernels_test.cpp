@@ -1,4 +1,5 @@
-// Small kernels checked against hand-computed answers: CumProd, Det, ReverseSequence, CenterCropPad.
+// Small kernels checked against hand-computed answers: CumProd, Det, ReverseSequence, CenterCropPad,
+// Col2Im.
 #include <gtest/gtest.h>
 
 #include "exec/kernel_util.h"
@@ -57,6 +58,16 @@ TEST(ExecMiscKernels, CenterCropPadCropsOneAxisAndPadsAnother) {
   auto y = runOne(NodeCase("CenterCropPad", {}, 18), {x, shape});
   auto expected =
       TensorValue::fromVector<float>(DataType::Float, {3, 5}, {0, 3, 4, 0, 0, 0, 5, 6, 0, 0, 0, 7, 8, 0, 0});
+  EXPECT_TRUE(closeTensors(y, expected, 0, 0));
+}
+
+TEST(ExecMiscKernels, Col2ImSumsOverlappingBlocks) {
+  // Image [1, 3] with [1, 2] blocks: two blocks overlap at column 1. Rows of x are kernel positions.
+  auto x = TensorValue::fromVector<float>(DataType::Float, {1, 2, 2}, {1, 2, 10, 20});
+  auto image = TensorValue::fromVector<int64_t>(DataType::Int64, {2}, {1, 3});
+  auto block = TensorValue::fromVector<int64_t>(DataType::Int64, {2}, {1, 2});
+  auto y = runOne(NodeCase("Col2Im", {}, 18), {x, image, block});
+  auto expected = TensorValue::fromVector<float>(DataType::Float, {1, 1, 1, 3}, {1, 12, 20});
   EXPECT_TRUE(closeTensors(y, expected, 0, 0));
 }
 
