@@ -29,6 +29,7 @@ void registerLinalgCpuKernels(KernelRegistry& registry);
 void registerReverseSequenceCpuKernels(KernelRegistry& registry);
 void registerCenterCropPadCpuKernels(KernelRegistry& registry);
 void registerCol2ImCpuKernels(KernelRegistry& registry);
+void registerMaxUnpoolCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -56,6 +57,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerReverseSequenceCpuKernels(registry);
   registerCenterCropPadCpuKernels(registry);
   registerCol2ImCpuKernels(registry);
+  registerMaxUnpoolCpuKernels(registry);
 }
 
 }  // namespace onyx::exec
