@@ -1,5 +1,5 @@
 // Small kernels checked against hand-computed answers: CumProd, Det, ReverseSequence, CenterCropPad,
-// Col2Im.
+// Col2Im, MaxUnpool.
 #include <gtest/gtest.h>
 
 #include "exec/kernel_util.h"
@@ -68,6 +68,18 @@ TEST(ExecMiscKernels, Col2ImSumsOverlappingBlocks) {
   auto block = TensorValue::fromVector<int64_t>(DataType::Int64, {2}, {1, 2});
   auto y = runOne(NodeCase("Col2Im", {}, 18), {x, image, block});
   auto expected = TensorValue::fromVector<float>(DataType::Float, {1, 1, 1, 3}, {1, 12, 20});
+  EXPECT_TRUE(closeTensors(y, expected, 0, 0));
+}
+
+TEST(ExecMiscKernels, MaxUnpoolWithLargerOutputShapeKeepsCoordinates) {
+  // Default output is [1, 1, 2, 2]; flat index 3 is (1, 1), which stays (1, 1) in a [1, 1, 3, 3] output.
+  auto x = TensorValue::fromVector<float>(DataType::Float, {1, 1, 1, 1}, {7});
+  auto indices = TensorValue::fromVector<int64_t>(DataType::Int64, {1, 1, 1, 1}, {3});
+  auto shape = TensorValue::fromVector<int64_t>(DataType::Int64, {4}, {1, 1, 3, 3});
+  NodeCase c("MaxUnpool", {Attribute::ofInts("kernel_shape", {2, 2}), Attribute::ofInts("strides", {2, 2})},
+             22);
+  auto y = runOne(c, {x, indices, shape});
+  auto expected = TensorValue::fromVector<float>(DataType::Float, {1, 1, 3, 3}, {0, 0, 0, 0, 7, 0, 0, 0, 0});
   EXPECT_TRUE(closeTensors(y, expected, 0, 0));
 }
 
