@@ -85,10 +85,12 @@ Expected<void> reduceKernel(KernelContext& ctx) {
         return fromCompute<T>(ComputeType<T>(acc));
     };
     auto init = [&]() -> Acc {
+      // Also the answer for an empty set: minus (plus) infinity where the type has one, else its extreme.
+      using Limits = std::numeric_limits<ComputeType<T>>;
       if constexpr (R == Reduce::Max)
-        return redCount ? Acc(std::numeric_limits<ComputeType<T>>::lowest()) : Acc(0);
+        return Limits::has_infinity ? Acc(-Limits::infinity()) : Acc(Limits::lowest());
       else if constexpr (R == Reduce::Min)
-        return redCount ? Acc(std::numeric_limits<ComputeType<T>>::max()) : Acc(0);
+        return Limits::has_infinity ? Acc(Limits::infinity()) : Acc(Limits::max());
       else if constexpr (R == Reduce::Prod)
         return Acc(1);
       else
