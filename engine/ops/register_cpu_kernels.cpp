@@ -32,6 +32,11 @@ void registerAttentionCpuKernels(KernelRegistry& registry);
 void registerEinsumCpuKernels(KernelRegistry& registry);
 void registerRotaryEmbeddingCpuKernels(KernelRegistry& registry);
 void registerSwiGluCpuKernels(KernelRegistry& registry);
+void registerLinalgCpuKernels(KernelRegistry& registry);
+void registerReverseSequenceCpuKernels(KernelRegistry& registry);
+void registerCenterCropPadCpuKernels(KernelRegistry& registry);
+void registerCol2ImCpuKernels(KernelRegistry& registry);
+void registerMaxUnpoolCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -62,6 +67,11 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerEinsumCpuKernels(registry);
   registerRotaryEmbeddingCpuKernels(registry);
   registerSwiGluCpuKernels(registry);
+  registerLinalgCpuKernels(registry);
+  registerReverseSequenceCpuKernels(registry);
+  registerCenterCropPadCpuKernels(registry);
+  registerCol2ImCpuKernels(registry);
+  registerMaxUnpoolCpuKernels(registry);
 }
 
 }  // namespace onyx::exec

@@ -1,5 +1,5 @@
-// Assorted ops: Dropout (inference), Shrink, Swish, CumSum, EyeLike, OneHot, DepthToSpace, SpaceToDepth,
-// Compress, QuantizeLinear, DequantizeLinear.
+// Assorted ops: Dropout (inference), Shrink, Swish, CumSum, CumProd, EyeLike, OneHot, DepthToSpace,
+// SpaceToDepth, Compress, QuantizeLinear, DequantizeLinear.
 #include <cmath>
 #include <cstring>
 
@@ -55,7 +55,8 @@ Expected<void> swishKernel(KernelContext& ctx) {
   return mapFloat(ctx, [=](double v) { return v / (1.0 + std::exp(-alpha * v)); });
 }
 
-Expected<void> cumSumKernel(KernelContext& ctx) {
+// CumSum and CumProd share the scan; `product` picks the combining operation and its identity.
+Expected<void> cumulativeKernel(KernelContext& ctx, bool product) {
   auto x = ctx.requireTensor(0);
   if (!x) return x.error();
   auto axisT = ctx.requireTensor(1);
@@ -76,21 +77,29 @@ Expected<void> cumSumKernel(KernelContext& ctx) {
     T* dst = (*y)->template data<T>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
-        Cm acc = 0;
+        Cm acc = product ? Cm(1) : Cm(0);
+        auto combine = [&](Cm a, Cm b) { return product ? Cm(a * b) : Cm(a + b); };
         for (int64_t s = 0; s < len; ++s) {
           int64_t k = reverse ? len - 1 - s : s;
           int64_t at = (o * len + k) * inner + i;
           if (exclusive) {
             dst[at] = fromCompute<T>(acc);
-            acc = Cm(acc + Cm(src[at]));
+            acc = combine(acc, Cm(src[at]));
           } else {
-            acc = Cm(acc + Cm(src[at]));
+            acc = combine(acc, Cm(src[at]));
             dst[at] = fromCompute<T>(acc);
           }
         }
       }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+Expected<void> cumSumKernel(KernelContext& ctx) {
+  return cumulativeKernel(ctx, false);
+}
+Expected<void> cumProdKernel(KernelContext& ctx) {
+  return cumulativeKernel(ctx, true);
 }
 
 Expected<void> eyeLikeKernel(KernelContext& ctx) {
@@ -372,6 +381,7 @@ void registerMiscCpuKernels(KernelRegistry& r) {
   r.add(kernel("Shrink", shrinkKernel, 9));
   r.add(kernel("Swish", swishKernel, 24));
   r.add(kernel("CumSum", cumSumKernel, 11));
+  r.add(kernel("CumProd", cumProdKernel, 26));
   r.add(kernel("EyeLike", eyeLikeKernel, 9));
   r.add(kernel("OneHot", oneHotKernel, 9));
   r.add(kernel("DepthToSpace", spaceDepthKernel<true>, 1));

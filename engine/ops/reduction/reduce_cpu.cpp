@@ -88,10 +88,12 @@ Expected<void> reduceKernel(KernelContext& ctx) {
     // only -inf (a fully masked attention row) reduces to -inf, not to the lowest finite value.
     using Limits = std::numeric_limits<ComputeType<T>>;
     auto init = [&]() -> Acc {
+      // Also the answer for an empty set: minus (plus) infinity where the type has one, else its extreme.
+      using Limits = std::numeric_limits<ComputeType<T>>;
       if constexpr (R == Reduce::Max)
-        return Acc(Limits::has_infinity ? -Limits::infinity() : Limits::lowest());
+        return Limits::has_infinity ? Acc(-Limits::infinity()) : Acc(Limits::lowest());
       else if constexpr (R == Reduce::Min)
-        return Acc(Limits::has_infinity ? Limits::infinity() : Limits::max());
+        return Limits::has_infinity ? Acc(Limits::infinity()) : Acc(Limits::max());
       else if constexpr (R == Reduce::Prod)
         return Acc(1);
       else
