@@ -12,7 +12,7 @@ namespace onyx::exec {
 namespace {
 
 // Passing counts reached by the executor (of 1,802 node cases and 140 others); the targets are 1,700 and all.
-constexpr int kNodeFloor = 1490;
+constexpr int kNodeFloor = 1616;
 constexpr int kPytorchSimpleFloor = 132;
 
 int runSuite(const std::filesystem::path& dir, int& failed) {

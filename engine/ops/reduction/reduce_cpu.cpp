@@ -85,10 +85,9 @@ Expected<void> reduceKernel(KernelContext& ctx) {
         return fromCompute<T>(ComputeType<T>(acc));
     };
     // Max/Min start from -inf/+inf for floating types (the spec's value for an empty set) so a slice of
-    // only -inf (a fully masked attention row) reduces to -inf, not to the lowest finite value.
-    using Limits = std::numeric_limits<ComputeType<T>>;
+    // only -inf (a fully masked attention row) reduces to -inf, not to the lowest finite value; types
+    // without infinity start from their extremes.
     auto init = [&]() -> Acc {
-      // Also the answer for an empty set: minus (plus) infinity where the type has one, else its extreme.
       using Limits = std::numeric_limits<ComputeType<T>>;
       if constexpr (R == Reduce::Max)
         return Limits::has_infinity ? Acc(-Limits::infinity()) : Acc(Limits::lowest());
