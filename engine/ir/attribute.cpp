@@ -82,6 +82,21 @@ std::string Attribute::valueToString() const {
   return std::visit(Printer{}, payload_);
 }
 
+int64_t attributeIntOr(const Attribute* attribute, int64_t fallback) {
+  const int64_t* value = attribute ? attribute->getInt() : nullptr;
+  return value ? *value : fallback;
+}
+
+float attributeFloatOr(const Attribute* attribute, float fallback) {
+  const float* value = attribute ? attribute->getFloat() : nullptr;
+  return value ? *value : fallback;
+}
+
+std::string attributeStringOr(const Attribute* attribute, std::string_view fallback) {
+  const std::string* value = attribute ? attribute->getString() : nullptr;
+  return value ? *value : std::string(fallback);
+}
+
 std::string_view attributeKindName(Attribute::Kind kind) {
   switch (kind) {
     case Attribute::Kind::Undefined: return "undefined";

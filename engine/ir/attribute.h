@@ -88,4 +88,9 @@ class Attribute {
 
 std::string_view attributeKindName(Attribute::Kind kind);
 
+// The typed value of a possibly absent attribute; `fallback` when it is absent or holds another kind.
+int64_t attributeIntOr(const Attribute* attribute, int64_t fallback);
+float attributeFloatOr(const Attribute* attribute, float fallback);
+std::string attributeStringOr(const Attribute* attribute, std::string_view fallback);
+
 }  // namespace onyx

@@ -18,21 +18,15 @@ const Attribute* Node::attribute(std::string_view name) const {
 }
 
 int64_t Node::attrInt(std::string_view name, int64_t fallback) const {
-  const Attribute* attr = attribute(name);
-  const int64_t* value = attr ? attr->getInt() : nullptr;
-  return value ? *value : fallback;
+  return attributeIntOr(attribute(name), fallback);
 }
 
 float Node::attrFloat(std::string_view name, float fallback) const {
-  const Attribute* attr = attribute(name);
-  const float* value = attr ? attr->getFloat() : nullptr;
-  return value ? *value : fallback;
+  return attributeFloatOr(attribute(name), fallback);
 }
 
 std::string Node::attrString(std::string_view name, std::string_view fallback) const {
-  const Attribute* attr = attribute(name);
-  const std::string* value = attr ? attr->getString() : nullptr;
-  return value ? *value : std::string(fallback);
+  return attributeStringOr(attribute(name), fallback);
 }
 
 std::optional<std::vector<int64_t>> Node::attrInts(std::string_view name) const {

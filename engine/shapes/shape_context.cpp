@@ -39,22 +39,17 @@ const Attribute* ShapeContext::attr(std::string_view name) const {
   return attribute;
 }
 
+// Same as Node::attr*, but through attr(), which resolves a function body's references to the call's values.
 int64_t ShapeContext::attrInt(std::string_view name, int64_t fallback) const {
-  const Attribute* attribute = attr(name);
-  const int64_t* value = attribute ? attribute->getInt() : nullptr;
-  return value ? *value : fallback;
+  return attributeIntOr(attr(name), fallback);
 }
 
 float ShapeContext::attrFloat(std::string_view name, float fallback) const {
-  const Attribute* attribute = attr(name);
-  const float* value = attribute ? attribute->getFloat() : nullptr;
-  return value ? *value : fallback;
+  return attributeFloatOr(attr(name), fallback);
 }
 
 std::string ShapeContext::attrString(std::string_view name, std::string_view fallback) const {
-  const Attribute* attribute = attr(name);
-  const std::string* value = attribute ? attribute->getString() : nullptr;
-  return value ? *value : std::string(fallback);
+  return attributeStringOr(attr(name), fallback);
 }
 
 std::optional<std::vector<int64_t>> ShapeContext::attrInts(std::string_view name) const {
