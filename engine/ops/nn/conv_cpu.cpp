@@ -105,28 +105,19 @@ Expected<void> convTransposeReference(KernelContext& ctx) {
   std::vector<int64_t> out(sr);
   for (size_t d = 0; d < sr; ++d) {
     int64_t full = strides[d] * (spatial[d] - 1) + outPad[d] + (kernel[d] - 1) * dil[d] + 1;
+    // Both output_shape and SAME_* fix the output size; the difference is split as padding, the odd
+    // unit going to the end for SAME_UPPER and to the start otherwise.
+    auto padTo = [&](int64_t target) {
+      int64_t total = full - target;
+      bool upper = autoPad == "SAME_UPPER";
+      pads[d] = upper ? total / 2 : total - total / 2;
+      pads[d + sr] = upper ? total - total / 2 : total / 2;
+      out[d] = target;
+    };
     if (outShape) {
-      int64_t target = (*outShape)[outShape->size() - sr + d];
-      int64_t total = full - target;
-      if (autoPad == "SAME_UPPER") {
-        pads[d] = total / 2;
-        pads[d + sr] = total - total / 2;
-      } else {
-        pads[d] = total - total / 2;
-        pads[d + sr] = total / 2;
-      }
-      out[d] = target;
+      padTo((*outShape)[outShape->size() - sr + d]);
     } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      int64_t target = spatial[d] * strides[d];
-      int64_t total = full - target;
-      if (autoPad == "SAME_UPPER") {
-        pads[d] = total / 2;
-        pads[d + sr] = total - total / 2;
-      } else {
-        pads[d] = total - total / 2;
-        pads[d + sr] = total / 2;
-      }
-      out[d] = target;
+      padTo(spatial[d] * strides[d]);
     } else {
       out[d] = full - pads[d] - pads[d + sr];
     }

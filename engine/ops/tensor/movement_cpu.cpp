@@ -268,6 +268,28 @@ Expected<void> gatherKernel(KernelContext& ctx) {
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
 
+// Offset into a tensor with `strides` of element `o` of an index tensor with dims `indexDims`, whose
+// coordinate along `axis` is replaced by `index` (GatherElements reads there, ScatterElements writes).
+// An index outside [-len, len) sets `bad` and reads element 0 of that axis.
+int64_t elementOffsetAlongAxis(int64_t o, const std::vector<int64_t>& indexDims, const std::vector<int64_t>& strides,
+                               int64_t axis, int64_t index, int64_t len, bool& bad) {
+  int64_t rest = o, off = 0;
+  for (int64_t d = int64_t(indexDims.size()) - 1; d >= 0; --d) {
+    int64_t i = rest % indexDims[size_t(d)];
+    rest /= indexDims[size_t(d)];
+    if (d == axis) {
+      i = index;
+      if (i < -len || i >= len) {
+        bad = true;
+        i = 0;
+      }
+      if (i < 0) i += len;
+    }
+    off += i * strides[size_t(d)];
+  }
+  return off;
+}
+
 Expected<void> gatherElementsKernel(KernelContext& ctx) {
   auto x = ctx.requireTensor(0);
   if (!x) return x.error();
@@ -289,24 +311,8 @@ Expected<void> gatherElementsKernel(KernelContext& ctx) {
     using T = decltype(tag);
     const T* src = in.data<T>();
     T* dst = (*y)->template data<T>();
-    std::vector<int64_t> pos(od.size(), 0);
-    for (int64_t o = 0; o < (*y)->count(); ++o) {
-      int64_t rest = o, off = 0;
-      for (int64_t d = int64_t(od.size()) - 1; d >= 0; --d) {
-        int64_t i = rest % od[size_t(d)];
-        rest /= od[size_t(d)];
-        if (d == axis) {
-          i = indices[size_t(o)];
-          if (i < -len || i >= len) {
-            bad = true;
-            i = 0;
-          }
-          if (i < 0) i += len;
-        }
-        off += i * inStrides[size_t(d)];
-      }
-      dst[o] = src[off];
-    }
+    for (int64_t o = 0; o < (*y)->count(); ++o)
+      dst[o] = src[elementOffsetAlongAxis(o, od, inStrides, axis, indices[size_t(o)], len, bad)];
   });
   if (bad) return ctx.error("an index is out of range", 1);
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -579,20 +585,7 @@ Expected<void> scatterElementsKernel(KernelContext& ctx) {
     T* dst = (*y)->template data<T>();
     const T* u = (*upd)->template data<T>();
     for (int64_t o = 0; o < int64_t(indices.size()); ++o) {
-      int64_t rest = o, off = 0;
-      for (int64_t d = int64_t(id.size()) - 1; d >= 0; --d) {
-        int64_t i = rest % id[size_t(d)];
-        rest /= id[size_t(d)];
-        if (d == axis) {
-          i = indices[size_t(o)];
-          if (i < -len || i >= len) {
-            bad = true;
-            i = 0;
-          }
-          if (i < 0) i += len;
-        }
-        off += i * strides[size_t(d)];
-      }
+      int64_t off = elementOffsetAlongAxis(o, id, strides, axis, indices[size_t(o)], len, bad);
       if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
         dst[off] = u[o];
       else
