@@ -1,0 +1,83 @@
+#include "model_document.h"
+
+#include <QThread>
+
+namespace onyx::views {
+
+namespace {
+std::atomic<uint64_t> nextDocumentId{1};
+}
+
+ModelDocument::ModelDocument(std::shared_ptr<Model> model, QString path, QObject* parent)
+    : ModelDocument(model, std::move(path), inferShapes(*model), parent) {}
+
+ModelDocument::ModelDocument(std::shared_ptr<Model> model, QString path, ShapeInference inference,
+                             QObject* parent)
+    : QObject(parent),
+      model_(std::move(model)),
+      path_(std::move(path)),
+      id_(nextDocumentId.fetch_add(1)),
+      shapes_(std::make_shared<ShapeInference>(std::move(inference))),
+      report_(std::make_shared<ShapeReport>(buildShapeReport(*model_, *shapes_))) {
+  qRegisterMetaType<onyx::views::Selection>();
+  // Edits happen on the UI thread (undo commands, passes applied from the GUI), so the relay is direct.
+  listenerToken_ = model_->subscribe([this](const ChangeEvent& event) {
+    ++revision_;
+    Q_EMIT modelChanged(event);
+  });
+}
+
+ModelDocument::~ModelDocument() {
+  model_->unsubscribe(listenerToken_);
+  // Workers call back into this object: none may outlive it.
+  for (const QPointer<QThread>& worker : workers_)
+    if (worker) worker->wait();
+}
+
+void ModelDocument::select(const Selection& selection) {
+  if (selection == selection_) return;
+  selection_ = selection;
+  Q_EMIT selectionChanged(selection_);
+}
+
+void ModelDocument::focus(const Selection& selection) {
+  select(selection);
+  Q_EMIT focusRequested(selection);
+}
+
+void ModelDocument::setBindings(const SymBindings& bindings) {
+  bindings_ = bindings;
+  startInference();
+}
+
+void ModelDocument::reinfer() { startInference(); }
+
+void ModelDocument::startInference() {
+  uint64_t generation = ++inferenceGeneration_;
+  auto model = model_;
+  ShapeInferenceOptions options;
+  options.bindings = bindings_;
+  QThread* worker = QThread::create([this, model, options, generation] {
+    auto inference = std::make_shared<ShapeInference>(inferShapes(*model, options));
+    QMetaObject::invokeMethod(this, [this, inference, generation] { adoptInference(inference, generation); },
+                              Qt::QueuedConnection);
+  });
+  // An older run finishes on its own; its result is dropped by generation.
+  connect(worker, &QThread::finished, worker, &QObject::deleteLater);
+  std::erase_if(workers_, [](const QPointer<QThread>& w) { return w.isNull(); });
+  workers_.push_back(worker);
+  inferring_ = worker;
+  Q_EMIT inferenceStarted();
+  worker->start();
+}
+
+void ModelDocument::adoptInference(std::shared_ptr<ShapeInference> inference, uint64_t generation) {
+  if (generation != inferenceGeneration_) return;
+  inferring_ = nullptr;
+  shapes_ = std::move(inference);
+  report_ = std::make_shared<ShapeReport>(buildShapeReport(*model_, *shapes_));
+  ++revision_;
+  Q_EMIT shapesChanged();
+}
+
+}  // namespace onyx::views

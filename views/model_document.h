@@ -1,0 +1,95 @@
+#pragma once
+// One open model as the views see it: the engine Model, its shape inference (with the user's symbol
+// bindings), a revision bumped on every change event, and the shared selection. Every view (canvas,
+// inspector, unknown-dim panel, search, pass panel, profile views) reads from and selects through this
+// object, so selecting in one selects in all.
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ir/model.h"
+#include "shapes/shape_inference.h"
+#include "shapes/shape_report.h"
+
+class QThread;
+
+namespace onyx::views {
+
+// What is selected: a node, or a value (an edge), in a given graph (the main graph or a body).
+struct Selection {
+  const Graph* graph = nullptr;
+  NodeId node = kNoNode;
+  const Value* value = nullptr;
+  bool empty() const { return node == kNoNode && value == nullptr; }
+  friend bool operator==(const Selection&, const Selection&) = default;
+};
+
+class ModelDocument : public QObject {
+  Q_OBJECT
+
+ public:
+  // Takes the model and infers shapes at once (the caller is usually a worker that already did the slow
+  // part: pass a finished inference to skip it).
+  ModelDocument(std::shared_ptr<Model> model, QString path, QObject* parent = nullptr);
+  ModelDocument(std::shared_ptr<Model> model, QString path, ShapeInference inference, QObject* parent = nullptr);
+  ~ModelDocument() override;
+
+  Model& model() { return *model_; }
+  const Model& model() const { return *model_; }
+  const std::shared_ptr<Model>& sharedModel() const { return model_; }
+  const QString& path() const { return path_; }
+  // Unique for the process's lifetime (LayoutKey::document).
+  uint64_t id() const { return id_; }
+  // Bumped by every change event of the model and every re-inference.
+  uint64_t revision() const { return revision_; }
+
+  const ShapeInference& shapes() const { return *shapes_; }
+  const ShapeReport& shapeReport() const { return *report_; }
+  const SymBindings& bindings() const { return bindings_; }
+  bool isInferring() const { return inferring_ != nullptr; }
+
+  const Selection& selection() const { return selection_; }
+
+ public Q_SLOTS:
+  void select(const Selection& selection);
+  void clearSelection() { select(Selection{}); }
+  // Selects and asks the canvas to centre on it (a click in the unknown-dim panel, "why?", search).
+  void focus(const Selection& selection);
+  // Re-runs shape inference with these bindings off the UI thread; shapesChanged() follows.
+  void setBindings(const SymBindings& bindings);
+  // Re-runs inference with the current bindings (after an edit).
+  void reinfer();
+
+ Q_SIGNALS:
+  void selectionChanged(const Selection& selection);
+  void focusRequested(const Selection& selection);
+  void shapesChanged();
+  void inferenceStarted();
+  // Relayed from the engine on the UI thread; the revision is already bumped.
+  void modelChanged(const ChangeEvent& event);
+
+ private:
+  void startInference();
+  void adoptInference(std::shared_ptr<ShapeInference> inference, uint64_t generation);
+
+  std::shared_ptr<Model> model_;
+  QString path_;
+  uint64_t id_;
+  uint64_t revision_ = 0;
+  std::shared_ptr<ShapeInference> shapes_;
+  std::shared_ptr<ShapeReport> report_;
+  SymBindings bindings_;
+  Selection selection_;
+  int listenerToken_ = 0;
+  QThread* inferring_ = nullptr;              // the newest run
+  std::vector<QPointer<QThread>> workers_;  // every run not yet finished, waited for on destruction
+  uint64_t inferenceGeneration_ = 0;
+};
+
+}  // namespace onyx::views
+
+Q_DECLARE_METATYPE(onyx::views::Selection)
