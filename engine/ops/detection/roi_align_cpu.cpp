@@ -18,7 +18,8 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
   const TensorValue& in = **x;
   const TensorValue& rois = **r;
   if (in.rank() != 4) return ctx.error("X must be [N, C, H, W], got " + in.describe(), 0);
-  if (rois.rank() != 2 || rois.dim(1) != 4) return ctx.error("rois must be [R, 4], got " + rois.describe(), 1);
+  if (rois.rank() != 2 || rois.dim(1) != 4)
+    return ctx.error("rois must be [R, 4], got " + rois.describe(), 1);
   int64_t regions = rois.dim(0);
   if ((*bi)->count() != regions) return ctx.error("batch_indices must have one entry per region", 2);
   std::string mode = ctx.attrString("mode", "avg");
@@ -27,9 +28,8 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
   int64_t samplingRatio = ctx.attrInt("sampling_ratio", 0);
   double spatialScale = ctx.attrFloat("spatial_scale", 1.0f);
   // Opset 10 behaves as output_half_pixel (no half-pixel shift, regions at least one pixel).
-  bool halfPixel =
-      ctx.attrString("coordinate_transformation_mode", ctx.opset() >= 16 ? "half_pixel" : "output_half_pixel") ==
-      "half_pixel";
+  bool halfPixel = ctx.attrString("coordinate_transformation_mode",
+                                  ctx.opset() >= 16 ? "half_pixel" : "output_half_pixel") == "half_pixel";
   if (outH < 1 || outW < 1) return ctx.error("output_height and output_width must be positive");
   int64_t batch = in.dim(0), channels = in.dim(1), height = in.dim(2), width = in.dim(3);
   auto y = ctx.allocateOutput(0, in.dtype(), {regions, channels, outH, outW});
@@ -42,8 +42,10 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
       int64_t b = (*bi)->intAt(n);
       if (b < 0 || b >= batch) continue;  // checked below, after the loop, to keep the lambda simple
       double offset = halfPixel ? 0.5 : 0.0;
-      double x1 = rois.doubleAt(n * 4) * spatialScale - offset, y1 = rois.doubleAt(n * 4 + 1) * spatialScale - offset;
-      double x2 = rois.doubleAt(n * 4 + 2) * spatialScale - offset, y2 = rois.doubleAt(n * 4 + 3) * spatialScale - offset;
+      double x1 = rois.doubleAt(n * 4) * spatialScale - offset,
+             y1 = rois.doubleAt(n * 4 + 1) * spatialScale - offset;
+      double x2 = rois.doubleAt(n * 4 + 2) * spatialScale - offset,
+             y2 = rois.doubleAt(n * 4 + 3) * spatialScale - offset;
       double roiW = x2 - x1, roiH = y2 - y1;
       if (!halfPixel) {
         roiW = std::max(roiW, 1.0);
@@ -74,12 +76,14 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
                   if (xLow >= width - 1) xHigh = xLow = width - 1, xx = double(xLow);
                   double ly = yy - double(yLow), lx = xx - double(xLow), hy = 1 - ly, hx = 1 - lx;
                   w[0] = hy * hx, w[1] = hy * lx, w[2] = ly * hx, w[3] = ly * lx;
-                  v[0] = at(yLow, xLow), v[1] = at(yLow, xHigh), v[2] = at(yHigh, xLow), v[3] = at(yHigh, xHigh);
+                  v[0] = at(yLow, xLow), v[1] = at(yLow, xHigh), v[2] = at(yHigh, xLow),
+                  v[3] = at(yHigh, xHigh);
                 }
                 if (mode == "avg") {
                   sum += w[0] * v[0] + w[1] * v[1] + w[2] * v[2] + w[3] * v[3];
                 } else {
-                  // As ONNX Runtime and the reference: the largest weighted neighbour, not the interpolated value.
+                  // As ONNX Runtime and the reference: the largest weighted neighbour, not the interpolated
+                  // value.
                   double m = std::max({w[0] * v[0], w[1] * v[1], w[2] * v[2], w[3] * v[3]});
                   best = first ? m : std::max(best, m);
                   first = false;

@@ -43,7 +43,8 @@ Expected<void> dftKernel(KernelContext& ctx) {
   }
   auto axis = normalizeAxis(axisValue, in.rank());
   if (!axis || *axis == in.rank() - 1)
-    return ctx.error("axis " + std::to_string(axisValue) + " must name a signal dimension of " + in.describe());
+    return ctx.error("axis " + std::to_string(axisValue) + " must name a signal dimension of " +
+                     in.describe());
   bool inverse = ctx.attrInt("inverse", 0) != 0, onesided = ctx.attrInt("onesided", 0) != 0;
   int64_t inLength = in.dim(*axis);
   // The transform length; an inverse one-sided input holds n/2 + 1 bins of an n-point spectrum.
@@ -103,7 +104,8 @@ Expected<void> stftKernel(KernelContext& ctx) {
   if (in.rank() != 3 || (in.dim(2) != 1 && in.dim(2) != 2))
     return ctx.error("signal must be [batch, length, 1 or 2], got " + in.describe(), 0);
   auto step = ctx.intsInput(1);
-  if (!step || step->size() != 1 || (*step)[0] < 1) return ctx.error("frame_step must be a positive scalar", 1);
+  if (!step || step->size() != 1 || (*step)[0] < 1)
+    return ctx.error("frame_step must be a positive scalar", 1);
   const TensorValue& window = ctx.input(2);
   int64_t frameLength = window.empty() ? 0 : window.count();
   if (ctx.hasInput(3)) {
@@ -155,7 +157,8 @@ Expected<void> writeTyped(KernelContext& ctx, const std::vector<double>& values,
     for (size_t i = 0; i < values.size(); ++i)
       (*y)->template data<T>()[i] = fromCompute<T>(ComputeType<T>(values[i]));
   });
-  return ok ? Expected<void>() : ctx.error("output_datatype " + std::to_string(int(dtype)) + " is not supported");
+  return ok ? Expected<void>()
+            : ctx.error("output_datatype " + std::to_string(int(dtype)) + " is not supported");
 }
 
 // Generalised cosine window: a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), with N = size (periodic) or

@@ -64,7 +64,8 @@ Expected<void> binarizerKernel(KernelContext& ctx) {
 // LabelEncoder keys and values come from one of several attributes; a tensor attribute covers them all.
 std::optional<TensorValue> listAttribute(KernelContext& ctx, const std::string& prefix) {
   if (const onyx::Tensor* t = ctx.attrTensor(prefix + "_tensor")) return TensorValue::fromConstant(*t);
-  if (auto v = ctx.attrStrings(prefix + "_strings")) return TensorValue::fromStrings({int64_t(v->size())}, *v);
+  if (auto v = ctx.attrStrings(prefix + "_strings"))
+    return TensorValue::fromStrings({int64_t(v->size())}, *v);
   if (auto v = ctx.attrInts(prefix + "_int64s"))
     return TensorValue::fromVector<int64_t>(DataType::Int64, {int64_t(v->size())}, *v);
   if (auto v = ctx.attrFloats(prefix + "_floats"))
@@ -204,7 +205,8 @@ Expected<void> treeEnsembleKernel(KernelContext& ctx) {
   if (post < 0 || post > 3) return ctx.error("post_transform " + std::to_string(post) + " is not supported");
   int64_t rows = in.dim(0), featureCount = in.dim(1);
   for (int64_t f : m.features)
-    if (f < 0 || f >= featureCount) return ctx.error("feature id " + std::to_string(f) + " is out of range", 0);
+    if (f < 0 || f >= featureCount)
+      return ctx.error("feature id " + std::to_string(f) + " is out of range", 0);
   for (int64_t t : m.leafTargets)
     if (t < 0 || t >= targets) return ctx.error("leaf target id " + std::to_string(t) + " is out of range");
   auto y = ctx.allocateOutput(0, in.dtype(), {rows, targets});
@@ -213,20 +215,28 @@ Expected<void> treeEnsembleKernel(KernelContext& ctx) {
     if (std::isnan(v) && !m.missingTracksTrue.empty() && m.missingTracksTrue[size_t(id)]) return true;
     double split = m.splits[size_t(id)];
     switch (SplitMode(m.modes[size_t(id)])) {
-      case SplitMode::Leq: return v <= split;
-      case SplitMode::Lt: return v < split;
-      case SplitMode::Gte: return v >= split;
-      case SplitMode::Gt: return v > split;
-      case SplitMode::Eq: return v == split;
-      case SplitMode::Neq: return v != split;
-      case SplitMode::Member: return m.members[id].count(v) > 0;
+      case SplitMode::Leq:
+        return v <= split;
+      case SplitMode::Lt:
+        return v < split;
+      case SplitMode::Gte:
+        return v >= split;
+      case SplitMode::Gt:
+        return v > split;
+      case SplitMode::Eq:
+        return v == split;
+      case SplitMode::Neq:
+        return v != split;
+      case SplitMode::Member:
+        return m.members[id].count(v) > 0;
     }
     return false;
   };
   std::vector<double> result(static_cast<size_t>(targets));
   for (int64_t r = 0; r < rows; ++r) {
-    double start = aggregate == 2 ? std::numeric_limits<double>::max()
-                                  : aggregate == 3 ? std::numeric_limits<double>::lowest() : 0.0;
+    double start = aggregate == 2   ? std::numeric_limits<double>::max()
+                   : aggregate == 3 ? std::numeric_limits<double>::lowest()
+                                    : 0.0;
     std::fill(result.begin(), result.end(), start);
     for (int64_t root : m.roots) {
       int64_t id = root;

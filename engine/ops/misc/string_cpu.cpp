@@ -1,7 +1,7 @@
 // String ops: StringConcat, StringSplit, RegexFullMatch, StringNormalizer.
+#include <locale.h>
 #include <clocale>
 #include <cwctype>
-#include <locale.h>
 #include <regex>
 #include <string>
 #include <unordered_set>
@@ -25,8 +25,7 @@ Expected<void> stringConcatKernel(KernelContext& ctx) {
   auto b = requireStrings(ctx, 1);
   if (!b) return b.error();
   auto dims = broadcastShapes({&(*a)->dims(), &(*b)->dims()});
-  if (!dims)
-    return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
+  if (!dims) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
   auto y = ctx.allocateOutput(0, DataType::String, *dims);
   if (!y) return y.error();
   const std::string* left = (*a)->data<std::string>();

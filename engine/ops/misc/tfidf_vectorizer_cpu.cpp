@@ -42,7 +42,8 @@ Expected<void> tfIdfVectorizerKernel(KernelContext& ctx) {
   else
     return ctx.error("needs pool_int64s or pool_strings");
   if ((dtype == DataType::String) != bool(poolStrings))
-    return ctx.error("input type does not match the pool (pool_strings for strings, pool_int64s for ints)", 0);
+    return ctx.error("input type does not match the pool (pool_strings for strings, pool_int64s for ints)",
+                     0);
   if (indexes.empty()) return ctx.error("needs ngram_indexes");
   int64_t width = *std::max_element(indexes.begin(), indexes.end()) + 1;
   if (!weights.empty() && int64_t(weights.size()) < width)

@@ -63,12 +63,13 @@ Expected<void> runOptimizer(KernelContext& ctx, int states, Update update) {
 Expected<void> adagradKernel(KernelContext& ctx) {
   double decay = ctx.attrFloat("decay_factor", 0.0f), epsilon = ctx.attrFloat("epsilon", 1e-6f);
   double lambda = ctx.attrFloat("norm_coefficient", 0.0f);
-  return runOptimizer(ctx, 1, [&](double r, int64_t t, const std::vector<double>& v, std::vector<double>& out) {
-    double x = v[0], g = lambda * x + v[1], h = v[2] + g * g;
-    double rate = r / (1 + double(t) * decay);
-    out[0] = x - rate * g / (std::sqrt(h) + epsilon);
-    out[1] = h;
-  });
+  return runOptimizer(ctx, 1,
+                      [&](double r, int64_t t, const std::vector<double>& v, std::vector<double>& out) {
+                        double x = v[0], g = lambda * x + v[1], h = v[2] + g * g;
+                        double rate = r / (1 + double(t) * decay);
+                        out[0] = x - rate * g / (std::sqrt(h) + epsilon);
+                        out[1] = h;
+                      });
 }
 
 Expected<void> momentumKernel(KernelContext& ctx) {
@@ -77,28 +78,31 @@ Expected<void> momentumKernel(KernelContext& ctx) {
   std::string mode = ctx.attrString("mode", "standard");
   if (mode != "standard" && mode != "nesterov") return ctx.error("mode must be standard or nesterov");
   bool nesterov = mode == "nesterov";
-  return runOptimizer(ctx, 1, [&](double r, int64_t t, const std::vector<double>& v, std::vector<double>& out) {
-    double x = v[0], g = lambda * x + v[1];
-    double velocity = alpha * v[2] + (t > 0 ? beta : 1.0) * g;  // the first step takes the whole gradient
-    out[0] = nesterov ? x - r * (g + alpha * velocity) : x - r * velocity;
-    out[1] = velocity;
-  });
+  return runOptimizer(
+      ctx, 1, [&](double r, int64_t t, const std::vector<double>& v, std::vector<double>& out) {
+        double x = v[0], g = lambda * x + v[1];
+        double velocity = alpha * v[2] + (t > 0 ? beta : 1.0) * g;  // the first step takes the whole gradient
+        out[0] = nesterov ? x - r * (g + alpha * velocity) : x - r * velocity;
+        out[1] = velocity;
+      });
 }
 
 Expected<void> adamKernel(KernelContext& ctx) {
   double alpha = ctx.attrFloat("alpha", 0.9f), beta = ctx.attrFloat("beta", 0.999f);
   double epsilon = ctx.attrFloat("epsilon", 1e-6f), lambda = ctx.attrFloat("norm_coefficient", 0.0f);
   double lambdaPost = ctx.attrFloat("norm_coefficient_post", 0.0f);
-  return runOptimizer(ctx, 2, [&](double r, int64_t t, const std::vector<double>& v, std::vector<double>& out) {
-    double x = v[0], g = lambda * x + v[1];
-    double momentum = alpha * v[2] + (1 - alpha) * g;
-    double accumulated = beta * v[3] + (1 - beta) * g * g;
-    double rate = t > 0 ? r * std::sqrt(1 - std::pow(beta, double(t))) / (1 - std::pow(alpha, double(t))) : r;
-    double updated = x - rate * momentum / (std::sqrt(accumulated) + epsilon);
-    out[0] = (1 - lambdaPost) * updated;
-    out[1] = momentum;
-    out[2] = accumulated;
-  });
+  return runOptimizer(
+      ctx, 2, [&](double r, int64_t t, const std::vector<double>& v, std::vector<double>& out) {
+        double x = v[0], g = lambda * x + v[1];
+        double momentum = alpha * v[2] + (1 - alpha) * g;
+        double accumulated = beta * v[3] + (1 - beta) * g * g;
+        double rate =
+            t > 0 ? r * std::sqrt(1 - std::pow(beta, double(t))) / (1 - std::pow(alpha, double(t))) : r;
+        double updated = x - rate * momentum / (std::sqrt(accumulated) + epsilon);
+        out[0] = (1 - lambdaPost) * updated;
+        out[1] = momentum;
+        out[2] = accumulated;
+      });
 }
 
 KernelDef trainingKernel(std::string op, KernelFunction f) {

@@ -56,8 +56,8 @@ Expected<void> gridSampleKernel(KernelContext& ctx) {
   int64_t spatial = in.rank() - 2;
   if (spatial < 1) return ctx.error("X must be [N, C, spatial...], got " + in.describe(), 0);
   if (grid.rank() != in.rank() || grid.dim(0) != in.dim(0) || grid.dims().back() != spatial)
-    return ctx.error("grid must be [N, out spatial..., " + std::to_string(spatial) + "] for X " + in.describe(),
-                     1);
+    return ctx.error(
+        "grid must be [N, out spatial..., " + std::to_string(spatial) + "] for X " + in.describe(), 1);
   std::string modeName = ctx.attrString("mode", ctx.opset() >= 20 ? "linear" : "bilinear");
   Sampling mode;
   if (modeName == "nearest")
@@ -98,7 +98,9 @@ Expected<void> gridSampleKernel(KernelContext& ctx) {
   }
   // The continuous coordinate range a grid value of -1..1 covers.
   double lowEdge = alignCorners ? 0.0 : -0.5;
-  auto high = [&](int64_t d) { return alignCorners ? double(sizes[size_t(d)] - 1) : double(sizes[size_t(d)]) - 0.5; };
+  auto high = [&](int64_t d) {
+    return alignCorners ? double(sizes[size_t(d)] - 1) : double(sizes[size_t(d)]) - 0.5;
+  };
   auto resolve = [&](int64_t d, int64_t i) -> int64_t {
     int64_t size = sizes[size_t(d)];
     switch (padding) {
@@ -124,7 +126,8 @@ Expected<void> gridSampleKernel(KernelContext& ctx) {
           // The grid lists coordinates innermost dimension first (x, y, z).
           double normalized = double(ComputeType<T>(coords[spatial - 1 - d]));
           int64_t size = sizes[size_t(d)];
-          double pos = alignCorners ? (normalized + 1) / 2 * double(size - 1) : ((normalized + 1) * double(size) - 1) / 2;
+          double pos = alignCorners ? (normalized + 1) / 2 * double(size - 1)
+                                    : ((normalized + 1) * double(size) - 1) / 2;
           if (mode == Sampling::Nearest)
             pos = std::nearbyint(pos);  // round half to even, as the reference's test data
           if (pos < lowEdge || pos > high(d)) {

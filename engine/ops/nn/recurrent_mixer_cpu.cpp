@@ -54,7 +54,8 @@ Expected<void> linearAttentionKernel(KernelContext& ctx) {
     return ctx.error("key must be [" + std::to_string(batch) + ", " + std::to_string(steps) + ", " +
                          std::to_string(kvHeads * dk) + "], got " + key.describe(),
                      1);
-  if (value.dim(0) != batch || value.dim(1) != steps) return ctx.error("value must match query's batch and sequence", 2);
+  if (value.dim(0) != batch || value.dim(1) != steps)
+    return ctx.error("value must match query's batch and sequence", 2);
   std::string rule = ctx.attrString("update_rule", "gated_delta");
   bool gated = rule == "gated" || rule == "gated_delta", delta = rule == "delta" || rule == "gated_delta";
   if (!gated && !delta && rule != "linear")
@@ -72,7 +73,8 @@ Expected<void> linearAttentionKernel(KernelContext& ctx) {
   if (gated) {
     if (!ctx.hasInput(4)) return ctx.error("the " + rule + " rule needs decay", 4);
     const TensorValue& d = ctx.input(4);
-    if (d.rank() != 3 || d.dim(0) != batch || d.dim(1) != steps || (d.dim(2) != kvHeads && d.dim(2) != kvHeads * dk))
+    if (d.rank() != 3 || d.dim(0) != batch || d.dim(1) != steps ||
+        (d.dim(2) != kvHeads && d.dim(2) != kvHeads * dk))
       return ctx.error("decay must be [batch, sequence, kv_num_heads] or [..., kv_num_heads * head_size]", 4);
     decay = toDoubles(d);
     decayWidth = d.dim(2) / kvHeads;
@@ -97,7 +99,8 @@ Expected<void> linearAttentionKernel(KernelContext& ctx) {
         const double* vt = v.data() + (row * kvHeads + h) * dv;
         if (gated)
           for (int64_t i = 0; i < dk; ++i) {
-            double factor = std::exp(decay[size_t((row * kvHeads + h) * decayWidth + (decayWidth == 1 ? 0 : i))]);
+            double factor =
+                std::exp(decay[size_t((row * kvHeads + h) * decayWidth + (decayWidth == 1 ? 0 : i))]);
             for (int64_t j = 0; j < dv; ++j) s[i * dv + j] *= factor;
           }
         for (int64_t j = 0; j < dv; ++j) update[size_t(j)] = vt[j];
@@ -160,7 +163,8 @@ Expected<void> causalConvWithStateKernel(KernelContext& ctx) {
   for (int64_t bc = 0; bc < batch * channels; ++bc) {
     for (int64_t i = 0; i < history && !past.empty(); ++i)
       sequence[size_t(bc * padded + i)] = past.doubleAt(bc * history + i);
-    for (int64_t i = 0; i < length; ++i) sequence[size_t(bc * padded + history + i)] = in.doubleAt(bc * length + i);
+    for (int64_t i = 0; i < length; ++i)
+      sequence[size_t(bc * padded + history + i)] = in.doubleAt(bc * length + i);
   }
   std::vector<double> kernelValues = toDoubles(weight);
   std::vector<double> out(static_cast<size_t>(batch * channels * length));

@@ -33,7 +33,8 @@ Expected<void> matMulIntegerKernel(KernelContext& ctx) {
     return ctx.error("inner dimensions differ: " + (*a)->describe() + " x " + (*b)->describe(), 1);
   Dims aBatch(aDims.begin(), aDims.end() - 2), bBatch(bDims.begin(), bDims.end() - 2);
   auto batch = broadcastShapes({&aBatch, &bBatch});
-  if (!batch) return ctx.error("batch dimensions cannot broadcast: " + (*a)->describe() + " x " + (*b)->describe(), 1);
+  if (!batch)
+    return ctx.error("batch dimensions cannot broadcast: " + (*a)->describe() + " x " + (*b)->describe(), 1);
   const TensorValue& aZero = ctx.input(2);
   const TensorValue& bZero = ctx.input(3);
   if (!aZero.empty() && aZero.count() != 1 && aZero.count() != m)

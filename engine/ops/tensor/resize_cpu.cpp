@@ -185,9 +185,11 @@ Expected<void> resizeKernel(KernelContext& ctx) {
       } else {
         src = sourceCoord(coordMode, double(o), scale, inLen, outLen, outWidth);
       }
-      dimTaps[size_t(o)] = mode == "nearest"
-                               ? std::vector<ResizeTap>{{std::clamp<int64_t>(nearestIndex(nearestMode, src), 0, inLen - 1), 1.0}}
-                               : interpolationTaps(src, inLen, scale, mode == "cubic", cubicA, antialias, excludeOutside);
+      dimTaps[size_t(o)] =
+          mode == "nearest"
+              ? std::vector<ResizeTap>{{std::clamp<int64_t>(nearestIndex(nearestMode, src), 0, inLen - 1),
+                                        1.0}}
+              : interpolationTaps(src, inLen, scale, mode == "cubic", cubicA, antialias, excludeOutside);
     }
   }
   auto inStrides = rowMajorStrides(x.dims());

@@ -1,8 +1,8 @@
 // TensorScatter (KV-cache update): copies past_cache and writes `update` into it along `axis`, starting per
 // batch entry at write_indices[b] (0 when absent); circular mode wraps around the cache length.
 #include <algorithm>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "exec/kernel_util.h"
 
@@ -19,7 +19,8 @@ Expected<void> tensorScatterKernel(KernelContext& ctx) {
   if (past.dtype() != update.dtype()) return ctx.error("update must have past_cache's type", 1);
   int64_t rank = past.rank();
   auto axisOpt = normalizeAxis(ctx.attrInt("axis", -2), rank);
-  if (!axisOpt || *axisOpt == 0) return ctx.error("axis must name a non-batch dimension of " + past.describe());
+  if (!axisOpt || *axisOpt == 0)
+    return ctx.error("axis must name a non-batch dimension of " + past.describe());
   int64_t axis = *axisOpt;
   if (update.rank() != rank) return ctx.error("update must have past_cache's rank", 1);
   for (int64_t d = 0; d < rank; ++d)

@@ -67,7 +67,8 @@ Expected<void> uniqueKernel(KernelContext& ctx) {
     if (!sorted) {
       std::vector<int64_t> byFirst(firsts.size());
       std::iota(byFirst.begin(), byFirst.end(), 0);
-      std::sort(byFirst.begin(), byFirst.end(), [&](int64_t a, int64_t b) { return firsts[size_t(a)] < firsts[size_t(b)]; });
+      std::sort(byFirst.begin(), byFirst.end(),
+                [&](int64_t a, int64_t b) { return firsts[size_t(a)] < firsts[size_t(b)]; });
       for (size_t p = 0; p < byFirst.size(); ++p) position[size_t(byFirst[p])] = int64_t(p);
     }
     int64_t unique = int64_t(firsts.size());
