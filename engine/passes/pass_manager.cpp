@@ -176,25 +176,32 @@ Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, co
 }
 
 PipelineResult PassManager::run(const std::vector<std::string>& pipeline, const PipelineOptions& options) {
-  PipelineResult result;
-  result.nodesBefore = countNodes(model_);
-  result.nodesAfter = result.nodesBefore;
   std::vector<std::string> unknown = unknownPasses(pipeline);
   if (!unknown.empty()) {
+    PipelineResult result;
+    result.nodesBefore = result.nodesAfter = countNodes(model_);
     result.error = makeError("unknown pass '" + unknown.front() + "'; `onyx optimize --list` shows the passes");
     return result;
   }
+  std::vector<std::unique_ptr<Pass>> passes;
+  for (const std::string& name : pipeline) passes.push_back(createPass(name));
+  return run(passes, options);
+}
+
+PipelineResult PassManager::run(const std::vector<std::unique_ptr<Pass>>& pipeline, const PipelineOptions& options) {
+  PipelineResult result;
+  result.nodesBefore = countNodes(model_);
+  result.nodesAfter = result.nodesBefore;
   int maxRounds = options.fixpoint ? std::max(1, options.maxRounds) : 1;
   for (int round = 1; round <= maxRounds; ++round) {
     result.rounds = round;
     bool changed = false;
-    for (const std::string& name : pipeline) {
-      std::unique_ptr<Pass> pass = createPass(name);
+    for (const auto& pass : pipeline) {
       auto step = runPass(*pass, options.scope, options.passOptions, options.verify);
       if (!step) {
         std::string before = passList(result.steps);
         result.error = makeError(
-            fmt::format("pass '{}' failed{}: {}", name,
+            fmt::format("pass '{}' failed{}: {}", pass->name(),
                         before.empty() ? std::string(" (first pass)") : " after " + before,
                         step.error().message),
             step.error().where);
