@@ -4,6 +4,7 @@
 // constantFoldingSizeLimit bytes stay computed at run time, so a file does not grow by a broadcast.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "exec/executor.h"
@@ -166,6 +167,11 @@ Expected<bool> ConstantFolding::run(PassContext& context) {
         context.skip(*node, "has a body");
         continue;
       }
+      // Results no larger than their inputs never grow the file (Concat of weights, Transpose): always folded.
+      int64_t inputBytes = 0;
+      for (const auto& input : inputs)
+        if (input) inputBytes += int64_t(input->byteSize());
+      const int64_t allowed = std::max(limit, inputBytes);
       int64_t bytes = 0;
       bool known = true;
       for (Value* output : node->outputs()) {
@@ -174,7 +180,7 @@ Expected<bool> ConstantFolding::run(PassContext& context) {
         known = known && size.has_value();
         if (size) bytes += *size;
       }
-      if (known && bytes > limit) {
+      if (known && bytes > allowed) {
         context.skip(*node, fmt::format("result of {} bytes exceeds the folding limit of {} bytes", bytes, limit));
         continue;
       }
@@ -185,7 +191,7 @@ Expected<bool> ConstantFolding::run(PassContext& context) {
       }
       bytes = 0;
       for (const Tensor& tensor : *results) bytes += int64_t(tensor.byteSize());
-      if (bytes > limit) {
+      if (bytes > allowed) {
         context.skip(*node, fmt::format("result of {} bytes exceeds the folding limit of {} bytes", bytes, limit));
         continue;
       }

@@ -90,7 +90,8 @@ std::optional<std::string> whyNotIdentity(PassContext& context, const Node& node
 
 bool isUndecided(const std::string& reason) {
   return reason.find("unknown") != std::string::npos || reason.find("not a constant") != std::string::npos ||
-         reason.find("is used") != std::string::npos || reason.find("outer-scope") != std::string::npos;
+         reason.find("is used") != std::string::npos || reason.find("outer-scope") != std::string::npos ||
+         reason.find("training_mode") != std::string::npos;
 }
 
 bool isCandidate(const Node& node) {

@@ -33,9 +33,16 @@ Expected<exec::NamedValues> verificationInputs(const Model& model, const VerifyO
   if (!verify.inputs.empty()) return verify.inputs;
   exec::NamedValues inputs;
   uint64_t seed = verify.seed;
+  // Symbols the caller did not bind are 1: the smallest size every exporter's model accepts.
+  SymBindings bindings = verify.bindings;
+  for (const Value* input : model.graph().inputs()) {
+    if (input->isInitializer() || !input->type().shape()) continue;
+    for (const Dim& dim : *input->type().shape())
+      if (dim.isSymbolic() && !dim.expr().evaluate(bindings)) bindings[dim.toString()] = 1;
+  }
   for (const Value* input : model.graph().inputs()) {
     if (input->isInitializer()) continue;
-    auto value = exec::randomInput(*input, verify.bindings, seed++);
+    auto value = exec::randomInput(*input, bindings, seed++);
     if (!value) return value.error();
     inputs.push_back({input->name(), std::move(*value)});
   }
@@ -185,10 +192,11 @@ PipelineResult PassManager::run(const std::vector<std::string>& pipeline, const 
   }
   std::vector<std::unique_ptr<Pass>> passes;
   for (const std::string& name : pipeline) passes.push_back(createPass(name));
-  return run(passes, options);
+  return runPasses(passes, options);
 }
 
-PipelineResult PassManager::run(const std::vector<std::unique_ptr<Pass>>& pipeline, const PipelineOptions& options) {
+PipelineResult PassManager::runPasses(const std::vector<std::unique_ptr<Pass>>& pipeline,
+                                      const PipelineOptions& options) {
   PipelineResult result;
   result.nodesBefore = countNodes(model_);
   result.nodesAfter = result.nodesBefore;

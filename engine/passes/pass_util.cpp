@@ -120,6 +120,9 @@ void replaceNode(Rewriter& rewriter, Node* node, const std::vector<Value*>& repl
     if (!output || !replacement) continue;
     if (isGraphOutput(output)) {
       renames.push_back({replacement, output->name()});
+      // The graph's interface keeps the output's declared type too.
+      if (!output->type().isNone() && replacement->type() != output->type())
+        rewriter.setType(replacement, output->type());
       // The replacement's own value_info (if any) would now describe the output's name.
       if (replacement->hasValueInfo() && output->hasValueInfo()) rewriter.setValueInfo(replacement, false);
     }

@@ -44,6 +44,7 @@ const std::vector<std::string>& defaultPipeline() {
         "constant-folding",
         "shape-folding",
         "constant-folding",
+        "constant-deduplication",
         "common-subexpression-elimination",
         "identity-elimination",
         "dead-code-elimination",
@@ -60,8 +61,8 @@ const std::vector<std::string>& defaultPipeline() {
         "identity-elimination",
         "constant-folding",
         "elementwise-fusion",
-        "common-subexpression-elimination",
         "constant-deduplication",
+        "common-subexpression-elimination",
         "dead-code-elimination",
     };
     std::vector<std::string> registered;
