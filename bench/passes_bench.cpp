@@ -28,7 +28,8 @@ double seconds(std::chrono::steady_clock::time_point start) {
 }
 
 // Fastest of `repetitions` runs of `pipeline` on fresh copies; the node count after the last.
-std::pair<double, size_t> timePipeline(const Factory& make, const std::vector<std::string>& pipeline, int repetitions) {
+std::pair<double, size_t> timePipeline(const Factory& make, const std::vector<std::string>& pipeline,
+                                       int repetitions) {
   double best = 1e30;
   size_t nodes = 0;
   for (int i = 0; i < repetitions; ++i) {
@@ -69,9 +70,12 @@ void benchModel(const std::string& label, const Factory& make, int repetitions) 
 
 int main(int argc, char** argv) {
   fs::path folder;
-  if (argc > 1) folder = argv[1];
-  else if (const char* data = std::getenv("ONYX_TEST_DATA")) folder = fs::path(data) / "models";
-  else folder = fs::path(ONYX_DEFAULT_MODELS);
+  if (argc > 1)
+    folder = argv[1];
+  else if (const char* data = std::getenv("ONYX_TEST_DATA"))
+    folder = fs::path(data) / "models";
+  else
+    folder = fs::path(ONYX_DEFAULT_MODELS);
   int repetitions = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
 
   // The largest shared model by node count.
@@ -89,14 +93,22 @@ int main(int argc, char** argv) {
     }
   }
   if (largest.empty()) {
-    std::fprintf(stderr, "note: no shared models in %s; only the generated graph is measured\n", folder.c_str());
+    std::fprintf(stderr, "note: no shared models in %s; only the generated graph is measured\n",
+                 folder.c_str());
   } else {
-    benchModel(largest.parent_path().filename().string(), [&] {
-      auto loaded = loadModel(largest);
-      return std::move(loaded.value());
-    },
-               repetitions);
+    benchModel(
+        largest.parent_path().filename().string(),
+        [&] {
+          auto loaded = loadModel(largest);
+          return std::move(loaded.value());
+        },
+        repetitions);
   }
-  benchModel("generated transformer-like graph", [] { return layout::makeNetworkLike({10000, 0}); }, repetitions);
+  benchModel(
+      "generated transformer-like graph",
+      [] {
+        return layout::makeNetworkLike({10000, 0});
+      },
+      repetitions);
   return 0;
 }

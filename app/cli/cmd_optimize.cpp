@@ -45,10 +45,18 @@ std::string jsonString(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt::format("\\u{:04x}", int(c));
@@ -83,17 +91,21 @@ int printList(bool json) {
 }
 
 void printStepText(const passes::PassStep& step, const OptimizeArguments& args) {
-  std::cout << fmt::format("{}{}: {}, nodes {} -> {}", step.round > 1 ? fmt::format("round {}: ", step.round) : "",
-                           step.pass, step.changed ? "changed" : "no change", step.nodesBefore, step.nodesAfter);
+  std::cout << fmt::format("{}{}: {}, nodes {} -> {}",
+                           step.round > 1 ? fmt::format("round {}: ", step.round) : "", step.pass,
+                           step.changed ? "changed" : "no change", step.nodesBefore, step.nodesAfter);
   if (args.time) std::cout << fmt::format(", {:.2f} ms", step.milliseconds);
   std::cout << "\n";
-  for (const auto& counter : step.counters) std::cout << fmt::format("  {}: {}\n", counter.name, counter.count);
+  for (const auto& counter : step.counters)
+    std::cout << fmt::format("  {}: {}\n", counter.name, counter.count);
   for (size_t i = 0; i < step.skips.size() && int(i) < args.maxSkips; ++i)
     std::cout << fmt::format("  skipped {}: {}\n", step.skips[i].where, step.skips[i].reason);
   if (int(step.skips.size()) > args.maxSkips)
-    std::cout << fmt::format("  ... {} more skipped (--json lists them all)\n", step.skips.size() - size_t(args.maxSkips));
+    std::cout << fmt::format("  ... {} more skipped (--json lists them all)\n",
+                             step.skips.size() - size_t(args.maxSkips));
   if (step.verification) {
-    if (!step.verification->ran) std::cout << "  verify: not run: " << step.verification->notRunReason << "\n";
+    if (!step.verification->ran)
+      std::cout << "  verify: not run: " << step.verification->notRunReason << "\n";
     for (const auto& output : step.verification->outputs)
       std::cout << fmt::format("  verify '{}': max abs error {:.3g}, max rel error {:.3g}\n", output.output,
                                output.maxAbsError, output.maxRelError);
@@ -101,8 +113,9 @@ void printStepText(const passes::PassStep& step, const OptimizeArguments& args) 
 }
 
 std::string stepJson(const passes::PassStep& step, const OptimizeArguments& args) {
-  std::string json = fmt::format("{{\"pass\":{},\"round\":{},\"changed\":{},\"nodes_before\":{},\"nodes_after\":{}",
-                                 jsonString(step.pass), step.round, step.changed, step.nodesBefore, step.nodesAfter);
+  std::string json =
+      fmt::format("{{\"pass\":{},\"round\":{},\"changed\":{},\"nodes_before\":{},\"nodes_after\":{}",
+                  jsonString(step.pass), step.round, step.changed, step.nodesBefore, step.nodesAfter);
   if (args.time) json += fmt::format(",\"ms\":{:.3f}", step.milliseconds);
   json += ",\"counters\":{";
   for (size_t i = 0; i < step.counters.size(); ++i)
@@ -118,8 +131,8 @@ std::string stepJson(const passes::PassStep& step, const OptimizeArguments& args
     json += ",\"outputs\":[";
     for (size_t i = 0; i < step.verification->outputs.size(); ++i) {
       const auto& o = step.verification->outputs[i];
-      json += fmt::format("{}{{\"output\":{},\"max_abs_error\":{},\"max_rel_error\":{},\"ok\":{}}}", i ? "," : "",
-                          jsonString(o.output), o.maxAbsError, o.maxRelError, o.ok);
+      json += fmt::format("{}{{\"output\":{},\"max_abs_error\":{},\"max_rel_error\":{},\"ok\":{}}}",
+                          i ? "," : "", jsonString(o.output), o.maxAbsError, o.maxRelError, o.ok);
     }
     json += "]}";
   }
@@ -168,10 +181,10 @@ int optimize(const OptimizeArguments& args) {
     std::cout << json << "}\n";
   } else {
     for (const auto& step : result.steps) printStepText(step, args);
-    std::cout << fmt::format("nodes: {} -> {} ({} steps, {} {}{})\n", result.nodesBefore, result.nodesAfter,
-                             result.steps.size(), result.rounds, result.rounds == 1 ? "round" : "rounds",
-                             args.fixpoint ? (result.reachedFixpoint ? ", fixpoint reached" : ", round limit reached")
-                                           : "");
+    std::cout << fmt::format(
+        "nodes: {} -> {} ({} steps, {} {}{})\n", result.nodesBefore, result.nodesAfter, result.steps.size(),
+        result.rounds, result.rounds == 1 ? "round" : "rounds",
+        args.fixpoint ? (result.reachedFixpoint ? ", fixpoint reached" : ", round limit reached") : "");
   }
   std::cout.flush();
   if (result.error) return reportError(args.in, *result.error);
@@ -194,7 +207,8 @@ Command optimizeCommand() {
             app.add_option("--pipeline", args->pipeline, "A named pipeline: default (the default)")
                 ->excludes(passesOption);
             app.add_flag("--fixpoint", args->fixpoint, "Repeat the pipeline until a round changes nothing");
-            app.add_flag("--list", args->list, "List the passes with their summaries and the default pipeline");
+            app.add_flag("--list", args->list,
+                         "List the passes with their summaries and the default pipeline");
             app.add_flag("--verify", args->verify,
                          "Run the model before and after each pass and report the worst error per output");
             app.add_option("--inputs", args->inputs, "A test_data_set_N folder with inputs for --verify");

@@ -51,9 +51,7 @@ class ShapeFolding final : public Pass {
 class CommonSubexpressionElimination final : public Pass {
  public:
   std::string_view name() const override { return "common-subexpression-elimination"; }
-  std::string_view summary() const override {
-    return "Merge nodes with the same op, inputs and attributes";
-  }
+  std::string_view summary() const override { return "Merge nodes with the same op, inputs and attributes"; }
   Expected<bool> run(PassContext& context) override;
 };
 

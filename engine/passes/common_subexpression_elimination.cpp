@@ -1,6 +1,6 @@
-// common-subexpression-elimination: two nodes with the same op, domain, inputs (the same values, in order) and
-// attributes compute the same outputs; the later one is replaced by the earlier. Nondeterministic ops, ops of
-// other domains (they may have effects) and nodes with bodies are left alone.
+// common-subexpression-elimination: two nodes with the same op, domain, inputs (the same values, in order)
+// and attributes compute the same outputs; the later one is replaced by the earlier. Nondeterministic ops,
+// ops of other domains (they may have effects) and nodes with bodies are left alone.
 #include <fmt/format.h>
 
 #include <functional>

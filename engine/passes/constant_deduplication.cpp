@@ -26,7 +26,8 @@ size_t bytesHash(const Tensor& tensor) {
     return hash;
   }
   auto bytes = tensor.bytesOrEmpty();
-  return std::hash<std::string_view>()(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  return std::hash<std::string_view>()(
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 bool sameContents(const Tensor& a, const Tensor& b) {

@@ -72,8 +72,8 @@ Expected<std::vector<Tensor>> evaluate(const Model& model, const Node& node,
     const auto* tensor = std::get_if<exec::TensorValue>(&result);
     if (!tensor) return makeError("an output is not a tensor (" + exec::describeValue(result) + ")");
     if (!isPlainStorage(tensor->dtype()))
-      return makeError(fmt::format("an output is {}, kept in another layout at run time",
-                                   dataTypeName(tensor->dtype())));
+      return makeError(
+          fmt::format("an output is {}, kept in another layout at run time", dataTypeName(tensor->dtype())));
     tensors.push_back(toTensor(*tensor));
   }
   return tensors;
@@ -167,7 +167,8 @@ Expected<bool> ConstantFolding::run(PassContext& context) {
         context.skip(*node, "has a body");
         continue;
       }
-      // Results no larger than their inputs never grow the file (Concat of weights, Transpose): always folded.
+      // Results no larger than their inputs never grow the file (Concat of weights, Transpose): always
+      // folded.
       int64_t inputBytes = 0;
       for (const auto& input : inputs)
         if (input) inputBytes += int64_t(input->byteSize());
@@ -181,7 +182,8 @@ Expected<bool> ConstantFolding::run(PassContext& context) {
         if (size) bytes += *size;
       }
       if (known && bytes > allowed) {
-        context.skip(*node, fmt::format("result of {} bytes exceeds the folding limit of {} bytes", bytes, limit));
+        context.skip(*node,
+                     fmt::format("result of {} bytes exceeds the folding limit of {} bytes", bytes, limit));
         continue;
       }
       auto results = evaluate(context.model(), *node, inputs);
@@ -192,7 +194,8 @@ Expected<bool> ConstantFolding::run(PassContext& context) {
       bytes = 0;
       for (const Tensor& tensor : *results) bytes += int64_t(tensor.byteSize());
       if (bytes > allowed) {
-        context.skip(*node, fmt::format("result of {} bytes exceeds the folding limit of {} bytes", bytes, limit));
+        context.skip(*node,
+                     fmt::format("result of {} bytes exceeds the folding limit of {} bytes", bytes, limit));
         continue;
       }
       replaceByInitializers(context, node, std::move(*results));

@@ -28,7 +28,8 @@ Expected<bool> DeadCodeElimination::run(PassContext& context) {
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       Node* node = *it;
       if (!isUnused(*node) || !context.inScope(*node)) continue;
-      if (!isStandardDomain(node->domain()) && !context.model().findFunction(node->domain(), node->opType())) {
+      if (!isStandardDomain(node->domain()) &&
+          !context.model().findFunction(node->domain(), node->opType())) {
         context.skip(*node, "op of domain '" + node->domain() + "' may have side effects");
         continue;
       }
@@ -36,7 +37,8 @@ Expected<bool> DeadCodeElimination::run(PassContext& context) {
       context.count("nodes-removed");
       changed = true;
     }
-    if (!context.scope().empty()) continue;  // initializers belong to no scope: only whole-model runs drop them
+    if (!context.scope().empty())
+      continue;  // initializers belong to no scope: only whole-model runs drop them
     std::vector<Value*> initializers = (*graph)->initializers();
     for (Value* value : initializers) {
       if (!value->uses().empty() || value->isGraphInput()) continue;

@@ -1,6 +1,6 @@
-// identity-elimination: nodes that pass their input through unchanged. Reshape, Expand, Squeeze, Unsqueeze and
-// Flatten count when the inferred output shape equals the input shape dim by dim (symbolic dims compare as
-// expressions), as in PFVM's "this Reshape can be Identity"; unknown dims keep the node, with the reason.
+// identity-elimination: nodes that pass their input through unchanged. Reshape, Expand, Squeeze, Unsqueeze
+// and Flatten count when the inferred output shape equals the input shape dim by dim (symbolic dims compare
+// as expressions), as in PFVM's "this Reshape can be Identity"; unknown dims keep the node, with the reason.
 #include <fmt/format.h>
 
 #include <cctype>
@@ -28,8 +28,7 @@ std::optional<std::string> whyShapeMayDiffer(PassContext& context, const Node& n
   if (!outType || !outType->shape()) return "shape of " + valueRef(out) + " unknown";
   const Shape& a = *inType->shape();
   const Shape& b = *outType->shape();
-  if (a.size() != b.size())
-    return fmt::format("rank changes from {} to {}", a.size(), b.size());
+  if (a.size() != b.size()) return fmt::format("rank changes from {} to {}", a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     if (a[i].isUnknown()) return fmt::format("dim {} of {} unknown", i, valueRef(in));
     if (b[i].isUnknown()) return fmt::format("dim {} of {} unknown", i, valueRef(out));
@@ -68,7 +67,8 @@ std::optional<std::string> whyNotIdentity(PassContext& context, const Node& node
   }
   if (op == "Cast") {
     const Type* type = typeOf(context, node.input(0));
-    if (!type || type->elemType() == DataType::Undefined) return "element type of " + valueRef(node.input(0)) + " unknown";
+    if (!type || type->elemType() == DataType::Undefined)
+      return "element type of " + valueRef(node.input(0)) + " unknown";
     if (int64_t(type->elemType()) != node.attrInt("to", -1))
       return "casts " + std::string(dataTypeName(type->elemType())) + " to another type";
     return std::nullopt;
@@ -95,8 +95,8 @@ bool isUndecided(const std::string& reason) {
 }
 
 bool isCandidate(const Node& node) {
-  static const char* const ops[] = {"Identity", "Dropout", "Cast", "Transpose", "Reshape",
-                                    "Expand", "Squeeze", "Unsqueeze", "Flatten"};
+  static const char* const ops[] = {"Identity", "Dropout", "Cast",      "Transpose", "Reshape",
+                                    "Expand",   "Squeeze", "Unsqueeze", "Flatten"};
   if (!isStandardDomain(node.domain()) || node.domain() == "ai.onnx.ml") return false;
   for (const char* op : ops)
     if (node.opType() == op) return node.input(0) != nullptr && node.output(0) != nullptr;

@@ -97,7 +97,9 @@ PassManager::PassManager(Model& model) : model_(model), reference_(std::make_uni
   reference_->listenerToken = model_.subscribe([reference](const ChangeEvent&) { reference->valid = false; });
 }
 
-PassManager::~PassManager() { model_.unsubscribe(reference_->listenerToken); }
+PassManager::~PassManager() {
+  model_.unsubscribe(reference_->listenerToken);
+}
 
 Expected<StepVerification> PassManager::verifyAgainstReference(const VerifyOptions& verify) {
   StepVerification result;
@@ -133,7 +135,8 @@ Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, co
       reference_->inputs = std::move(*inputs);
       reference_->outputs = std::move(*outputs);
     } else {
-      notRun = StepVerification{false, "the model does not run before the step: " + outputs.error().toString()};
+      notRun =
+          StepVerification{false, "the model does not run before the step: " + outputs.error().toString()};
     }
   }
 
@@ -147,7 +150,8 @@ Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, co
     return changed.error();
   }
   step.changes = transaction.commit();
-  step.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  step.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   step.changed = *changed && !step.changes->empty();
   step.counters = context.counters();
   step.skips = context.skips();
@@ -172,8 +176,8 @@ Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, co
         for (const OutputError& output : verification->outputs)
           if (!output.ok && !bad) bad = &output;
         reference_->valid = false;
-        return makeError(fmt::format("the pass changed output '{}' beyond rtol {:g}, atol {:g}: {}", bad->output,
-                                     verify.rtol, verify.atol, bad->reason));
+        return makeError(fmt::format("the pass changed output '{}' beyond rtol {:g}, atol {:g}: {}",
+                                     bad->output, verify.rtol, verify.atol, bad->reason));
       }
       step.verification = std::move(*verification);
       reference_->valid = true;  // the outputs just computed are the reference for the next step
@@ -187,7 +191,8 @@ PipelineResult PassManager::run(const std::vector<std::string>& pipeline, const 
   if (!unknown.empty()) {
     PipelineResult result;
     result.nodesBefore = result.nodesAfter = countNodes(model_);
-    result.error = makeError("unknown pass '" + unknown.front() + "'; `onyx optimize --list` shows the passes");
+    result.error =
+        makeError("unknown pass '" + unknown.front() + "'; `onyx optimize --list` shows the passes");
     return result;
   }
   std::vector<std::unique_ptr<Pass>> passes;
@@ -208,11 +213,11 @@ PipelineResult PassManager::runPasses(const std::vector<std::unique_ptr<Pass>>& 
       auto step = runPass(*pass, options.scope, options.passOptions, options.verify);
       if (!step) {
         std::string before = passList(result.steps);
-        result.error = makeError(
-            fmt::format("pass '{}' failed{}: {}", pass->name(),
-                        before.empty() ? std::string(" (first pass)") : " after " + before,
-                        step.error().message),
-            step.error().where);
+        result.error =
+            makeError(fmt::format("pass '{}' failed{}: {}", pass->name(),
+                                  before.empty() ? std::string(" (first pass)") : " after " + before,
+                                  step.error().message),
+                      step.error().where);
         result.nodesAfter = countNodes(model_);
         return result;
       }

@@ -97,7 +97,8 @@ class PassManager {
   // Runs passes by name (each must be registered), once or to a fixpoint.
   PipelineResult run(const std::vector<std::string>& pipeline, const PipelineOptions& options = {});
   // Same, with pass objects (passes outside the registry: tests, plugins); each is run once per round.
-  PipelineResult runPasses(const std::vector<std::unique_ptr<Pass>>& pipeline, const PipelineOptions& options = {});
+  PipelineResult runPasses(const std::vector<std::unique_ptr<Pass>>& pipeline,
+                           const PipelineOptions& options = {});
 
  private:
   struct Reference;  // cached outputs of the last verified state

@@ -53,12 +53,14 @@ std::optional<Tensor> constantValue(const Value* value) {
   if (!value) return std::nullopt;
   if (const Tensor* tensor = fixedInitializer(value)) return *tensor;
   const Node* node = value->producer();
-  if (!node || node->opType() != "Constant" || !isStandardDomain(node->domain()) || node->attributes().size() != 1)
+  if (!node || node->opType() != "Constant" || !isStandardDomain(node->domain()) ||
+      node->attributes().size() != 1)
     return std::nullopt;
   const Attribute& a = node->attributes().front();
   if (a.isReference()) return std::nullopt;
   if (a.name() == "value" && a.getTensor()) return *a.getTensor();
-  if (a.name() == "value_float" && a.getFloat()) return vectorTensor(DataType::Float, {}, std::vector<float>{*a.getFloat()});
+  if (a.name() == "value_float" && a.getFloat())
+    return vectorTensor(DataType::Float, {}, std::vector<float>{*a.getFloat()});
   if (a.name() == "value_int" && a.getInt())
     return vectorTensor(DataType::Int64, {}, std::vector<int64_t>{*a.getInt()});
   if (a.name() == "value_floats" && a.getFloats())
@@ -138,6 +140,8 @@ std::string uniqueValueName(Model& model, const std::string& base) {
   return name;
 }
 
-std::string valueRef(const Value* value) { return value ? "%" + value->name() : "%<absent>"; }
+std::string valueRef(const Value* value) {
+  return value ? "%" + value->name() : "%<absent>";
+}
 
 }  // namespace onyx::passes

@@ -29,7 +29,8 @@ const std::vector<PassInfo>& passRegistry() {
 
 std::unique_ptr<Pass> createPass(std::string_view name) {
   const auto& registry = passRegistry();
-  auto found = std::find_if(registry.begin(), registry.end(), [&](const PassInfo& p) { return p.name == name; });
+  auto found =
+      std::find_if(registry.begin(), registry.end(), [&](const PassInfo& p) { return p.name == name; });
   return found == registry.end() ? nullptr : found->create();
 }
 

@@ -35,9 +35,11 @@ std::optional<Tensor> staticValue(const InferredValue& inferred) {
     case DataType::Int64:
       return Tensor::fromValues(DataType::Int64, *dims, elements);
     case DataType::Int32:
-      return Tensor::fromValues(DataType::Int32, *dims, std::vector<int32_t>(elements.begin(), elements.end()));
+      return Tensor::fromValues(DataType::Int32, *dims,
+                                std::vector<int32_t>(elements.begin(), elements.end()));
     case DataType::Bool:
-      return Tensor::fromValues(DataType::Bool, *dims, std::vector<uint8_t>(elements.begin(), elements.end()));
+      return Tensor::fromValues(DataType::Bool, *dims,
+                                std::vector<uint8_t>(elements.begin(), elements.end()));
     default:
       return std::nullopt;  // float values are tracked only when integral: not exact enough to store
   }
@@ -49,11 +51,12 @@ std::string joined(const std::vector<Dim>& dims) {
   return "[" + text + "]";
 }
 
-// A constant shape for a Reshape whose shape input is symbolic: each static element as is, an element equal to
-// the input's dim at that position as 0 (allowzero = 0 copies it), and one other symbolic element as -1.
+// A constant shape for a Reshape whose shape input is symbolic: each static element as is, an element equal
+// to the input's dim at that position as 0 (allowzero = 0 copies it), and one other symbolic element as -1.
 std::variant<std::vector<int64_t>, std::string> staticReshapeShape(PassContext& context, const Node& node) {
   const InferredValue* shapeValue = context.shapes().find(node.input(1));
-  if (!shapeValue || !shapeValue->value) return "elements of the shape " + valueRef(node.input(1)) + " unknown";
+  if (!shapeValue || !shapeValue->value)
+    return "elements of the shape " + valueRef(node.input(1)) + " unknown";
   const InferredValue* data = context.shapes().find(node.input(0));
   const Type& dataType = data ? data->type : node.input(0)->type();
   if (!dataType.shape()) return "shape of " + valueRef(node.input(0)) + " unknown";
@@ -63,7 +66,8 @@ std::variant<std::vector<int64_t>, std::string> staticReshapeShape(PassContext& 
   for (const Dim& d : target) inferredUsed = inferredUsed || d.value() == std::optional<int64_t>(-1);
   std::vector<int64_t> shape;
   for (size_t i = 0; i < target.size(); ++i) {
-    if (target[i].isUnknown()) return fmt::format("element {} of the shape {} unknown", i, valueRef(node.input(1)));
+    if (target[i].isUnknown())
+      return fmt::format("element {} of the shape {} unknown", i, valueRef(node.input(1)));
     if (auto v = target[i].value()) {
       shape.push_back(*v);
     } else if (i < in.size() && !in[i].isUnknown() && in[i].expr() == target[i].expr()) {

@@ -1,5 +1,6 @@
 // dead-code-elimination, identity-elimination, common-subexpression-elimination and constant-deduplication on
-// small textual graphs: before -> after, a second run changes nothing, and the cases where they must not fire.
+// small textual graphs: before -> after, a second run changes nothing, and the cases where they must not
+// fire.
 #include "passes_test_support.h"
 
 namespace onyx::passes::testing {
@@ -7,7 +8,9 @@ namespace {
 
 const char* kHeader = "<ir_version: 8, opset_import: [\"\" : 17, \"acme\" : 1]>\n";
 
-std::string model(const std::string& graph) { return kHeader + graph; }
+std::string model(const std::string& graph) {
+  return kHeader + graph;
+}
 
 // --- dead-code-elimination ---
 
@@ -171,7 +174,8 @@ g (float[N, 4] x) => (float[N, 4] y, float[N, 4] z, float[N, 4] r) {
   y = Neg(s)
   z = Neg(s)
 })"));
-  EXPECT_NE(skipReasons(step).find("both %z and %y are graph outputs"), std::string::npos) << skipReasons(step);
+  EXPECT_NE(skipReasons(step).find("both %z and %y are graph outputs"), std::string::npos)
+      << skipReasons(step);
 }
 
 // --- constant-deduplication ---

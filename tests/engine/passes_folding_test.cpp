@@ -7,7 +7,9 @@ namespace {
 
 const char* kHeader = "<ir_version: 8, opset_import: [\"\" : 17]>\n";
 
-std::string model(const std::string& graph) { return kHeader + graph; }
+std::string model(const std::string& graph) {
+  return kHeader + graph;
+}
 
 // Runs passes in order, as the pipeline would.
 void runAll(Model& m, const std::vector<std::string>& names) {

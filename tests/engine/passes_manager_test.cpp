@@ -45,7 +45,8 @@ class WrongPass final : public Pass {
     bool changed = false;
     for (Node* node : orderedNodes(context.model().graph())) {
       if (node->opType() != "Add") continue;
-      Rewriter::NodeSpec spec{.opType = "Sub", .name = node->name(), .inputs = node->inputs(), .outputNames = {"tmp"}};
+      Rewriter::NodeSpec spec{
+          .opType = "Sub", .name = node->name(), .inputs = node->inputs(), .outputNames = {"tmp"}};
       Node* sub = context.rewriter().addNode(context.model().graph(), spec, node);
       replaceNode(context.rewriter(), node, {sub->output(0)});
       changed = true;
@@ -83,16 +84,17 @@ TEST(PassManager, FixpointRepeatsUntilARoundChangesNothing) {
   options.fixpoint = true;
   // Folding u makes Concat foldable only after constant-folding turned `zero` into an initializer, and
   // CSE then exposes nothing new: the pipeline needs more than one round and then stops by itself.
-  PipelineResult result = manager.run({"shape-folding", "common-subexpression-elimination", "dead-code-elimination",
-                                       "constant-folding"},
-                                      options);
+  PipelineResult result = manager.run(
+      {"shape-folding", "common-subexpression-elimination", "dead-code-elimination", "constant-folding"},
+      options);
   ASSERT_FALSE(result.error) << result.error->toString();
   EXPECT_TRUE(result.reachedFixpoint);
   EXPECT_GE(result.rounds, 2);
   EXPECT_LT(result.rounds, options.maxRounds);
-  for (size_t i = result.steps.size() - 4; i < result.steps.size(); ++i) EXPECT_FALSE(result.steps[i].changed);
-  PipelineResult again = manager.run({"shape-folding", "common-subexpression-elimination", "dead-code-elimination",
-                                      "constant-folding"});
+  for (size_t i = result.steps.size() - 4; i < result.steps.size(); ++i)
+    EXPECT_FALSE(result.steps[i].changed);
+  PipelineResult again = manager.run(
+      {"shape-folding", "common-subexpression-elimination", "dead-code-elimination", "constant-folding"});
   for (const PassStep& step : again.steps) EXPECT_FALSE(step.changed) << step.pass;
 }
 

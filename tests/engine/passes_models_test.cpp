@@ -61,7 +61,8 @@ TEST_P(DefaultPipelineOnSharedModel, FewerNodesSameOutputsValidAndStable) {
   ASSERT_FALSE(result.error) << result.error->toString();
   EXPECT_LE(result.nodesAfter, shared.ortBasicNodes)
       << shared.name << ": " << result.nodesBefore << " -> " << result.nodesAfter;
-  EXPECT_LE(result.nodesAfter, shared.coreNodes) << shared.name << ": " << result.nodesBefore << " -> " << result.nodesAfter;
+  EXPECT_LE(result.nodesAfter, shared.coreNodes)
+      << shared.name << ": " << result.nodesBefore << " -> " << result.nodesAfter;
   RecordProperty("nodes_after", int(result.nodesAfter));
 
   auto after = runOn(**model, data->inputs);
@@ -84,7 +85,8 @@ TEST_P(DefaultPipelineOnSharedModel, FewerNodesSameOutputsValidAndStable) {
   std::string optimized = printModelText(**model);
   PipelineResult again = manager.run(defaultPipeline());
   ASSERT_FALSE(again.error) << again.error->toString();
-  for (const PassStep& step : again.steps) EXPECT_FALSE(step.changed) << step.pass << " changed the model again";
+  for (const PassStep& step : again.steps)
+    EXPECT_FALSE(step.changed) << step.pass << " changed the model again";
   EXPECT_EQ(printModelText(**model), optimized);
 }
 
