@@ -8,11 +8,13 @@ Command saveCommand();         // cmd_save.cpp
 Command shapesCommand();       // cmd_shapes.cpp
 Command runCommand();          // cmd_run.cpp
 Command conformanceCommand();  // cmd_conformance.cpp
+Command optimizeCommand();     // cmd_optimize.cpp
 Command profileCommand();      // cmd_profile.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
-      infoCommand(), saveCommand(), shapesCommand(), runCommand(), conformanceCommand(), profileCommand(),
+      infoCommand(), saveCommand(), shapesCommand(), runCommand(), conformanceCommand(), optimizeCommand(),
+      profileCommand(),
   };
   return list;
 }
