@@ -17,19 +17,26 @@ PassInfo info() {
 
 const std::vector<PassInfo>& passRegistry() {
   static const std::vector<PassInfo> registry = {
+      // Pattern and fusion passes.
+      info<TransposeCancellation>(), info<SqueezeUnsqueezeCancellation>(),
+      info<ReshapeChainFusion>(),    info<ConvBnFusion>(),
+      info<ConvAddFusion>(),         info<ConvMulFusion>(),
+      info<MatMulAddToGemm>(),       info<GeluFusion>(),
+      info<LayerNormFusion>(),       info<BroadcastReductionElimination>(),
+      info<ElementwiseFusion>(),
   };
   return registry;
 }
 
 std::unique_ptr<Pass> createPass(std::string_view name) {
   const auto& registry = passRegistry();
-  auto found = std::find_if(registry.begin(), registry.end(), [&](const PassInfo& p) { return p.name == name; });
+  auto found =
+      std::find_if(registry.begin(), registry.end(), [&](const PassInfo& p) { return p.name == name; });
   return found == registry.end() ? nullptr : found->create();
 }
 
 const std::vector<std::string>& defaultPipeline() {
-  static const std::vector<std::string> pipeline = {
-  };
+  static const std::vector<std::string> pipeline = {};
   return pipeline;
 }
 
