@@ -26,7 +26,7 @@ Expected<bool> ConvAddFusion::run(PassContext& context) {
         break;
       }
       for (size_t m = 0; m < c->size(); ++m) conv.bias[m] += (*c)[m];
-      writeConvWeights(context, conv);
+      writeConvWeights(context, conv, /*weightsChanged=*/false);
       replaceResult(rw, add->output(0), conv.conv->output(0), {add});
       context.count("adds-folded-into-conv-bias");
       changed = true;

@@ -58,13 +58,15 @@ std::optional<std::vector<float>> perChannelConstant(const Value* c, const ConvW
   return values;
 }
 
-void writeConvWeights(PassContext& context, const ConvWeights& conv) {
+void writeConvWeights(PassContext& context, const ConvWeights& conv, bool weightsChanged) {
   Rewriter& rw = context.rewriter();
   Graph& graph = *conv.conv->graph();
   std::string base = conv.conv->name().empty() ? conv.conv->output(0)->name() : conv.conv->name();
   Value* oldW = conv.conv->input(1);
   Value* oldB = conv.conv->inputCount() > 2 ? conv.conv->input(2) : nullptr;
-  Value* w = addFloatInitializer(rw, graph, base + ".weight_folded", conv.weightDims, conv.weights);
+  Value* w = weightsChanged
+                 ? addFloatInitializer(rw, graph, base + ".weight_folded", conv.weightDims, conv.weights)
+                 : oldW;
   Value* b = addFloatInitializer(rw, graph, base + ".bias_folded", {conv.channels()}, conv.bias);
   std::vector<Value*> inputs = conv.conv->inputs();
   inputs.resize(3);

@@ -24,7 +24,8 @@ std::variant<ConvWeights, std::string> convFeeding(PassContext& context, const V
 // `c` as M per-channel values, when it broadcasts against the Conv output [N, M, spatial...] along the
 // channel axis only (a scalar counts); nullopt otherwise.
 std::optional<std::vector<float>> perChannelConstant(const Value* c, const ConvWeights& conv);
-// Replaces the Conv's weight and bias inputs with new initializers holding `conv.weights` and `conv.bias`.
-void writeConvWeights(PassContext& context, const ConvWeights& conv);
+// Replaces the Conv's bias input (and its weight input, when `weightsChanged`) with new initializers holding
+// `conv.bias` and `conv.weights`.
+void writeConvWeights(PassContext& context, const ConvWeights& conv, bool weightsChanged = true);
 
 }  // namespace onyx::passes
