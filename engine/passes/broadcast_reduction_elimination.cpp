@@ -73,11 +73,12 @@ Expected<bool> BroadcastReductionElimination::run(PassContext& context) {
       Value* x = reduce->input(0);
       auto in = shapeOf(context, x);
       auto out = shapeOf(context, node->output(0));
-      if (!in || !out || !sameShape(*in, *out)) {
-        context.skip(*node, "the shapes of '" + x->name() + "' and '" + node->output(0)->name() +
-                                "' are not known to be equal");
+      if (!in || !out) {
+        context.skip(*node,
+                     "the shape of '" + x->name() + "' or '" + node->output(0)->name() + "' is unknown");
         continue;
       }
+      if (!sameShape(*in, *out)) continue;  // a real reduction (or not provably none): not a candidate
       std::string blocker = replacementBlocker(node->output(0), x);
       if (!blocker.empty()) {
         context.skip(*node, blocker);

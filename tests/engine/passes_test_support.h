@@ -5,6 +5,8 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
