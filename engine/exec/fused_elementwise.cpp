@@ -1,5 +1,7 @@
 #include "exec/fused_elementwise.h"
 
+#include "exec/cpu/fast_math.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -110,10 +112,6 @@ std::optional<Layout> broadcastLayout(const std::vector<const TensorValue*>& inp
   return merged;
 }
 
-float sigmoid(float x) {
-  return 1.0f / (1.0f + std::exp(-x));
-}
-
 void apply(const ElementwiseProgram::Instruction& in, const float* a, const float* b, const float* c,
            float* y, int64_t n) {
   switch (in.op) {
@@ -148,7 +146,7 @@ void apply(const ElementwiseProgram::Instruction& in, const float* a, const floa
       for (int64_t i = 0; i < n; ++i) y[i] = a[i] < 0 ? in.alpha * a[i] : a[i];
       break;
     case Op::Sigmoid:
-      for (int64_t i = 0; i < n; ++i) y[i] = sigmoid(a[i]);
+      fastSigmoid(a, y, n, 0, 0);
       break;
     case Op::HardSigmoid:
       for (int64_t i = 0; i < n; ++i) y[i] = std::max(0.0f, std::min(1.0f, in.alpha * a[i] + in.beta));
@@ -157,10 +155,10 @@ void apply(const ElementwiseProgram::Instruction& in, const float* a, const floa
       for (int64_t i = 0; i < n; ++i) y[i] = a[i] * std::max(0.0f, std::min(1.0f, a[i] / 6.0f + 0.5f));
       break;
     case Op::Tanh:
-      for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(a[i]);
+      fastTanh(a, y, n, 0, 0);
       break;
     case Op::Exp:
-      for (int64_t i = 0; i < n; ++i) y[i] = std::exp(a[i]);
+      fastExp(a, y, n, 0, 0);
       break;
     case Op::Log:
       for (int64_t i = 0; i < n; ++i) y[i] = std::log(a[i]);
@@ -175,7 +173,7 @@ void apply(const ElementwiseProgram::Instruction& in, const float* a, const floa
       for (int64_t i = 0; i < n; ++i) y[i] = std::abs(a[i]);
       break;
     case Op::Erf:
-      for (int64_t i = 0; i < n; ++i) y[i] = std::erf(a[i]);
+      fastErf(a, y, n, 0, 0);
       break;
     case Op::Reciprocal:
       for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / a[i];

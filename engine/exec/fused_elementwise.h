@@ -2,7 +2,8 @@
 // A purely element-wise function body (what elementwise-fusion writes into domain onyx.fused) compiled to a
 // small register program and evaluated in one pass over the output: blocks of the innermost dim are loaded
 // once (broadcast inputs as strides of 0), every op runs over the block in a vectorisable loop, and only the
-// result is written. float32 only; other types run the body op by op.
+// result is written. Sigmoid, Tanh, Exp and Erf use the same vectorised approximations as the fast unfused
+// kernels (exec/cpu/fast_math.h). float32 only; other types run the body op by op.
 #include <optional>
 #include <string>
 #include <vector>

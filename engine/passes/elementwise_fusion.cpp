@@ -78,19 +78,25 @@ class Fuser {
            elemTypeOf(context_, node->output(0)) == DataType::Float;
   }
 
-  // The group rooted at `root`: producers join while their only use is a group member.
+  // The group rooted at `root`: producers join while every use of their output is a group member (a value
+  // read twice inside the group, as `a` in a * sigmoid(a), joins once both readers have).
   Group grow(Node* root) {
     std::set<const Node*> members = {root};
-    std::vector<Node*> pending = {root};
-    while (!pending.empty()) {
-      Node* node = pending.back();
-      pending.pop_back();
-      for (Value* v : node->inputs()) {
-        Node* producer = v ? v->producer() : nullptr;
-        if (!producer || members.count(producer) || taken_.count(producer) || !fusible(producer)) continue;
-        if (v->uses().size() != 1) continue;
-        members.insert(producer);
-        pending.push_back(producer);
+    for (bool grew = true; grew;) {
+      grew = false;
+      std::vector<Node*> current;
+      for (Node* node : order_)
+        if (members.count(node)) current.push_back(node);
+      for (Node* node : current) {
+        for (Value* v : node->inputs()) {
+          Node* producer = v ? v->producer() : nullptr;
+          if (!producer || members.count(producer) || taken_.count(producer) || !fusible(producer)) continue;
+          bool inside = std::all_of(v->uses().begin(), v->uses().end(),
+                                    [&](const Use& use) { return use.node && members.count(use.node); });
+          if (!inside) continue;
+          members.insert(producer);
+          grew = true;
+        }
       }
     }
     Group group;
