@@ -23,6 +23,13 @@ const std::vector<PassInfo>& passRegistry() {
       info<ShapeFolding>(),
       info<CommonSubexpressionElimination>(),
       info<ConstantDeduplication>(),
+      // Pattern and fusion passes.
+      info<TransposeCancellation>(), info<SqueezeUnsqueezeCancellation>(),
+      info<ReshapeChainFusion>(),    info<ConvBnFusion>(),
+      info<ConvAddFusion>(),         info<ConvMulFusion>(),
+      info<MatMulAddToGemm>(),       info<GeluFusion>(),
+      info<LayerNormFusion>(),       info<BroadcastReductionElimination>(),
+      info<ElementwiseFusion>(),
   };
   return registry;
 }
