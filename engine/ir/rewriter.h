@@ -95,6 +95,11 @@ class Rewriter {
   void removeValue(Value* value);
   void setGraphMetadata(Graph& graph, std::string name, std::string docString, std::string unknownFields);
 
+  // A deep copy of `source` (graphs, bodies, functions, metadata; tensors share their bytes) whose nodes keep
+  // their ids: the copy stays of the same lineage, so a diff against the original can match nodes by id.
+  // Defined in model_copy.cpp.
+  static std::unique_ptr<Model> copyModel(const Model& source);
+
  private:
   struct Impl;  // link bookkeeping shared by the edits, in rewriter.cpp
   void record(ChangeLog::Edit edit);
