@@ -72,6 +72,7 @@ std::string detail(const Change& c) {
     case ChangeKind::NodeRenamed: return "name " + orNone(c.before) + " -> " + orNone(c.after);
     case ChangeKind::NodeInputChanged:
     case ChangeKind::NodeOutputChanged: return c.item + " " + orNone(c.before) + " -> " + orNone(c.after);
+    case ChangeKind::NodeInputProducerChanged: return c.item + " from " + c.before + " -> " + c.after;
     case ChangeKind::AttributeAdded: return "attribute " + c.item + " added: " + c.after;
     case ChangeKind::AttributeRemoved: return "attribute " + c.item + " removed (was " + c.before + ")";
     case ChangeKind::AttributeChanged: return "attribute " + c.item + " " + c.before + " -> " + c.after;

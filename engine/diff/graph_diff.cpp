@@ -24,6 +24,7 @@ const char* changeKindName(ChangeKind kind) {
     case ChangeKind::NodeOpChanged: return "node-op-changed";
     case ChangeKind::NodeRenamed: return "node-renamed";
     case ChangeKind::NodeInputChanged: return "node-input-changed";
+    case ChangeKind::NodeInputProducerChanged: return "node-input-producer-changed";
     case ChangeKind::NodeOutputChanged: return "node-output-changed";
     case ChangeKind::AttributeAdded: return "attribute-added";
     case ChangeKind::AttributeRemoved: return "attribute-removed";
@@ -42,6 +43,7 @@ bool isNodeChange(ChangeKind kind) {
     case ChangeKind::NodeOpChanged:
     case ChangeKind::NodeRenamed:
     case ChangeKind::NodeInputChanged:
+    case ChangeKind::NodeInputProducerChanged:
     case ChangeKind::NodeOutputChanged:
     case ChangeKind::AttributeAdded:
     case ChangeKind::AttributeRemoved:
@@ -305,7 +307,11 @@ class Differ {
       const Value* vb = b.input(i);
       if (!va && !vb) continue;
       if (va && vb && mapped(va) == vb) continue;
-      nodeChange(ChangeKind::NodeInputChanged, "input " + std::to_string(i), nameOf(va), nameOf(vb));
+      if (va && vb && va->name() == vb->name())  // same name, made by another node
+        nodeChange(ChangeKind::NodeInputProducerChanged, "input " + std::to_string(i) + " " + quoted(vb->name()),
+                   producerText(va), producerText(vb));
+      else
+        nodeChange(ChangeKind::NodeInputChanged, "input " + std::to_string(i), nameOf(va), nameOf(vb));
     }
     for (size_t i = 0; i < std::max(a.outputCount(), b.outputCount()); ++i)
       if (bool(a.output(i)) != bool(b.output(i)))

@@ -33,6 +33,8 @@ enum class ChangeKind {
   NodeOpChanged,         // before/after: "Relu" / "com.acme::Swish"
   NodeRenamed,
   NodeInputChanged,      // item: "input 1"; before/after: the value names ("" for none)
+  NodeInputProducerChanged,  // item: "input 1 'r'": a value of the same name made by another node;
+                             // before/after: the producers
   NodeOutputChanged,     // item: "output 1"; an optional output appeared or disappeared
   AttributeAdded,        // item: the attribute; after: its value
   AttributeRemoved,

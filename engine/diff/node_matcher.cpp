@@ -113,7 +113,8 @@ class Matcher {
       if (found) continue;
       found += matchByLabels(forwardLabels(a_, false), forwardLabels(b_, false));
       found += matchByLabels(backwardLabels(a_, false), backwardLabels(b_, false));
-      if (!found) break;
+      if (found) continue;
+      if (!matchByNeighbours()) break;
     }
     return std::move(match_);
   }
@@ -302,6 +303,56 @@ class Matcher {
       if (group == groups.end()) continue;
       size_t& next = taken[it->second];
       if (next < group->second.size()) pairs.emplace_back(group->second[next++], node);
+    }
+    for (auto [a, b] : pairs) pairNodes(a, b);
+    return pairs.size();
+  }
+
+  // Keys saying "an `op` reading matched value V at input i" or "an `op` whose output j feeds input k of
+  // matched node N": a node's place next to matched neighbours, when its other side changed too.
+  std::vector<uint64_t> neighbourKeys(const Side& side, const Node* node) const {
+    std::vector<uint64_t> keys;
+    for (size_t i = 0; i < node->inputCount(); ++i) {
+      auto anchor = side.valueAnchors->find(node->input(i));
+      if (anchor == side.valueAnchors->end()) continue;
+      keys.push_back(Hasher().add("reads").add(node->opType()).add(node->domain()).add(uint64_t(i)).add(anchor->second).result());
+    }
+    for (size_t j = 0; j < node->outputCount(); ++j) {
+      if (!node->output(j)) continue;
+      for (const Use& use : node->output(j)->uses()) {
+        if (!side.isLocal(use.node) || !side.isMatched(use.node)) continue;
+        keys.push_back(Hasher()
+                           .add("feeds")
+                           .add(node->opType())
+                           .add(node->domain())
+                           .add(uint64_t(j))
+                           .add(side.nodeAnchor.at(use.node))
+                           .add(uint64_t(use.index))
+                           .result());
+      }
+    }
+    return keys;
+  }
+
+  // The weakest evidence, used when labels match nothing more: same op next to the same matched neighbour.
+  size_t matchByNeighbours() {
+    std::unordered_map<uint64_t, std::vector<const Node*>> candidates;
+    for (const Node* node : a_.order)
+      if (!a_.isMatched(node))
+        for (uint64_t key : neighbourKeys(a_, node)) candidates[key].push_back(node);
+    std::unordered_map<const Node*, bool> taken;
+    std::vector<std::pair<const Node*, const Node*>> pairs;
+    for (const Node* node : b_.order) {
+      if (b_.isMatched(node)) continue;
+      for (uint64_t key : neighbourKeys(b_, node)) {
+        auto it = candidates.find(key);
+        if (it == candidates.end()) continue;
+        auto free = std::find_if(it->second.begin(), it->second.end(), [&](const Node* n) { return !taken[n]; });
+        if (free == it->second.end()) continue;
+        taken[*free] = true;
+        pairs.emplace_back(*free, node);
+        break;
+      }
     }
     for (auto [a, b] : pairs) pairNodes(a, b);
     return pairs.size();

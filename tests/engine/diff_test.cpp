@@ -146,6 +146,40 @@ g (float[N, 4] x) => (float[N, 4] y) <float[4] w = {1.0, 2.0, 3.0, 4.0}, int64[2
   EXPECT_EQ(diff.beforeToAfter.at(5), 4u);  // Transpose
 }
 
+// The Mul sits between a removed Identity and a Relu replaced by a LeakyRelu: neither its inputs nor its
+// uses label it the same on both sides, but it reads the same weight at the same input.
+TEST(Diff, NodesBetweenChangesMatchByTheirMatchedNeighbours) {
+  auto a = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 4] x) => (float[N, 4] y) <float[4] w = {1.0, 2.0, 3.0, 4.0}, float[4] b = {0.5, 0.5, 0.5, 0.5}> {
+  i = Identity(x)
+  m = Mul(i, w)
+  a = Add(m, b)
+  r = Relu(a)
+  y = Transpose <perm = [0, 1]> (r)
+}
+)");
+  auto b = parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 4] x) => (float[N, 4] y) <float[4] w = {1.0, 2.0, 3.0, 4.0}, float[4] b = {0.5, 0.5, 0.5, 0.5}> {
+  m = Mul(x, w)
+  a = Add(m, b)
+  r = LeakyRelu <alpha = 0.1> (a)
+  y = Transpose <perm = [0, 1]> (r)
+}
+)");
+  ModelDiff diff = diffModels(*a, *b, MatchBy::Structure);
+  EXPECT_EQ(lines(diff), (Lines{
+                             "- node Identity (#1)",
+                             "- node Relu (#4)",
+                             "+ node LeakyRelu (#3)",
+                             "~ node Mul (#1): input 0 'i' -> 'x'",
+                             "~ node Transpose (#4): input 0 'r' from Relu (#4) -> LeakyRelu (#3)",
+                         }))
+      << formatDiffText(diff);
+  EXPECT_EQ(diff.beforeToAfter.at(3), 2u);  // the Adds
+}
+
 TEST(Diff, RenamedNodesAndValuesMatchStructurally) {
   auto a = parse(kChain);
   // The same graph with other value names, its independent nodes in another order, and named nodes.
