@@ -22,7 +22,9 @@ Hasher& Hasher::add(std::span<const std::byte> bytes) {
   return *this;
 }
 
-Hasher& Hasher::add(std::string_view text) { return add(std::as_bytes(std::span(text.data(), text.size()))); }
+Hasher& Hasher::add(std::string_view text) {
+  return add(std::as_bytes(std::span(text.data(), text.size())));
+}
 
 Hasher& Hasher::add(uint64_t number) {
   mix(&number, sizeof number);
@@ -93,7 +95,8 @@ std::string hashToHex(uint64_t hash) {
 
 std::string tensorTypeText(const Tensor& tensor) {
   std::string text = std::string(dataTypeName(tensor.dtype())) + "[";
-  for (size_t i = 0; i < tensor.dims().size(); ++i) text += (i ? ", " : "") + std::to_string(tensor.dims()[i]);
+  for (size_t i = 0; i < tensor.dims().size(); ++i)
+    text += (i ? ", " : "") + std::to_string(tensor.dims()[i]);
   return text + "]";
 }
 

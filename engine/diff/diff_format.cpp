@@ -9,7 +9,9 @@ std::string count(size_t n, const std::string& noun, const std::string& verb) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s") + " " + verb;
 }
 
-std::string orNone(const std::string& name) { return name.empty() ? "<none>" : "'" + name + "'"; }
+std::string orNone(const std::string& name) {
+  return name.empty() ? "<none>" : "'" + name + "'";
+}
 
 char sign(ChangeKind kind) {
   switch (kind) {
@@ -32,53 +34,78 @@ char sign(ChangeKind kind) {
 
 const char* category(ChangeKind kind) {
   switch (kind) {
-    case ChangeKind::OpsetChanged: return "opset";
+    case ChangeKind::OpsetChanged:
+      return "opset";
     case ChangeKind::GraphInputAdded:
-    case ChangeKind::GraphInputRemoved: return "graph input";
-    case ChangeKind::GraphInputsReordered: return "graph inputs";
+    case ChangeKind::GraphInputRemoved:
+      return "graph input";
+    case ChangeKind::GraphInputsReordered:
+      return "graph inputs";
     case ChangeKind::GraphOutputAdded:
     case ChangeKind::GraphOutputRemoved:
-    case ChangeKind::GraphOutputChanged: return "graph output";
+    case ChangeKind::GraphOutputChanged:
+      return "graph output";
     case ChangeKind::InitializerAdded:
     case ChangeKind::InitializerRemoved:
-    case ChangeKind::InitializerChanged: return "initializer";
+    case ChangeKind::InitializerChanged:
+      return "initializer";
     case ChangeKind::ValueRenamed:
-    case ChangeKind::ValueTypeChanged: return "value";
+    case ChangeKind::ValueTypeChanged:
+      return "value";
     case ChangeKind::FunctionAdded:
     case ChangeKind::FunctionRemoved:
-    case ChangeKind::FunctionChanged: return "function";
-    default: return "node";
+    case ChangeKind::FunctionChanged:
+      return "function";
+    default:
+      return "node";
   }
 }
 
 std::string detail(const Change& c) {
   switch (c.kind) {
     case ChangeKind::OpsetChanged:
-      return "version " + (c.before.empty() ? "<none>" : c.before) + " -> " + (c.after.empty() ? "<none>" : c.after);
+      return "version " + (c.before.empty() ? "<none>" : c.before) + " -> " +
+             (c.after.empty() ? "<none>" : c.after);
     case ChangeKind::GraphInputAdded:
     case ChangeKind::GraphOutputAdded:
-    case ChangeKind::InitializerAdded: return c.after;
+    case ChangeKind::InitializerAdded:
+      return c.after;
     case ChangeKind::GraphInputRemoved:
     case ChangeKind::GraphOutputRemoved:
-    case ChangeKind::InitializerRemoved: return c.before;
-    case ChangeKind::GraphInputsReordered: return "order " + c.before + " -> " + c.after;
-    case ChangeKind::GraphOutputChanged: return "from " + c.before + " -> " + c.after;
-    case ChangeKind::InitializerChanged: return c.item + " " + c.before + " -> " + c.after;
+    case ChangeKind::InitializerRemoved:
+      return c.before;
+    case ChangeKind::GraphInputsReordered:
+      return "order " + c.before + " -> " + c.after;
+    case ChangeKind::GraphOutputChanged:
+      return "from " + c.before + " -> " + c.after;
+    case ChangeKind::InitializerChanged:
+      return c.item + " " + c.before + " -> " + c.after;
     case ChangeKind::NodeAdded:
     case ChangeKind::NodeRemoved:
     case ChangeKind::FunctionAdded:
-    case ChangeKind::FunctionRemoved: return "";
-    case ChangeKind::NodeOpChanged: return "op " + c.before + " -> " + c.after;
-    case ChangeKind::NodeRenamed: return "name " + orNone(c.before) + " -> " + orNone(c.after);
+    case ChangeKind::FunctionRemoved:
+      return "";
+    case ChangeKind::NodeOpChanged:
+      return "op " + c.before + " -> " + c.after;
+    case ChangeKind::NodeRenamed:
+      return "name " + orNone(c.before) + " -> " + orNone(c.after);
     case ChangeKind::NodeInputChanged:
-    case ChangeKind::NodeOutputChanged: return c.item + " " + orNone(c.before) + " -> " + orNone(c.after);
-    case ChangeKind::NodeInputProducerChanged: return c.item + " from " + c.before + " -> " + c.after;
-    case ChangeKind::AttributeAdded: return "attribute " + c.item + " added: " + c.after;
-    case ChangeKind::AttributeRemoved: return "attribute " + c.item + " removed (was " + c.before + ")";
-    case ChangeKind::AttributeChanged: return "attribute " + c.item + " " + c.before + " -> " + c.after;
-    case ChangeKind::ValueRenamed: return "renamed to '" + c.after + "'";
-    case ChangeKind::ValueTypeChanged: return "type " + c.before + " -> " + c.after;
-    case ChangeKind::FunctionChanged: return c.item + " " + c.before + " -> " + c.after;
+    case ChangeKind::NodeOutputChanged:
+      return c.item + " " + orNone(c.before) + " -> " + orNone(c.after);
+    case ChangeKind::NodeInputProducerChanged:
+      return c.item + " from " + c.before + " -> " + c.after;
+    case ChangeKind::AttributeAdded:
+      return "attribute " + c.item + " added: " + c.after;
+    case ChangeKind::AttributeRemoved:
+      return "attribute " + c.item + " removed (was " + c.before + ")";
+    case ChangeKind::AttributeChanged:
+      return "attribute " + c.item + " " + c.before + " -> " + c.after;
+    case ChangeKind::ValueRenamed:
+      return "renamed to '" + c.after + "'";
+    case ChangeKind::ValueTypeChanged:
+      return "type " + c.before + " -> " + c.after;
+    case ChangeKind::FunctionChanged:
+      return c.item + " " + c.before + " -> " + c.after;
   }
   return "";
 }
@@ -86,8 +113,8 @@ std::string detail(const Change& c) {
 }  // namespace
 
 std::string formatSummary(const DiffSummary& s) {
-  std::string text = std::to_string(s.nodesAdded) + " added, " + std::to_string(s.nodesRemoved) + " removed, " +
-                     std::to_string(s.nodesChanged) + " changed nodes";
+  std::string text = std::to_string(s.nodesAdded) + " added, " + std::to_string(s.nodesRemoved) +
+                     " removed, " + std::to_string(s.nodesChanged) + " changed nodes";
   auto part = [&](size_t n, const std::string& noun, const std::string& verb) {
     if (n) text += "; " + count(n, noun, verb);
   };
@@ -130,12 +157,14 @@ std::string formatDiffJson(const ModelDiff& diff) {
   json.beginObject().key("summary").beginObject();
   json.member("nodes_added", s.nodesAdded).member("nodes_removed", s.nodesRemoved);
   json.member("nodes_changed", s.nodesChanged);
-  json.member("initializers_added", s.initializersAdded).member("initializers_removed", s.initializersRemoved);
+  json.member("initializers_added", s.initializersAdded)
+      .member("initializers_removed", s.initializersRemoved);
   json.member("initializers_changed", s.initializersChanged);
   json.member("values_renamed", s.valuesRenamed).member("value_types_changed", s.valueTypesChanged);
   json.member("graph_inputs_added", s.graphInputsAdded).member("graph_inputs_removed", s.graphInputsRemoved);
   json.member("graph_inputs_reordered", s.graphInputsReordered != 0);
-  json.member("graph_outputs_added", s.graphOutputsAdded).member("graph_outputs_removed", s.graphOutputsRemoved);
+  json.member("graph_outputs_added", s.graphOutputsAdded)
+      .member("graph_outputs_removed", s.graphOutputsRemoved);
   json.member("graph_outputs_changed", s.graphOutputsChanged);
   json.member("functions_added", s.functionsAdded).member("functions_removed", s.functionsRemoved);
   json.member("functions_changed", s.functionsChanged);

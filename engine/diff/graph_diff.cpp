@@ -9,31 +9,56 @@ namespace onyx::diff {
 
 const char* changeKindName(ChangeKind kind) {
   switch (kind) {
-    case ChangeKind::OpsetChanged: return "opset-changed";
-    case ChangeKind::GraphInputAdded: return "graph-input-added";
-    case ChangeKind::GraphInputRemoved: return "graph-input-removed";
-    case ChangeKind::GraphInputsReordered: return "graph-inputs-reordered";
-    case ChangeKind::GraphOutputAdded: return "graph-output-added";
-    case ChangeKind::GraphOutputRemoved: return "graph-output-removed";
-    case ChangeKind::GraphOutputChanged: return "graph-output-changed";
-    case ChangeKind::InitializerAdded: return "initializer-added";
-    case ChangeKind::InitializerRemoved: return "initializer-removed";
-    case ChangeKind::InitializerChanged: return "initializer-changed";
-    case ChangeKind::NodeAdded: return "node-added";
-    case ChangeKind::NodeRemoved: return "node-removed";
-    case ChangeKind::NodeOpChanged: return "node-op-changed";
-    case ChangeKind::NodeRenamed: return "node-renamed";
-    case ChangeKind::NodeInputChanged: return "node-input-changed";
-    case ChangeKind::NodeInputProducerChanged: return "node-input-producer-changed";
-    case ChangeKind::NodeOutputChanged: return "node-output-changed";
-    case ChangeKind::AttributeAdded: return "attribute-added";
-    case ChangeKind::AttributeRemoved: return "attribute-removed";
-    case ChangeKind::AttributeChanged: return "attribute-changed";
-    case ChangeKind::ValueRenamed: return "value-renamed";
-    case ChangeKind::ValueTypeChanged: return "value-type-changed";
-    case ChangeKind::FunctionAdded: return "function-added";
-    case ChangeKind::FunctionRemoved: return "function-removed";
-    case ChangeKind::FunctionChanged: return "function-changed";
+    case ChangeKind::OpsetChanged:
+      return "opset-changed";
+    case ChangeKind::GraphInputAdded:
+      return "graph-input-added";
+    case ChangeKind::GraphInputRemoved:
+      return "graph-input-removed";
+    case ChangeKind::GraphInputsReordered:
+      return "graph-inputs-reordered";
+    case ChangeKind::GraphOutputAdded:
+      return "graph-output-added";
+    case ChangeKind::GraphOutputRemoved:
+      return "graph-output-removed";
+    case ChangeKind::GraphOutputChanged:
+      return "graph-output-changed";
+    case ChangeKind::InitializerAdded:
+      return "initializer-added";
+    case ChangeKind::InitializerRemoved:
+      return "initializer-removed";
+    case ChangeKind::InitializerChanged:
+      return "initializer-changed";
+    case ChangeKind::NodeAdded:
+      return "node-added";
+    case ChangeKind::NodeRemoved:
+      return "node-removed";
+    case ChangeKind::NodeOpChanged:
+      return "node-op-changed";
+    case ChangeKind::NodeRenamed:
+      return "node-renamed";
+    case ChangeKind::NodeInputChanged:
+      return "node-input-changed";
+    case ChangeKind::NodeInputProducerChanged:
+      return "node-input-producer-changed";
+    case ChangeKind::NodeOutputChanged:
+      return "node-output-changed";
+    case ChangeKind::AttributeAdded:
+      return "attribute-added";
+    case ChangeKind::AttributeRemoved:
+      return "attribute-removed";
+    case ChangeKind::AttributeChanged:
+      return "attribute-changed";
+    case ChangeKind::ValueRenamed:
+      return "value-renamed";
+    case ChangeKind::ValueTypeChanged:
+      return "value-type-changed";
+    case ChangeKind::FunctionAdded:
+      return "function-added";
+    case ChangeKind::FunctionRemoved:
+      return "function-removed";
+    case ChangeKind::FunctionChanged:
+      return "function-changed";
   }
   return "unknown";
 }
@@ -66,8 +91,12 @@ NodeStatus ModelDiff::statusAfter(NodeId node) const {
 
 namespace {
 
-std::string quoted(const std::string& name) { return "'" + name + "'"; }
-std::string nameOf(const Value* value) { return value ? value->name() : std::string(); }
+std::string quoted(const std::string& name) {
+  return "'" + name + "'";
+}
+std::string nameOf(const Value* value) {
+  return value ? value->name() : std::string();
+}
 std::string opText(const Node& node) {
   std::string op = node.domain().empty() || node.domain() == "ai.onnx" ? node.opType()
                                                                        : node.domain() + "::" + node.opType();
@@ -111,7 +140,9 @@ class Differ {
     for (const auto& [domain, version] : listA) {
       auto it = find(listB, domain);
       if (it == listB.end() || it->second != version)
-        add({.kind = ChangeKind::OpsetChanged, .subject = domain, .before = std::to_string(version),
+        add({.kind = ChangeKind::OpsetChanged,
+             .subject = domain,
+             .before = std::to_string(version),
              .after = it == listB.end() ? "" : std::to_string(it->second)});
     }
     for (const auto& [domain, version] : listB)
@@ -130,16 +161,24 @@ class Differ {
     diffInitializers(a, b, scope);
     for (const Node* node : a.nodes())
       if (!match.beforeToAfter.count(node)) {
-        add({.kind = ChangeKind::NodeRemoved, .scope = scope, .subject = node->describe(), .beforeNode = node->id()});
+        add({.kind = ChangeKind::NodeRemoved,
+             .scope = scope,
+             .subject = node->describe(),
+             .beforeNode = node->id()});
       }
     for (const Node* node : b.nodes())
       if (!match.afterToBefore.count(node)) {
-        add({.kind = ChangeKind::NodeAdded, .scope = scope, .subject = node->describe(), .afterNode = node->id()});
+        add({.kind = ChangeKind::NodeAdded,
+             .scope = scope,
+             .subject = node->describe(),
+             .afterNode = node->id()});
       }
     for (const Node* node : b.nodes())
-      if (auto it = match.afterToBefore.find(node); it != match.afterToBefore.end()) diffNodes(*it->second, *node, scope);
+      if (auto it = match.afterToBefore.find(node); it != match.afterToBefore.end())
+        diffNodes(*it->second, *node, scope);
     for (const Node* node : b.nodes())
-      if (auto it = match.afterToBefore.find(node); it != match.afterToBefore.end()) diffBodies(*it->second, *node, scope);
+      if (auto it = match.afterToBefore.find(node); it != match.afterToBefore.end())
+        diffBodies(*it->second, *node, scope);
   }
 
   void diffFunctions(const Model& a, const Model& b) {
@@ -161,8 +200,11 @@ class Differ {
       }
       size_t changesBefore = out_.changes.size();
       auto functionChange = [&](std::string item, std::string before, std::string after) {
-        add({.kind = ChangeKind::FunctionChanged, .subject = key(*function), .item = std::move(item),
-             .before = std::move(before), .after = std::move(after)});
+        add({.kind = ChangeKind::FunctionChanged,
+             .subject = key(*function),
+             .item = std::move(item),
+             .before = std::move(before),
+             .after = std::move(after)});
       };
       if (old->attributeNames != function->attributeNames)
         functionChange("attributes", join(old->attributeNames), join(function->attributeNames));
@@ -177,10 +219,12 @@ class Differ {
       auto opsets = [](const Function& f) {
         std::vector<std::string> parts;
         for (const OpsetImport& opset : f.opsetImports)
-          parts.push_back((opset.domain.empty() ? "ai.onnx" : opset.domain) + " " + std::to_string(opset.version));
+          parts.push_back((opset.domain.empty() ? "ai.onnx" : opset.domain) + " " +
+                          std::to_string(opset.version));
         return parts;
       };
-      if (opsets(*old) != opsets(*function)) functionChange("opset imports", join(opsets(*old)), join(opsets(*function)));
+      if (opsets(*old) != opsets(*function))
+        functionChange("opset imports", join(opsets(*old)), join(opsets(*function)));
       diffGraphs(*old->body, *function->body, "function " + key(*function));
       if (out_.changes.size() != changesBefore) ++out_.summary.functionsChanged;
     }
@@ -195,13 +239,23 @@ class Differ {
     return it == anchors_.beforeToAfter.end() ? nullptr : it->second;
   }
 
-  void diffValue(const Value& a, const Value& b, const std::string& scope, NodeId beforeNode, NodeId afterNode) {
+  void diffValue(const Value& a, const Value& b, const std::string& scope, NodeId beforeNode,
+                 NodeId afterNode) {
     if (a.name() != b.name())
-      add({.kind = ChangeKind::ValueRenamed, .scope = scope, .subject = quoted(a.name()), .before = a.name(),
-           .after = b.name(), .beforeNode = beforeNode, .afterNode = afterNode});
+      add({.kind = ChangeKind::ValueRenamed,
+           .scope = scope,
+           .subject = quoted(a.name()),
+           .before = a.name(),
+           .after = b.name(),
+           .beforeNode = beforeNode,
+           .afterNode = afterNode});
     if (a.type() != b.type())
-      add({.kind = ChangeKind::ValueTypeChanged, .scope = scope, .subject = quoted(b.name()),
-           .before = a.type().toString(), .after = b.type().toString(), .beforeNode = beforeNode,
+      add({.kind = ChangeKind::ValueTypeChanged,
+           .scope = scope,
+           .subject = quoted(b.name()),
+           .before = a.type().toString(),
+           .after = b.type().toString(),
+           .beforeNode = beforeNode,
            .afterNode = afterNode});
   }
 
@@ -210,7 +264,9 @@ class Differ {
     for (const Value* input : a.inputs()) {
       const Value* other = mapped(input);
       if (!other || !other->isGraphInput()) {
-        add({.kind = ChangeKind::GraphInputRemoved, .scope = scope, .subject = quoted(input->name()),
+        add({.kind = ChangeKind::GraphInputRemoved,
+             .scope = scope,
+             .subject = quoted(input->name()),
              .before = input->type().toString()});
         continue;
       }
@@ -220,13 +276,18 @@ class Differ {
     for (const Value* input : b.inputs()) {
       auto it = anchors_.afterToBefore.find(input);
       if (it == anchors_.afterToBefore.end() || !it->second->isGraphInput())
-        add({.kind = ChangeKind::GraphInputAdded, .scope = scope, .subject = quoted(input->name()),
+        add({.kind = ChangeKind::GraphInputAdded,
+             .scope = scope,
+             .subject = quoted(input->name()),
              .after = input->type().toString()});
       else
         orderB.push_back(input->name());
     }
     if (orderA != orderB)
-      add({.kind = ChangeKind::GraphInputsReordered, .scope = scope, .before = join(orderA), .after = join(orderB)});
+      add({.kind = ChangeKind::GraphInputsReordered,
+           .scope = scope,
+           .before = join(orderA),
+           .after = join(orderB)});
   }
 
   void diffGraphOutputs(const Graph& a, const Graph& b, const std::string& scope) {
@@ -245,16 +306,23 @@ class Differ {
       }
       if (auto j = findB([&](const Value* v) { return v->name() == output->name(); })) {
         pairedB[*j] = true;
-        add({.kind = ChangeKind::GraphOutputChanged, .scope = scope, .subject = quoted(output->name()),
-             .before = producerText(output), .after = producerText(b.outputs()[*j])});
+        add({.kind = ChangeKind::GraphOutputChanged,
+             .scope = scope,
+             .subject = quoted(output->name()),
+             .before = producerText(output),
+             .after = producerText(b.outputs()[*j])});
         continue;
       }
-      add({.kind = ChangeKind::GraphOutputRemoved, .scope = scope, .subject = quoted(output->name()),
+      add({.kind = ChangeKind::GraphOutputRemoved,
+           .scope = scope,
+           .subject = quoted(output->name()),
            .before = output->type().toString()});
     }
     for (size_t j = 0; j < b.outputs().size(); ++j)
       if (!pairedB[j] && b.outputs()[j])
-        add({.kind = ChangeKind::GraphOutputAdded, .scope = scope, .subject = quoted(b.outputs()[j]->name()),
+        add({.kind = ChangeKind::GraphOutputAdded,
+             .scope = scope,
+             .subject = quoted(b.outputs()[j]->name()),
              .after = b.outputs()[j]->type().toString()});
   }
 
@@ -267,13 +335,18 @@ class Differ {
     for (const Value* value : constants(a)) {
       const Value* other = mapped(value);
       if (!other) {
-        add({.kind = ChangeKind::InitializerRemoved, .scope = scope, .subject = quoted(value->name()),
+        add({.kind = ChangeKind::InitializerRemoved,
+             .scope = scope,
+             .subject = quoted(value->name()),
              .before = initializerText(value)});
         continue;
       }
       if (value->name() != other->name())
-        add({.kind = ChangeKind::ValueRenamed, .scope = scope, .subject = quoted(value->name()),
-             .before = value->name(), .after = other->name()});
+        add({.kind = ChangeKind::ValueRenamed,
+             .scope = scope,
+             .subject = quoted(value->name()),
+             .before = value->name(),
+             .after = other->name()});
       std::vector<std::string> what;
       const Tensor* ta = value->initializer();
       const Tensor* tb = other->initializer();
@@ -285,20 +358,32 @@ class Differ {
         what.push_back("sparse tensor");
       }
       if (!what.empty())
-        add({.kind = ChangeKind::InitializerChanged, .scope = scope, .subject = quoted(other->name()),
-             .item = join(what), .before = initializerText(value), .after = initializerText(other)});
+        add({.kind = ChangeKind::InitializerChanged,
+             .scope = scope,
+             .subject = quoted(other->name()),
+             .item = join(what),
+             .before = initializerText(value),
+             .after = initializerText(other)});
     }
     for (const Value* value : constants(b))
       if (!anchors_.afterToBefore.count(value))
-        add({.kind = ChangeKind::InitializerAdded, .scope = scope, .subject = quoted(value->name()),
+        add({.kind = ChangeKind::InitializerAdded,
+             .scope = scope,
+             .subject = quoted(value->name()),
              .after = initializerText(value)});
   }
 
   void diffNodes(const Node& a, const Node& b, const std::string& scope) {
     size_t before = out_.changes.size();
     auto nodeChange = [&](ChangeKind kind, std::string item, std::string old, std::string fresh) {
-      add({.kind = kind, .scope = scope, .subject = b.describe(), .item = std::move(item), .before = std::move(old),
-           .after = std::move(fresh), .beforeNode = a.id(), .afterNode = b.id()});
+      add({.kind = kind,
+           .scope = scope,
+           .subject = b.describe(),
+           .item = std::move(item),
+           .before = std::move(old),
+           .after = std::move(fresh),
+           .beforeNode = a.id(),
+           .afterNode = b.id()});
     };
     if (opText(a) != opText(b)) nodeChange(ChangeKind::NodeOpChanged, "", opText(a), opText(b));
     if (a.name() != b.name()) nodeChange(ChangeKind::NodeRenamed, "", a.name(), b.name());
@@ -308,8 +393,9 @@ class Differ {
       if (!va && !vb) continue;
       if (va && vb && mapped(va) == vb) continue;
       if (va && vb && va->name() == vb->name())  // same name, made by another node
-        nodeChange(ChangeKind::NodeInputProducerChanged, "input " + std::to_string(i) + " " + quoted(vb->name()),
-                   producerText(va), producerText(vb));
+        nodeChange(ChangeKind::NodeInputProducerChanged,
+                   "input " + std::to_string(i) + " " + quoted(vb->name()), producerText(va),
+                   producerText(vb));
       else
         nodeChange(ChangeKind::NodeInputChanged, "input " + std::to_string(i), nameOf(va), nameOf(vb));
     }
@@ -330,7 +416,8 @@ class Differ {
       return attribute.valueToString();
     };
     for (const Attribute& attribute : a.attributes())
-      if (!b.attribute(attribute.name())) report(ChangeKind::AttributeRemoved, attribute.name(), text(attribute), "");
+      if (!b.attribute(attribute.name()))
+        report(ChangeKind::AttributeRemoved, attribute.name(), text(attribute), "");
     for (const Attribute& attribute : b.attributes()) {
       const Attribute* old = a.attribute(attribute.name());
       if (!old) {
@@ -339,8 +426,9 @@ class Differ {
       }
       // Bodies are compared node by node (diffBodies); only their number counts here.
       bool bodies = !attribute.subgraphs().empty() || !old->subgraphs().empty();
-      bool same = bodies ? old->kind() == attribute.kind() && old->subgraphs().size() == attribute.subgraphs().size()
-                         : attributeValueHash(*old) == attributeValueHash(attribute);
+      bool same =
+          bodies ? old->kind() == attribute.kind() && old->subgraphs().size() == attribute.subgraphs().size()
+                 : attributeValueHash(*old) == attributeValueHash(attribute);
       if (same) continue;
       std::string oldText = text(*old), newText = text(attribute);
       if (oldText == newText) {  // tensors of the same type: tell them apart by content
@@ -373,23 +461,56 @@ void summarize(ModelDiff& diff) {
   DiffSummary& s = diff.summary;
   for (const Change& change : diff.changes) {
     switch (change.kind) {
-      case ChangeKind::OpsetChanged: ++s.opsetsChanged; break;
-      case ChangeKind::GraphInputAdded: ++s.graphInputsAdded; break;
-      case ChangeKind::GraphInputRemoved: ++s.graphInputsRemoved; break;
-      case ChangeKind::GraphInputsReordered: ++s.graphInputsReordered; break;
-      case ChangeKind::GraphOutputAdded: ++s.graphOutputsAdded; break;
-      case ChangeKind::GraphOutputRemoved: ++s.graphOutputsRemoved; break;
-      case ChangeKind::GraphOutputChanged: ++s.graphOutputsChanged; break;
-      case ChangeKind::InitializerAdded: ++s.initializersAdded; break;
-      case ChangeKind::InitializerRemoved: ++s.initializersRemoved; break;
-      case ChangeKind::InitializerChanged: ++s.initializersChanged; break;
-      case ChangeKind::NodeAdded: ++s.nodesAdded; break;
-      case ChangeKind::NodeRemoved: ++s.nodesRemoved; break;
-      case ChangeKind::ValueRenamed: ++s.valuesRenamed; break;
-      case ChangeKind::ValueTypeChanged: ++s.valueTypesChanged; break;
-      case ChangeKind::FunctionAdded: ++s.functionsAdded; break;
-      case ChangeKind::FunctionRemoved: ++s.functionsRemoved; break;
-      default: break;  // node changes are counted per node, function changes per function
+      case ChangeKind::OpsetChanged:
+        ++s.opsetsChanged;
+        break;
+      case ChangeKind::GraphInputAdded:
+        ++s.graphInputsAdded;
+        break;
+      case ChangeKind::GraphInputRemoved:
+        ++s.graphInputsRemoved;
+        break;
+      case ChangeKind::GraphInputsReordered:
+        ++s.graphInputsReordered;
+        break;
+      case ChangeKind::GraphOutputAdded:
+        ++s.graphOutputsAdded;
+        break;
+      case ChangeKind::GraphOutputRemoved:
+        ++s.graphOutputsRemoved;
+        break;
+      case ChangeKind::GraphOutputChanged:
+        ++s.graphOutputsChanged;
+        break;
+      case ChangeKind::InitializerAdded:
+        ++s.initializersAdded;
+        break;
+      case ChangeKind::InitializerRemoved:
+        ++s.initializersRemoved;
+        break;
+      case ChangeKind::InitializerChanged:
+        ++s.initializersChanged;
+        break;
+      case ChangeKind::NodeAdded:
+        ++s.nodesAdded;
+        break;
+      case ChangeKind::NodeRemoved:
+        ++s.nodesRemoved;
+        break;
+      case ChangeKind::ValueRenamed:
+        ++s.valuesRenamed;
+        break;
+      case ChangeKind::ValueTypeChanged:
+        ++s.valueTypesChanged;
+        break;
+      case ChangeKind::FunctionAdded:
+        ++s.functionsAdded;
+        break;
+      case ChangeKind::FunctionRemoved:
+        ++s.functionsRemoved;
+        break;
+      default:
+        break;  // node changes are counted per node, function changes per function
     }
   }
 }

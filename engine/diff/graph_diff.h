@@ -24,26 +24,26 @@ enum class ChangeKind {
   GraphInputsReordered,  // before/after: the names in order
   GraphOutputAdded,      // after: the output's type
   GraphOutputRemoved,
-  GraphOutputChanged,    // same name, made by another node; before/after: the producers
-  InitializerAdded,      // after: "float32[64, 3]"
+  GraphOutputChanged,  // same name, made by another node; before/after: the producers
+  InitializerAdded,    // after: "float32[64, 3]"
   InitializerRemoved,
-  InitializerChanged,    // item: what changed ("shape, content"); before/after: type and content hash
+  InitializerChanged,  // item: what changed ("shape, content"); before/after: type and content hash
   NodeAdded,
   NodeRemoved,
-  NodeOpChanged,         // before/after: "Relu" / "com.acme::Swish"
+  NodeOpChanged,  // before/after: "Relu" / "com.acme::Swish"
   NodeRenamed,
-  NodeInputChanged,      // item: "input 1"; before/after: the value names ("" for none)
+  NodeInputChanged,          // item: "input 1"; before/after: the value names ("" for none)
   NodeInputProducerChanged,  // item: "input 1 'r'": a value of the same name made by another node;
                              // before/after: the producers
-  NodeOutputChanged,     // item: "output 1"; an optional output appeared or disappeared
-  AttributeAdded,        // item: the attribute; after: its value
+  NodeOutputChanged,         // item: "output 1"; an optional output appeared or disappeared
+  AttributeAdded,            // item: the attribute; after: its value
   AttributeRemoved,
   AttributeChanged,
-  ValueRenamed,          // subject: the old name; after: the new name
-  ValueTypeChanged,      // before/after: "float32[N, 3]"
-  FunctionAdded,         // subject: "domain.name"
+  ValueRenamed,      // subject: the old name; after: the new name
+  ValueTypeChanged,  // before/after: "float32[N, 3]"
+  FunctionAdded,     // subject: "domain.name"
   FunctionRemoved,
-  FunctionChanged,       // item: "attributes" or "opset imports"
+  FunctionChanged,  // item: "attributes" or "opset imports"
 };
 
 // kebab-case: "node-added", for JSON.

@@ -84,7 +84,8 @@ uint64_t baseLabel(const Node& node, bool withAttributes) {
   std::map<std::string, uint64_t> attributes;  // by name: attribute order does not matter
   for (const Attribute& attribute : node.attributes()) {
     uint64_t hash = attributeValueHash(attribute);
-    for (const Graph* body : attribute.subgraphs()) hash = Hasher().add(hash).add(uint64_t(body->nodeCount())).result();
+    for (const Graph* body : attribute.subgraphs())
+      hash = Hasher().add(hash).add(uint64_t(body->nodeCount())).result();
     attributes[attribute.name()] = hash;
   }
   for (const auto& [name, hash] : attributes) hasher.add(name).add(hash);
@@ -136,7 +137,8 @@ class Matcher {
     std::vector<const Value*> leftA, leftB;
     for (const Value* input : b_.graph->inputs()) leftB.push_back(input);
     for (const Value* input : a_.graph->inputs()) {
-      auto it = std::find_if(leftB.begin(), leftB.end(), [&](const Value* v) { return v->name() == input->name(); });
+      auto it = std::find_if(leftB.begin(), leftB.end(),
+                             [&](const Value* v) { return v->name() == input->name(); });
       if (it == leftB.end()) {
         leftA.push_back(input);
         continue;
@@ -215,7 +217,8 @@ class Matcher {
       return Hasher().add(producerLabel).add(uint64_t(value->producerOutput())).result();
     }
     if (value->isGraphInput()) return Hasher().add("input").add(value->type().toString()).result();
-    if (const Tensor* tensor = value->initializer()) return Hasher().add("constant").add(tensorTypeText(*tensor)).result();
+    if (const Tensor* tensor = value->initializer())
+      return Hasher().add("constant").add(tensorTypeText(*tensor)).result();
     return Hasher().add("outer").add(value->name()).result();
   }
 
@@ -315,7 +318,13 @@ class Matcher {
     for (size_t i = 0; i < node->inputCount(); ++i) {
       auto anchor = side.valueAnchors->find(node->input(i));
       if (anchor == side.valueAnchors->end()) continue;
-      keys.push_back(Hasher().add("reads").add(node->opType()).add(node->domain()).add(uint64_t(i)).add(anchor->second).result());
+      keys.push_back(Hasher()
+                         .add("reads")
+                         .add(node->opType())
+                         .add(node->domain())
+                         .add(uint64_t(i))
+                         .add(anchor->second)
+                         .result());
     }
     for (size_t j = 0; j < node->outputCount(); ++j) {
       if (!node->output(j)) continue;
@@ -347,7 +356,8 @@ class Matcher {
       for (uint64_t key : neighbourKeys(b_, node)) {
         auto it = candidates.find(key);
         if (it == candidates.end()) continue;
-        auto free = std::find_if(it->second.begin(), it->second.end(), [&](const Node* n) { return !taken[n]; });
+        auto free =
+            std::find_if(it->second.begin(), it->second.end(), [&](const Node* n) { return !taken[n]; });
         if (free == it->second.end()) continue;
         taken[*free] = true;
         pairs.emplace_back(*free, node);

@@ -69,7 +69,8 @@ class ModelCopier {
       if (attribute.kind() == Attribute::Kind::Graph)
         spec.attributes.push_back(Attribute::ofGraph(attribute.name(), nullptr));
       else if (attribute.kind() == Attribute::Kind::Graphs)
-        spec.attributes.emplace_back(attribute.name(), Attribute::Kind::Graphs, std::vector<Attribute::GraphPtr>{});
+        spec.attributes.emplace_back(attribute.name(), Attribute::Kind::Graphs,
+                                     std::vector<Attribute::GraphPtr>{});
       else
         spec.attributes.push_back(attribute);
     }

@@ -69,8 +69,8 @@ TEST(ModelCopy, KeepsIdsAndContentAndIsIndependent) {
   EXPECT_TRUE(diffModels(*model, *copy, MatchBy::NodeIds).empty());
   // New nodes of the copy get fresh ids.
   Rewriter rw(*copy);
-  Node* extra = rw.addNode(copy->graph(), {.opType = "Neg", .inputs = {copy->graph().findValue("x")},
-                                           .outputNames = {"neg"}});
+  Node* extra = rw.addNode(
+      copy->graph(), {.opType = "Neg", .inputs = {copy->graph().findValue("x")}, .outputNames = {"neg"}});
   EXPECT_GT(extra->id(), idsA.back());
   EXPECT_EQ(model->graph().nodeCount(), 5u);
   EXPECT_EQ(model->graph().findValue("neg"), nullptr);
@@ -258,8 +258,9 @@ g (float[2] x) => (float[2] y) {
 }
 )");
   auto b = Rewriter::copyModel(*a);
-  Rewriter(*b).setAttribute(nodeWithOutput(*b, "k"),
-                            Attribute::ofTensor("value", Tensor::fromValues<float>(DataType::Float, {2}, {1, 3})));
+  Rewriter(*b).setAttribute(
+      nodeWithOutput(*b, "k"),
+      Attribute::ofTensor("value", Tensor::fromValues<float>(DataType::Float, {2}, {1, 3})));
   Lines text = lines(diffModels(*a, *b, MatchBy::NodeIds));
   ASSERT_EQ(text.size(), 1u);
   EXPECT_EQ(text[0].rfind("~ node Constant (#1): attribute value <tensor float32[2]> #", 0), 0u) << text[0];
@@ -410,9 +411,10 @@ New (x) => (y) {
                              "+ function acme.New",
                          }))
       << formatDiffText(diff);
-  EXPECT_EQ(formatSummary(diff.summary),
-            "2 added, 2 removed, 0 changed nodes; 2 graph outputs changed; 1 function added; 1 function removed; "
-            "1 function changed; 1 opset import changed");
+  EXPECT_EQ(
+      formatSummary(diff.summary),
+      "2 added, 2 removed, 0 changed nodes; 2 graph outputs changed; 1 function added; 1 function removed; "
+      "1 function changed; 1 opset import changed");
 }
 
 TEST(Diff, OutputIsDeterministicAndJsonNamesEveryChange) {
