@@ -9,12 +9,13 @@ Command shapesCommand();       // cmd_shapes.cpp
 Command runCommand();          // cmd_run.cpp
 Command conformanceCommand();  // cmd_conformance.cpp
 Command optimizeCommand();     // cmd_optimize.cpp
+Command diffCommand();         // cmd_diff.cpp
 Command profileCommand();      // cmd_profile.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
-      infoCommand(), saveCommand(), shapesCommand(), runCommand(), conformanceCommand(), optimizeCommand(),
-      profileCommand(),
+      infoCommand(),        saveCommand(),     shapesCommand(), runCommand(), conformanceCommand(),
+      optimizeCommand(),    diffCommand(),     profileCommand(),
   };
   return list;
 }

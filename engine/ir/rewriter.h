@@ -101,6 +101,10 @@ class Rewriter {
   void removeFunction(const Function* function);
   // Imports `domain` at `version` (replacing an existing import of it); version 0 removes the import.
   void setOpsetImport(std::string domain, int64_t version);
+  // A deep copy of `source` (graphs, bodies, functions, metadata; tensors share their bytes) whose nodes keep
+  // their ids: the copy stays of the same lineage, so a diff against the original can match nodes by id.
+  // Defined in model_copy.cpp.
+  static std::unique_ptr<Model> copyModel(const Model& source);
 
  private:
   struct Impl;  // link bookkeeping shared by the edits, in rewriter.cpp
