@@ -73,11 +73,6 @@ std::optional<Tensor> constantValue(const Value* value) {
   return std::nullopt;
 }
 
-bool isGraphOutput(const Value* value) {
-  return value && std::any_of(value->uses().begin(), value->uses().end(),
-                              [](const Use& use) { return use.graphOutput != nullptr; });
-}
-
 bool isStandardDomain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx" || domain == "ai.onnx.ml";
 }

@@ -8,6 +8,7 @@
 #include "ir/model.h"
 #include "ir/rewriter.h"
 #include "passes/pass.h"
+#include "passes/rewrite_helpers.h"  // isGraphOutput
 
 namespace onyx::passes {
 
@@ -21,7 +22,6 @@ const Tensor* fixedInitializer(const Value* value);
 // The constant a value holds: a fixed initializer or the output of a Constant node (any of its value_*
 // attributes); nullopt otherwise (sparse constants included).
 std::optional<Tensor> constantValue(const Value* value);
-bool isGraphOutput(const Value* value);
 // Ops of the standard domains ("", ai.onnx, ai.onnx.ml) whose result does not depend only on the inputs.
 bool isNondeterministic(const Node& node);
 bool isStandardDomain(const std::string& domain);
