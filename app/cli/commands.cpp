@@ -8,10 +8,11 @@ Command saveCommand();         // cmd_save.cpp
 Command shapesCommand();       // cmd_shapes.cpp
 Command runCommand();          // cmd_run.cpp
 Command conformanceCommand();  // cmd_conformance.cpp
+Command renderCommand();       // cmd_render.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
-      infoCommand(), saveCommand(), shapesCommand(), runCommand(), conformanceCommand(),
+      infoCommand(), saveCommand(), shapesCommand(), runCommand(), conformanceCommand(), renderCommand(),
   };
   return list;
 }
