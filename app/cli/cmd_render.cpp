@@ -24,6 +24,12 @@ struct RenderArguments {
   int width = 0;
 };
 
+// Qt's own chatter (no XDG_RUNTIME_DIR, offscreen plugin limits) is not the command's output: the CLI
+// promises stderr holds only its one error line. Critical and fatal messages still go through.
+void quietQtMessages(QtMsgType type, const QMessageLogContext&, const QString& message) {
+  if (type == QtCriticalMsg || type == QtFatalMsg) std::cerr << message.toStdString() << "\n";
+}
+
 bool endsWith(const std::string& text, const std::string& suffix) {
   if (text.size() < suffix.size()) return false;
   for (size_t i = 0; i < suffix.size(); ++i) {
@@ -40,6 +46,7 @@ int runRender(const RenderArguments& arguments) {
 
   // Drawing text needs a GUI application; without a display it runs on Qt's offscreen platform.
   if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  qInstallMessageHandler(quietQtMessages);
   static int argc = 1;
   static char name[] = "onyx";
   static char* argv[] = {name, nullptr};

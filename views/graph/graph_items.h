@@ -78,6 +78,7 @@ class EdgeItem : public QGraphicsItem {
   const EdgeLabel& label() const { return label_; }
   void setLabel(EdgeLabel label);
   void setHighlighted(bool highlighted);
+  bool isHighlighted() const { return highlighted_; }
 
  private:
   void updateBounds();

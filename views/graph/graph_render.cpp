@@ -37,7 +37,9 @@ Expected<QByteArray> renderScene(GraphScene& scene, RenderFormat format, int wid
     image.fill(scene.backgroundBrush().color());
     QPainter painter(&image);
     painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    scene.setOverview(scene.wantsOverview(scale));  // as a view at this scale draws it
     scene.render(&painter, QRectF(QPointF(), QSizeF(size)), source);
+    scene.setOverview(false);
     painter.end();
     if (!image.save(&buffer, "PNG")) return makeError("cannot encode the PNG");
     return bytes;

@@ -1,6 +1,10 @@
 #include "graph/graph_scene.h"
 
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+#include <algorithm>
 #include <functional>
+#include <map>
 
 #include "ir/scopes.h"
 
@@ -32,6 +36,7 @@ void GraphScene::clearLayout() {
   edgesByValue_.clear();
   clear();
   layout_.reset();
+  overviewDirty_ = true;
 }
 
 void GraphScene::showLayout(std::shared_ptr<const layout::LevelLayout> layout, const EdgeLabelSource& labels) {
@@ -43,12 +48,14 @@ void GraphScene::showLayout(std::shared_ptr<const layout::LevelLayout> layout, c
   clusters_.reserve(level.clusters.size());
   for (size_t i = 0; i < level.clusters.size(); ++i) {
     auto* cluster = new ClusterItem(state_, layout_, i);
+    cluster->setVisible(!overview_);
     addItem(cluster);
     clusters_.push_back(cluster);
   }
   boxes_.reserve(level.items.size());
   for (size_t i = 0; i < level.items.size(); ++i) {
     auto* box = new BoxItem(state_, layout_, i);
+    box->setVisible(!overview_);
     addItem(box);
     boxes_.push_back(box);
     boxByKey_.emplace(level.items[i].key, box);
@@ -58,6 +65,7 @@ void GraphScene::showLayout(std::shared_ptr<const layout::LevelLayout> layout, c
   for (size_t i = 0; i < level.edges.size(); ++i) {
     auto* edge = new EdgeItem(state_, layout_, i);
     if (labels) edge->setLabel(labels(level.edges[i].value));
+    edge->setVisible(!overview_);
     addItem(edge);
     edges_.push_back(edge);
     edgesByValue_[level.edges[i].value].push_back(edge);
@@ -100,6 +108,8 @@ void GraphScene::highlight(NodeId node, const Value* value) {
   highlightedEdges_ = value ? edgesForValue(value) : std::vector<EdgeItem*>{};
   if (highlightedBox_) highlightedBox_->setHighlighted(true);
   for (EdgeItem* edge : highlightedEdges_) edge->setHighlighted(true);
+  overviewDirty_ = true;
+  if (overview_) update();
 }
 
 void GraphScene::setOverlay(const std::unordered_map<NodeId, NodeOverlay>& overlay, const ScopeTree* scopes,
@@ -135,10 +145,85 @@ void GraphScene::setOverlay(const std::unordered_map<NodeId, NodeOverlay>& overl
       box->setOverlay(total);
     }
   }
+  overviewDirty_ = true;
 }
 
 void GraphScene::clearOverlay() {
   for (BoxItem* box : boxes_) box->setOverlay(std::nullopt);
+  overviewDirty_ = true;
+}
+
+void GraphScene::setOverview(bool overview) {
+  if (overview == overview_) return;
+  overview_ = overview;
+  // Items stay top-level (a common parent would defeat the index's culling): each is hidden on its own.
+  for (ClusterItem* cluster : clusters_) cluster->setVisible(!overview);
+  for (BoxItem* box : boxes_) box->setVisible(!overview);
+  for (EdgeItem* edge : edges_) edge->setVisible(!overview);
+  update();
+}
+
+void GraphScene::rebuildOverview() {
+  overviewDirty_ = false;
+  overviewBoxes_.clear();
+  overviewEdges_.clear();
+  overviewHighlightedEdges_.clear();
+  std::map<QRgb, size_t> bucketOf;
+  for (const BoxItem* box : boxes_) {
+    QColor fill = box->isHighlighted()                             ? state_.style->selectionColor
+                  : box->overlay() && box->overlay()->fill.isValid() ? box->overlay()->fill
+                                                                   : state_.style->fillFor(box->levelItem());
+    auto [it, added] = bucketOf.try_emplace(fill.rgba(), overviewBoxes_.size());
+    if (added) overviewBoxes_.push_back({fill, {}});
+    overviewBoxes_[it->second].second.push_back(box->box());
+  }
+  for (size_t i = 0; layout_ && i < layout_->edges.size(); ++i) {
+    const layout::EdgeGeometry& geometry = layout_->edges[i];
+    if (geometry.points.empty()) continue;
+    const layout::Point& end = geometry.hasArrow ? geometry.arrowTip : geometry.points.back();
+    QLineF line(geometry.points.front().x, geometry.points.front().y, end.x, end.y);
+    (edges_[i]->isHighlighted() ? overviewHighlightedEdges_ : overviewEdges_).push_back(line);
+  }
+}
+
+void GraphScene::drawBackground(QPainter* painter, const QRectF& rect) {
+  painter->fillRect(rect, backgroundBrush());
+  if (!overview_ || !layout_) return;
+  if (overviewDirty_) rebuildOverview();
+  const GraphStyle& style = *state_.style;
+  // At least one pixel per box, so a zoomed-out level still shows where its nodes are.
+  const double pixel = 1.0 / std::max(1e-6, QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()));
+  painter->save();
+  painter->setRenderHint(QPainter::Antialiasing, false);
+  painter->setPen(QPen(style.clusterBorder, 0));
+  painter->setBrush(style.clusterFill);
+  for (const ClusterItem* cluster : clusters_) {
+    if (cluster->boundingRect().intersects(rect)) painter->drawRect(cluster->boundingRect());
+  }
+  auto drawLines = [&](const std::vector<QLineF>& lines, const QColor& color) {
+    std::vector<QLineF> visible;
+    for (const QLineF& line : lines) {
+      if (QRectF(line.p1(), line.p2()).normalized().adjusted(-pixel, -pixel, pixel, pixel).intersects(rect)) {
+        visible.push_back(line);
+      }
+    }
+    painter->setPen(QPen(color, 0));
+    painter->drawLines(visible.data(), static_cast<int>(visible.size()));
+  };
+  drawLines(overviewEdges_, style.edgeColor);
+  drawLines(overviewHighlightedEdges_, style.selectionColor);
+  painter->setPen(Qt::NoPen);
+  std::vector<QRectF> visible;
+  for (const auto& [fill, boxes] : overviewBoxes_) {
+    visible.clear();
+    for (const QRectF& box : boxes) {
+      if (!box.intersects(rect)) continue;
+      visible.push_back(QRectF(box.topLeft(), QSizeF(std::max(box.width(), pixel), std::max(box.height(), pixel))));
+    }
+    painter->setBrush(fill);
+    painter->drawRects(visible.data(), static_cast<int>(visible.size()));
+  }
+  painter->restore();
 }
 
 }  // namespace onyx::views

@@ -3,6 +3,7 @@
 // ClusterItem per inline-expanded scope. The canvas and `onyx render` both draw through it. It is a
 // projection of the model: rebuilt from a LevelLayout, never edited.
 #include <QGraphicsScene>
+#include <QLineF>
 #include <functional>
 #include <memory>
 #include <string>
@@ -36,6 +37,14 @@ class GraphScene : public QGraphicsScene {
   // Draw every label whatever the scale (vector output, where the reader zooms).
   void setFullDetail(bool full) { state_.fullDetail = full; }
 
+  // Overview mode, for scales where boxes are a few pixels: the items are hidden and the scene draws every
+  // box as a plain rectangle and every edge as a line, batched by colour, in its background. Items at that
+  // scale would draw the same, but one by one: with 10k items on screen the per-item cost is the frame.
+  void setOverview(bool overview);
+  bool isOverview() const { return overview_; }
+  // Whether a view at this scale should use overview mode.
+  bool wantsOverview(double scale) const { return scale < state_.style->outlineLod; }
+
   const std::vector<BoxItem*>& boxes() const { return boxes_; }
   const std::vector<EdgeItem*>& edges() const { return edges_; }
   const std::vector<ClusterItem*>& clusters() const { return clusters_; }
@@ -54,8 +63,18 @@ class GraphScene : public QGraphicsScene {
                   const std::function<QString(double)>& formatTotal);
   void clearOverlay();
 
+ protected:
+  void drawBackground(QPainter* painter, const QRectF& rect) override;
+
  private:
+  void rebuildOverview();
+
   SceneState state_;
+  bool overview_ = false;
+  bool overviewDirty_ = true;
+  std::vector<std::pair<QColor, std::vector<QRectF>>> overviewBoxes_;  // by fill colour
+  std::vector<QLineF> overviewEdges_;
+  std::vector<QLineF> overviewHighlightedEdges_;
   std::shared_ptr<const layout::LevelLayout> layout_;
   std::vector<BoxItem*> boxes_;
   std::vector<EdgeItem*> edges_;

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "graph/graph_items.h"
+#include "graph/graph_scene.h"
 
 namespace onyx::views {
 
@@ -102,6 +103,15 @@ QGraphicsItem* GraphView::interestingItemAt(QPoint position) const {
       cluster = item;
     }
   }
+  if (!edge && !cluster) {
+    // In overview mode the items are hidden: find the box by its rectangle.
+    if (auto* graph = dynamic_cast<GraphScene*>(scene()); graph && graph->isOverview()) {
+      const QPointF point = mapToScene(position);
+      for (BoxItem* box : graph->boxes()) {
+        if (box->box().contains(point)) return box;
+      }
+    }
+  }
   return edge ? edge : cluster;
 }
 
@@ -151,6 +161,11 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
 void GraphView::scrollContentsBy(int dx, int dy) {
   QGraphicsView::scrollContentsBy(dx, dy);
   Q_EMIT viewportMoved();
+}
+
+void GraphView::paintEvent(QPaintEvent* event) {
+  if (auto* graph = dynamic_cast<GraphScene*>(scene())) graph->setOverview(graph->wantsOverview(scale()));
+  QGraphicsView::paintEvent(event);
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {

@@ -42,6 +42,7 @@ class GraphView : public QGraphicsView {
   void keyPressEvent(QKeyEvent* event) override;
   void scrollContentsBy(int dx, int dy) override;
   void resizeEvent(QResizeEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
 
  private:
   void applyScale(double scale, QPoint anchor);

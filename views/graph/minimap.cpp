@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "graph/graph_scene.h"
 #include "graph/graph_view.h"
 
 namespace onyx::views {
@@ -33,7 +34,11 @@ void Minimap::refresh() {
   picture_ = QPixmap(size);
   picture_.fill(Qt::white);
   QPainter painter(&picture_);
+  auto* graph = dynamic_cast<GraphScene*>(scene);
+  const bool wasOverview = graph && graph->isOverview();
+  if (graph) graph->setOverview(true);  // a thumbnail: plain boxes and lines, drawn in one batch
   scene->render(&painter, QRectF(QPointF(), size), rect, Qt::KeepAspectRatio);
+  if (graph) graph->setOverview(wasOverview);
   painter.end();
   resize(sizeHint());
   show();
