@@ -52,7 +52,8 @@ struct OpenResult {
 };
 
 // Opens `model` in `canvas` and paints the first frame.
-OpenResult openAndPaint(GraphCanvas& canvas, std::shared_ptr<Model> model, std::unique_ptr<ModelDocument>& document) {
+OpenResult openAndPaint(GraphCanvas& canvas, std::shared_ptr<Model> model,
+                        std::unique_ptr<ModelDocument>& document) {
   OpenResult result;
   result.nodes = model->graph().nodeCount();
   auto start = std::chrono::steady_clock::now();
@@ -78,8 +79,8 @@ OpenResult openAndPaint(GraphCanvas& canvas, std::shared_ptr<Model> model, std::
 }
 
 void printOpen(const char* label, const OpenResult& r, double targetMs) {
-  std::printf("%-44s nodes=%-7zu items=%-6zu %-13s infer=%7.1f ms  open+paint=%8.1f ms", label, r.nodes, r.items,
-              r.profile.c_str(), r.inferMs, r.openMs);
+  std::printf("%-44s nodes=%-7zu items=%-6zu %-13s infer=%7.1f ms  open+paint=%8.1f ms", label, r.nodes,
+              r.items, r.profile.c_str(), r.inferMs, r.openMs);
   if (targetMs > 0) {
     std::printf("  [target %.1f s: %s]", targetMs / 1000, r.openMs <= targetMs ? "met" : "MISSED");
   }
@@ -87,7 +88,8 @@ void printOpen(const char* label, const OpenResult& r, double targetMs) {
   std::fflush(stdout);
 }
 
-OpenResult openCase(const char* label, std::shared_ptr<Model> model, double targetMs, size_t threshold = 1000) {
+OpenResult openCase(const char* label, std::shared_ptr<Model> model, double targetMs,
+                    size_t threshold = 1000) {
   GraphCanvas canvas;
   canvas.resize(1600, 1000);
   canvas.setCollapseThreshold(threshold);
@@ -126,7 +128,8 @@ void panning() {
   auto measure = [&](const char* label, double scale, double targetMs) {
     view.setTransform(QTransform::fromScale(scale, scale));
     bar->setValue(bar->minimum());
-    view.horizontalScrollBar()->setValue((view.horizontalScrollBar()->minimum() + view.horizontalScrollBar()->maximum()) / 2);
+    view.horizontalScrollBar()->setValue(
+        (view.horizontalScrollBar()->minimum() + view.horizontalScrollBar()->maximum()) / 2);
     QApplication::processEvents();
     size_t visible = visibleItems(view);
     auto warm = std::chrono::steady_clock::now();
@@ -147,8 +150,9 @@ void panning() {
     for (double f : frames) mean += f;
     mean /= frames.size();
     double p95 = frames[frames.size() * 95 / 100];
-    std::printf("%-44s scale=%.4f visible items=%-6zu%s frame mean=%6.2f ms  p95=%6.2f ms  max=%6.2f ms", label,
-                scale, visible, static_cast<GraphScene*>(view.scene())->isOverview() ? " (overview)" : "", mean, p95,
+    std::printf("%-44s scale=%.4f visible items=%-6zu%s frame mean=%6.2f ms  p95=%6.2f ms  max=%6.2f ms",
+                label, scale, visible,
+                static_cast<GraphScene*>(view.scene())->isOverview() ? " (overview)" : "", mean, p95,
                 frames.back());
     if (targetMs > 0) std::printf("  [target %.0f ms: %s]", targetMs, p95 <= targetMs ? "met" : "MISSED");
     std::printf("\n%-44s first frame at this scale %.1f ms\n", "", warmMs);
@@ -185,7 +189,8 @@ int main(int argc, char** argv) {
   std::string resnet18 = models + "/resnet18/model.onnx";
   if (QFileInfo::exists(QString::fromStdString(resnet18))) {
     auto loaded = loadModel(resnet18);
-    if (loaded) openCase("shared resnet18 (first paint)", std::shared_ptr<Model>(std::move(loaded).value()), 500);
+    if (loaded)
+      openCase("shared resnet18 (first paint)", std::shared_ptr<Model>(std::move(loaded).value()), 500);
   }
   openCase("network-like 10k (opens collapsed)", layout::makeNetworkLike({.nodes = 10000}), 2000);
   auto start = std::chrono::steady_clock::now();

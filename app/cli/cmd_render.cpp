@@ -33,13 +33,15 @@ void quietQtMessages(QtMsgType type, const QMessageLogContext&, const QString& m
 bool endsWith(const std::string& text, const std::string& suffix) {
   if (text.size() < suffix.size()) return false;
   for (size_t i = 0; i < suffix.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(text[text.size() - suffix.size() + i])) != suffix[i]) return false;
+    if (std::tolower(static_cast<unsigned char>(text[text.size() - suffix.size() + i])) != suffix[i])
+      return false;
   }
   return true;
 }
 
 int runRender(const RenderArguments& arguments) {
-  views::RenderFormat format = endsWith(arguments.output, ".svg") ? views::RenderFormat::Svg : views::RenderFormat::Png;
+  views::RenderFormat format =
+      endsWith(arguments.output, ".svg") ? views::RenderFormat::Svg : views::RenderFormat::Png;
   auto model = loadModel(arguments.model);
   if (!model) return reportError(arguments.model, model.error());
   ShapeInference shapes = inferShapes(**model);
@@ -77,8 +79,10 @@ Command renderCommand() {
                              ? std::string()
                              : "the output must end in .svg or .png, got '" + path + "'";
                 });
-            app.add_option("--scope", arguments->scope, "Draw only this name scope's interior (e.g. /layer1)");
-            app.add_flag("--expand-all", arguments->expandAll, "Show every node, even where the level opens collapsed");
+            app.add_option("--scope", arguments->scope,
+                           "Draw only this name scope's interior (e.g. /layer1)");
+            app.add_flag("--expand-all", arguments->expandAll,
+                         "Show every node, even where the level opens collapsed");
             app.add_option("--width", arguments->width, "Width of the picture in pixels")
                 ->check(CLI::Range(16, 100000));
             return [arguments] { return runRender(*arguments); };

@@ -63,7 +63,8 @@ struct Fixture {
   const layout::LevelView& level() const { return *canvas.shownLayout()->level; }
   size_t groupNodes() const {
     size_t total = 0;
-    for (const layout::Item& item : level().items) total += item.kind == layout::ItemKind::Group ? item.nodeCount : 0;
+    for (const layout::Item& item : level().items)
+      total += item.kind == layout::ItemKind::Group ? item.nodeCount : 0;
     return total;
   }
   ModelDocument document;
@@ -83,7 +84,9 @@ const layout::Item* firstItemOfKind(const layout::LevelView& level, layout::Item
   return nullptr;
 }
 
-const Node* firstNode(const Graph& graph) { return *graph.nodes().begin(); }
+const Node* firstNode(const Graph& graph) {
+  return *graph.nodes().begin();
+}
 const Node* lastNode(const Graph& graph) {
   const Node* last = nullptr;
   for (const Node* node : graph.nodes()) last = node;
@@ -113,7 +116,8 @@ class TestGraphCanvas : public QObject {
   }
   void everySharedModelShowsTheNodesOfItsLevel() {
     QFETCH(QString, path);
-    if (path.isEmpty()) QSKIP(qPrintable("test data not found: " + sharedModelsDir() + " (set ONYX_TEST_DATA)"));
+    if (path.isEmpty())
+      QSKIP(qPrintable("test data not found: " + sharedModelsDir() + " (set ONYX_TEST_DATA)"));
     auto model = loadShared(path);
     QVERIFY(model);
     Fixture f(model);
@@ -134,7 +138,8 @@ class TestGraphCanvas : public QObject {
     QVERIFY(f.open());
     const size_t topItems = f.level().items.size();
     QVERIFY(f.level().groupItemCount() > 0);
-    QCOMPARE(f.level().nodeItemCount() + f.level().foldedConstants + f.groupNodes(), model->graph().nodeCount());
+    QCOMPARE(f.level().nodeItemCount() + f.level().foldedConstants + f.groupNodes(),
+             model->graph().nodeCount());
     const layout::Item* group = firstItemOfKind(f.level(), layout::ItemKind::Group);
     const std::string path = group->scopePath;
     const size_t groupSize = group->nodeCount;
@@ -158,7 +163,8 @@ class TestGraphCanvas : public QObject {
     QCOMPARE(f.canvas.scene()->clusters().size(), size_t(1));
     QVERIFY(f.canvas.scene()->boxForKey("g:" + path) == nullptr);
     QVERIFY(f.level().items.size() > topItems);
-    QCOMPARE(f.level().nodeItemCount() + f.level().foldedConstants + f.groupNodes(), model->graph().nodeCount());
+    QCOMPARE(f.level().nodeItemCount() + f.level().foldedConstants + f.groupNodes(),
+             model->graph().nodeCount());
 
     // Collapse: as before.
     QVERIFY(f.after([&] { f.canvas.collapse(QString::fromStdString(path)); }));
@@ -283,7 +289,8 @@ class TestGraphCanvas : public QObject {
     QSignalSpy shapes(&f.document, &ModelDocument::shapesChanged);
     f.document.setBindings(SymBindings{{"N", 8}});
     QVERIFY(shapes.wait(20000));
-    QCOMPARE(f.canvas.scene()->edgesForValue(input).front()->label().plainText(), QString("float32[8, 3, 224, 224]"));
+    QCOMPARE(f.canvas.scene()->edgesForValue(input).front()->label().plainText(),
+             QString("float32[8, 3, 224, 224]"));
   }
 
   void unresolvedDimsAreMarked() {
@@ -328,7 +335,8 @@ g (float[N, 4] x, int64[2] s) => (float[A, B] y) {
     Fixture f(model);
     QVERIFY(f.open());
     const size_t items = f.level().items.size();
-    f.canvas.expandInPlace(QString::fromStdString(firstItemOfKind(f.level(), layout::ItemKind::Group)->scopePath));
+    f.canvas.expandInPlace(
+        QString::fromStdString(firstItemOfKind(f.level(), layout::ItemKind::Group)->scopePath));
     QVERIFY(f.canvas.isLayingOut());
     f.canvas.cancelLayout();
     QVERIFY(!f.canvas.isLayingOut());

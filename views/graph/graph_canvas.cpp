@@ -1,5 +1,6 @@
 #include "graph/graph_canvas.h"
 
+#include <QCursor>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -11,7 +12,6 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <QCursor>
 
 #include "graph/breadcrumb_bar.h"
 #include "graph/edge_label.h"
@@ -25,13 +25,15 @@
 namespace onyx::views {
 namespace {
 
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+QString qs(const std::string& text) {
+  return QString::fromStdString(text);
+}
 
 // Whether a node in scope `nodeScope` lies in the scope `shown` or below it.
 bool scopeHolds(std::string_view shown, std::string_view nodeScope) {
   if (shown.empty()) return true;
-  return nodeScope == shown || (nodeScope.size() > shown.size() && nodeScope.substr(0, shown.size()) == shown &&
-                                nodeScope[shown.size()] == '/');
+  return nodeScope == shown || (nodeScope.size() > shown.size() &&
+                                nodeScope.substr(0, shown.size()) == shown && nodeScope[shown.size()] == '/');
 }
 
 QString lastComponent(const std::string& path) {
@@ -89,7 +91,8 @@ GraphCanvas::GraphCanvas(QWidget* parent)
   minimap_->hide();
   legend_ = new QLabel(this);
   legend_->setObjectName(QStringLiteral("canvasLegend"));
-  legend_->setStyleSheet(QStringLiteral("background: rgba(255,255,255,230); border: 1px solid #aab; padding: 4px;"));
+  legend_->setStyleSheet(
+      QStringLiteral("background: rgba(255,255,255,230); border: 1px solid #aab; padding: 4px;"));
   legend_->hide();
   message_ = new QLabel(this);
   message_->setAlignment(Qt::AlignCenter);
@@ -130,7 +133,9 @@ GraphCanvas::~GraphCanvas() {
   service_.reset();  // waits for a running dot call; its callbacks find this object still whole
 }
 
-const std::shared_ptr<const layout::LevelLayout>& GraphCanvas::shownLayout() const { return shown_; }
+const std::shared_ptr<const layout::LevelLayout>& GraphCanvas::shownLayout() const {
+  return shown_;
+}
 
 void GraphCanvas::setDocument(ModelDocument* document) {
   for (const QMetaObject::Connection& connection : documentConnections_) disconnect(connection);
@@ -150,7 +155,8 @@ void GraphCanvas::setDocument(ModelDocument* document) {
   }
   documentConnections_.push_back(
       connect(document, &ModelDocument::selectionChanged, this, [this] { applySelection(); }));
-  documentConnections_.push_back(connect(document, &ModelDocument::focusRequested, this, &GraphCanvas::focusOn));
+  documentConnections_.push_back(
+      connect(document, &ModelDocument::focusRequested, this, &GraphCanvas::focusOn));
   documentConnections_.push_back(connect(document, &ModelDocument::shapesChanged, this, [this] {
     scene_->relabelEdges(edgeLabelsFrom(&document_->shapes()));
   }));
@@ -158,7 +164,8 @@ void GraphCanvas::setDocument(ModelDocument* document) {
       connect(document, &ModelDocument::modelChanged, relayoutTimer_, qOverload<>(&QTimer::start)));
   LevelFrame root;
   root.graph = &document->model().graph();
-  root.label = document->model().graph().name().empty() ? tr("main graph") : qs(document->model().graph().name());
+  root.label =
+      document->model().graph().name().empty() ? tr("main graph") : qs(document->model().graph().name());
   frames_.push_back(root);
   fitAfterLayout_ = true;
   requestLevel();
@@ -196,17 +203,23 @@ void GraphCanvas::requestLevel() {
   QPointer<GraphCanvas> self(this);
   auto progress = [self, generation](layout::LayoutPhase phase, double fraction) {
     if (!self) return;
-    QMetaObject::invokeMethod(self, [self, generation, phase, fraction] {
-      if (self) self->onProgress(generation, phase, fraction);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self,
+        [self, generation, phase, fraction] {
+          if (self) self->onProgress(generation, phase, fraction);
+        },
+        Qt::QueuedConnection);
   };
   auto completion = [self, generation](const layout::LayoutOutcome& outcome) {
     if (!self) return;
     // The job may still be cancelled: `outcome` then holds the cancellation error.
     bool cancelled = !outcome && outcome.error().message.find("cancel") != std::string::npos;
-    QMetaObject::invokeMethod(self, [self, generation, outcome, cancelled] {
-      if (self) self->onLayoutSettled(generation, outcome, cancelled);
-    }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        self,
+        [self, generation, outcome, cancelled] {
+          if (self) self->onLayoutSettled(generation, outcome, cancelled);
+        },
+        Qt::QueuedConnection);
   };
   job_ = service_->submit(layout::LayoutKey::of(request, document_->id(), layoutRevision_), *level, progress,
                           completion);
@@ -320,7 +333,9 @@ void GraphCanvas::placeOverlays() {
   legend_->raise();
 }
 
-void GraphCanvas::fitToView() { view_->fitToView(); }
+void GraphCanvas::fitToView() {
+  view_->fitToView();
+}
 
 // --- navigation ---
 
@@ -328,7 +343,8 @@ const Graph* GraphCanvas::bodyGraph(const Node& owner, int body) const {
   std::vector<Graph*> graphs = owner.subgraphs();
   if (body >= 0 && static_cast<size_t>(body) < graphs.size()) return graphs[static_cast<size_t>(body)];
   if (document_ && static_cast<size_t>(body) == graphs.size()) {
-    const Function* function = document_->model().findFunction(owner.domain(), owner.opType(), owner.overload());
+    const Function* function =
+        document_->model().findFunction(owner.domain(), owner.opType(), owner.overload());
     if (function) return function->body.get();
   }
   return nullptr;
@@ -351,7 +367,8 @@ LevelFrame GraphCanvas::bodyFrame(const Node& owner, int body) const {
   } else {
     what = tr("function");
   }
-  QString node = owner.name().empty() ? qs(owner.opType()) : qs(owner.opType()) + " " + lastComponent(owner.name());
+  QString node =
+      owner.name().empty() ? qs(owner.opType()) : qs(owner.opType()) + " " + lastComponent(owner.name());
   frame.label = node + ": " + what;
   return frame;
 }
@@ -402,7 +419,9 @@ void GraphCanvas::navigateTo(int index) {
   requestLevel();
 }
 
-void GraphCanvas::back() { navigateTo(static_cast<int>(frames_.size()) - 2); }
+void GraphCanvas::back() {
+  navigateTo(static_cast<int>(frames_.size()) - 2);
+}
 
 void GraphCanvas::resolveFrames() {
   if (!document_ || frames_.empty()) return;
@@ -449,7 +468,8 @@ std::vector<LevelFrame> GraphCanvas::framesTo(const Graph& graph) const {
     // A function body: enter it from its first call in the main graph.
     const Node* call = nullptr;
     for (const Node* node : main.nodes()) {
-      const Function* function = document_->model().findFunction(node->domain(), node->opType(), node->overload());
+      const Function* function =
+          document_->model().findFunction(node->domain(), node->opType(), node->overload());
       if (function && function->body.get() == walk) {
         call = node;
         break;
@@ -461,7 +481,8 @@ std::vector<LevelFrame> GraphCanvas::framesTo(const Graph& graph) const {
   std::vector<LevelFrame> frames{frames_.front()};
   frames.front().scopePath.clear();
   frames.front().graph = &main;
-  for (auto it = steps.rbegin(); it != steps.rend(); ++it) frames.push_back(bodyFrame(*it->first, it->second));
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+    frames.push_back(bodyFrame(*it->first, it->second));
   return frames;
 }
 
@@ -491,7 +512,8 @@ void GraphCanvas::focusOn(const Selection& selection) {
     std::string nodeScope(node->scopePath());
     const ScopeTree& tree = scopeTreeOf(*graph);
     if (const Scope* scope = tree.scopeOf(node->id())) nodeScope = scope->path;
-    while (frames_.size() > 1 && frames_.back().isScopeFrame() && !scopeHolds(frames_.back().scopePath, nodeScope)) {
+    while (frames_.size() > 1 && frames_.back().isScopeFrame() &&
+           !scopeHolds(frames_.back().scopePath, nodeScope)) {
       frames_.pop_back();
     }
     LevelFrame& frame = frames_.back();
@@ -515,7 +537,8 @@ void GraphCanvas::focusOn(const Selection& selection) {
 }
 
 bool GraphCanvas::centreOn(const Selection& selection) {
-  const Graph* graph = selection.graph ? selection.graph : (document_ ? &document_->model().graph() : nullptr);
+  const Graph* graph =
+      selection.graph ? selection.graph : (document_ ? &document_->model().graph() : nullptr);
   if (!shown_ || shown_->level->graph != graph) return false;
   if (selection.node != kNoNode) {
     if (BoxItem* box = scene_->boxForNode(selection.node)) {
@@ -603,14 +626,16 @@ void GraphCanvas::onItemDoubleClicked(QGraphicsItem* item, Qt::KeyboardModifiers
   }
   QMenu menu(this);
   for (size_t i = 0; i < levelItem.bodies.size(); ++i) {
-    menu.addAction(qs(levelItem.bodies[i].label), this, [this, node, i] { enterBody(node, static_cast<int>(i)); });
+    menu.addAction(qs(levelItem.bodies[i].label), this,
+                   [this, node, i] { enterBody(node, static_cast<int>(i)); });
   }
   menu.exec(QCursor::pos());
 }
 
 // --- overlays ---
 
-void GraphCanvas::setNodeOverlay(std::unordered_map<NodeId, NodeOverlay> overlay, std::vector<LegendEntry> legend,
+void GraphCanvas::setNodeOverlay(std::unordered_map<NodeId, NodeOverlay> overlay,
+                                 std::vector<LegendEntry> legend,
                                  std::function<QString(double)> formatTotal) {
   overlay_ = std::move(overlay);
   formatTotal_ = std::move(formatTotal);
@@ -625,7 +650,9 @@ void GraphCanvas::setNodeOverlay(std::unordered_map<NodeId, NodeOverlay> overlay
   placeOverlays();
 }
 
-void GraphCanvas::clearNodeOverlay() { setNodeOverlay({}); }
+void GraphCanvas::clearNodeOverlay() {
+  setNodeOverlay({});
+}
 
 void GraphCanvas::applyOverlay() {
   if (!shown_) return;

@@ -151,7 +151,7 @@ class GraphCanvas : public QWidget {
   std::vector<LevelFrame> shownFrames_;  // what is on screen (restored when a layout is cancelled)
   std::shared_ptr<const layout::LevelLayout> shown_;
   std::shared_ptr<layout::LayoutJob> job_;
-  uint64_t generation_ = 0;     // bumped per request; results of older ones are dropped
+  uint64_t generation_ = 0;      // bumped per request; results of older ones are dropped
   uint64_t layoutRevision_ = 0;  // bumped per model edit (not per re-inference: shapes only relabel)
   size_t collapseThreshold_ = 1000;
   bool fitAfterLayout_ = true;

@@ -13,9 +13,15 @@ constexpr double kNameSpace = 16;     // above a box, for its name when zoomed i
 constexpr double kNameOverhang = 80;  // a name may run this far past the box's right edge
 constexpr double kBadgeSpace = 90;    // right of a box, for an overlay label
 
-QRectF toQt(const layout::Rect& rect) { return {rect.x, rect.y, rect.width, rect.height}; }
-QPointF toQt(const layout::Point& point) { return {point.x, point.y}; }
-QString qs(const std::string& text) { return QString::fromStdString(text); }
+QRectF toQt(const layout::Rect& rect) {
+  return {rect.x, rect.y, rect.width, rect.height};
+}
+QPointF toQt(const layout::Point& point) {
+  return {point.x, point.y};
+}
+QString qs(const std::string& text) {
+  return QString::fromStdString(text);
+}
 
 }  // namespace
 
@@ -36,10 +42,11 @@ BoxItem::BoxItem(const SceneState& state, std::shared_ptr<const layout::LevelLay
   std::vector<std::string> lines = layout::itemDetailLines(item);
   for (const std::string& line : lines) lines_.push_back(qs(line));
   firstTag_ = item.kind == layout::ItemKind::Node ? static_cast<int>(item.attributeLines.size())
-                                                    : static_cast<int>(lines_.size());
+                                                  : static_cast<int>(lines_.size());
   QString tip = qs(item.title);
   if (!item.name.empty() && item.name != item.title) tip += "\n" + qs(item.name);
-  if (item.kind == layout::ItemKind::Group) tip += "\n" + QObject::tr("double-click to open, Shift+double-click to expand in place");
+  if (item.kind == layout::ItemKind::Group)
+    tip += "\n" + QObject::tr("double-click to open, Shift+double-click to expand in place");
   if (!item.bodies.empty()) tip += "\n" + QObject::tr("double-click to enter its body");
   setToolTip(tip);
 }
@@ -120,7 +127,8 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
   if (overlay_ && !overlay_->label.isEmpty()) {
     painter->setFont(style.detailFont);
     QFontMetricsF fm(style.detailFont);
-    QRectF badge(box_.right() + 4, box_.y(), fm.horizontalAdvance(overlay_->label) + 8, metrics.lineHeight + 2);
+    QRectF badge(box_.right() + 4, box_.y(), fm.horizontalAdvance(overlay_->label) + 8,
+                 metrics.lineHeight + 2);
     painter->setPen(fill.darker(150));
     painter->setBrush(QColor(255, 255, 255, 230));
     painter->drawRoundedRect(badge, 3, 3);
@@ -167,10 +175,12 @@ void EdgeItem::setLabel(EdgeLabel label) {
   prepareGeometryChange();
   label_ = std::move(label);
   const layout::Edge& edge = levelEdge();
-  if (edge.valueCount > 1 && !label_.empty()) label_.runs.push_back({QStringLiteral(" ×%1").arg(edge.valueCount)});
-  labelSize_ = label_.empty() ? QSizeF()
-                              : QSizeF(QFontMetricsF(state_.style->edgeFont).horizontalAdvance(label_.plainText()),
-                                       QFontMetricsF(state_.style->edgeFont).height());
+  if (edge.valueCount > 1 && !label_.empty())
+    label_.runs.push_back({QStringLiteral(" ×%1").arg(edge.valueCount)});
+  labelSize_ = label_.empty()
+                   ? QSizeF()
+                   : QSizeF(QFontMetricsF(state_.style->edgeFont).horizontalAdvance(label_.plainText()),
+                            QFontMetricsF(state_.style->edgeFont).height());
   updateBounds();
   update();
 }
@@ -204,8 +214,8 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
   if (lod < style.outlineLod) {
     if (geometry.points.empty()) return;
     painter->setPen(QPen(color, 0));  // cosmetic: one pixel at any scale
-    painter->drawLine(toQt(geometry.points.front()), geometry.hasArrow ? toQt(geometry.arrowTip)
-                                                                        : toQt(geometry.points.back()));
+    painter->drawLine(toQt(geometry.points.front()),
+                      geometry.hasArrow ? toQt(geometry.arrowTip) : toQt(geometry.points.back()));
     return;
   }
   painter->setPen(QPen(color, highlighted_ ? 2.5 : 1.1));
@@ -231,7 +241,8 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 
 // --- ClusterItem ---
 
-ClusterItem::ClusterItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout, size_t index)
+ClusterItem::ClusterItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout,
+                         size_t index)
     : state_(state), layout_(std::move(layout)), index_(index), frame_(toQt(layout_->clusters[index])) {
   setZValue(-2);
   setToolTip(qs(cluster().scopePath) + "\n" + QObject::tr("double-click the frame to collapse it"));

@@ -18,7 +18,7 @@ namespace onyx::views {
 // A per-node overlay from a later view (profiling): a fill replacing the category colour and a label.
 struct NodeOverlay {
   QColor fill;
-  QString label;   // "3.2 ms"
+  QString label;     // "3.2 ms"
   double value = 0;  // summed into the groups that hold the node
 };
 

@@ -26,8 +26,9 @@ Expected<QByteArray> renderScene(GraphScene& scene, RenderFormat format, int wid
   const QSize size(std::max(1, static_cast<int>(std::lround(source.width() * scale))),
                    std::max(1, static_cast<int>(std::lround(source.height() * scale))));
   if (format == RenderFormat::Png && (size.width() > 32767 || size.height() > 32767)) {
-    return makeError("the picture would be " + std::to_string(size.width()) + "x" + std::to_string(size.height()) +
-                     " pixels, more than a PNG can hold here: pass a smaller --width, or draw one scope with --scope");
+    return makeError(
+        "the picture would be " + std::to_string(size.width()) + "x" + std::to_string(size.height()) +
+        " pixels, more than a PNG can hold here: pass a smaller --width, or draw one scope with --scope");
   }
   QByteArray bytes;
   QBuffer buffer(&bytes);
@@ -58,8 +59,8 @@ Expected<QByteArray> renderScene(GraphScene& scene, RenderFormat format, int wid
   return bytes;
 }
 
-Expected<QByteArray> renderModel(const Model& model, const ShapeInference* shapes, const RenderOptions& options,
-                                 RenderFormat format) {
+Expected<QByteArray> renderModel(const Model& model, const ShapeInference* shapes,
+                                 const RenderOptions& options, RenderFormat format) {
   const Graph& graph = model.graph();
   ScopeTree scopes = ScopeTree::build(graph);
   layout::LevelRequest request;

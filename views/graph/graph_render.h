@@ -32,7 +32,7 @@ constexpr int kMaxPngSide = 16384;
 Expected<QByteArray> renderScene(GraphScene& scene, RenderFormat format, int width);
 
 // Lays out a level of the model's main graph and draws it. Needs a Q(Gui)Application.
-Expected<QByteArray> renderModel(const Model& model, const ShapeInference* shapes, const RenderOptions& options,
-                                 RenderFormat format);
+Expected<QByteArray> renderModel(const Model& model, const ShapeInference* shapes,
+                                 const RenderOptions& options, RenderFormat format);
 
 }  // namespace onyx::views

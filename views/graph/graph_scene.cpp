@@ -39,7 +39,8 @@ void GraphScene::clearLayout() {
   overviewDirty_ = true;
 }
 
-void GraphScene::showLayout(std::shared_ptr<const layout::LevelLayout> layout, const EdgeLabelSource& labels) {
+void GraphScene::showLayout(std::shared_ptr<const layout::LevelLayout> layout,
+                            const EdgeLabelSource& labels) {
   clearLayout();
   layout_ = std::move(layout);
   const layout::LevelView& level = *layout_->level;
@@ -170,9 +171,10 @@ void GraphScene::rebuildOverview() {
   overviewHighlightedEdges_.clear();
   std::map<QRgb, size_t> bucketOf;
   for (const BoxItem* box : boxes_) {
-    QColor fill = box->isHighlighted()                             ? state_.style->selectionColor
-                  : box->overlay() && box->overlay()->fill.isValid() ? box->overlay()->fill
-                                                                   : state_.style->fillFor(box->levelItem());
+    QColor fill = box->isHighlighted() ? state_.style->selectionColor
+                  : box->overlay() && box->overlay()->fill.isValid()
+                      ? box->overlay()->fill
+                      : state_.style->fillFor(box->levelItem());
     auto [it, added] = bucketOf.try_emplace(fill.rgba(), overviewBoxes_.size());
     if (added) overviewBoxes_.push_back({fill, {}});
     overviewBoxes_[it->second].second.push_back(box->box());
@@ -192,7 +194,8 @@ void GraphScene::drawBackground(QPainter* painter, const QRectF& rect) {
   if (overviewDirty_) rebuildOverview();
   const GraphStyle& style = *state_.style;
   // At least one pixel per box, so a zoomed-out level still shows where its nodes are.
-  const double pixel = 1.0 / std::max(1e-6, QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()));
+  const double pixel =
+      1.0 / std::max(1e-6, QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()));
   painter->save();
   painter->setRenderHint(QPainter::Antialiasing, false);
   painter->setPen(QPen(style.clusterBorder, 0));
@@ -218,7 +221,8 @@ void GraphScene::drawBackground(QPainter* painter, const QRectF& rect) {
     visible.clear();
     for (const QRectF& box : boxes) {
       if (!box.intersects(rect)) continue;
-      visible.push_back(QRectF(box.topLeft(), QSizeF(std::max(box.width(), pixel), std::max(box.height(), pixel))));
+      visible.push_back(
+          QRectF(box.topLeft(), QSizeF(std::max(box.width(), pixel), std::max(box.height(), pixel))));
     }
     painter->setBrush(fill);
     painter->drawRects(visible.data(), static_cast<int>(visible.size()));

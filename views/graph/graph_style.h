@@ -34,10 +34,10 @@ struct GraphStyle {
   QColor nameColor{90, 90, 90};
 
   // Level of detail (the view's scale): below these, parts of an item are not drawn.
-  double titleLod = 0.35;     // op type / group name
-  double detailLod = 0.45;    // attributes, initializer tags, edge labels
-  double nameLod = 1.4;       // node names above the boxes
-  double outlineLod = 0.2;    // box outlines and edge arrowheads; below: plain fills and straight lines
+  double titleLod = 0.35;   // op type / group name
+  double detailLod = 0.45;  // attributes, initializer tags, edge labels
+  double nameLod = 1.4;     // node names above the boxes
+  double outlineLod = 0.2;  // box outlines and edge arrowheads; below: plain fills and straight lines
 
   QColor categoryColor(OpCategory category) const;
   // The fill of a box: a node's by its op's category, the others by kind.

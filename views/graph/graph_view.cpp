@@ -28,9 +28,13 @@ GraphView::GraphView(QWidget* parent) : QGraphicsView(parent) {
           [this](const QVariant& value) { applyScale(value.toDouble(), zoomAnchor_); });
 }
 
-double GraphView::scale() const { return transform().m11(); }
+double GraphView::scale() const {
+  return transform().m11();
+}
 
-QRectF GraphView::visibleSceneRect() const { return mapToScene(viewport()->rect()).boundingRect(); }
+QRectF GraphView::visibleSceneRect() const {
+  return mapToScene(viewport()->rect()).boundingRect();
+}
 
 void GraphView::applyScale(double scale, QPoint anchor) {
   // Keep the scene point that was under the anchor there: scale, then scroll it back.

@@ -19,7 +19,9 @@ Minimap::Minimap(GraphView* view, QWidget* parent) : QWidget(parent), view_(view
   connect(view_, &GraphView::viewportMoved, this, qOverload<>(&QWidget::update));
 }
 
-QSize Minimap::sizeHint() const { return picture_.isNull() ? QSize(kMaxSide, kMaxSide / 2) : picture_.size() + QSize(4, 4); }
+QSize Minimap::sizeHint() const {
+  return picture_.isNull() ? QSize(kMaxSide, kMaxSide / 2) : picture_.size() + QSize(4, 4);
+}
 
 void Minimap::refresh() {
   QGraphicsScene* scene = view_->scene();
@@ -45,7 +47,9 @@ void Minimap::refresh() {
   update();
 }
 
-QRectF Minimap::pictureRect() const { return QRectF(QPointF(2, 2), picture_.size()); }
+QRectF Minimap::pictureRect() const {
+  return QRectF(QPointF(2, 2), picture_.size());
+}
 
 void Minimap::paintEvent(QPaintEvent*) {
   if (picture_.isNull() || !view_->scene()) return;
@@ -76,7 +80,9 @@ void Minimap::centerViewAt(QPointF position) {
   view_->centerOn(target);
 }
 
-void Minimap::mousePressEvent(QMouseEvent* event) { centerViewAt(event->position()); }
+void Minimap::mousePressEvent(QMouseEvent* event) {
+  centerViewAt(event->position());
+}
 
 void Minimap::mouseMoveEvent(QMouseEvent* event) {
   if (event->buttons() & Qt::LeftButton) centerViewAt(event->position());
