@@ -1,6 +1,8 @@
 // Times one model under ONNX Runtime (onnxruntime-node): intra-op threads 2, graph optimization "all",
 // inputs from a test_data_set folder (TensorProto .pb files, parsed here). Prints the median latency in ms.
 // Usage: node ort_bench.js MODEL.onnx DATASET_DIR WARMUP ITERATIONS
+//   ORT_PROFILE=PREFIX: also record ONNX Runtime's profiler JSON (written to PREFIX_<date>.json; its path is
+//   printed on stderr) so `onyx profile` and the GUI can map it onto the graph.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -69,6 +71,7 @@ async function main() {
   const [model, dataset, warmup, iterations] = process.argv.slice(2);
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
+    enableProfiling: Boolean(process.env.ORT_PROFILE), profileFilePrefix: process.env.ORT_PROFILE || undefined,
   });
   const feeds = {};
   session.inputNames.forEach((name, k) => {
@@ -81,6 +84,7 @@ async function main() {
     await session.run(feeds);
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
+  if (process.env.ORT_PROFILE) console.error('profile: ' + session.endProfiling());
   times.sort((a, b) => a - b);
   console.log(times[Math.floor(times.length / 2)].toFixed(3));
 }

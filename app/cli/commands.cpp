@@ -8,11 +8,13 @@ Command saveCommand();         // cmd_save.cpp
 Command shapesCommand();       // cmd_shapes.cpp
 Command runCommand();          // cmd_run.cpp
 Command conformanceCommand();  // cmd_conformance.cpp
+Command profileCommand();      // cmd_profile.cpp
 Command renderCommand();       // cmd_render.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
-      infoCommand(), saveCommand(), shapesCommand(), runCommand(), conformanceCommand(), renderCommand(),
+      infoCommand(),        saveCommand(),    shapesCommand(), runCommand(),
+      conformanceCommand(), profileCommand(), renderCommand(),
   };
   return list;
 }
