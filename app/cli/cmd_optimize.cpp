@@ -12,6 +12,7 @@
 #include "exec/compare.h"
 #include "onnx/onnx_io.h"
 #include "passes/pass_manager.h"
+#include "util/json_writer.h"
 
 namespace onyx::cli {
 
@@ -41,43 +42,16 @@ std::vector<std::string> splitList(const std::string& text) {
   return items;
 }
 
-std::string jsonString(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", int(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 int printList(bool json) {
   const auto& registry = passes::passRegistry();
   if (json) {
     std::cout << "{\"passes\":[";
     for (size_t i = 0; i < registry.size(); ++i)
-      std::cout << (i ? "," : "") << "{\"name\":" << jsonString(registry[i].name)
-                << ",\"summary\":" << jsonString(registry[i].summary) << "}";
+      std::cout << (i ? "," : "") << "{\"name\":" << jsonQuote(registry[i].name)
+                << ",\"summary\":" << jsonQuote(registry[i].summary) << "}";
     std::cout << "],\"default_pipeline\":[";
     const auto& pipeline = passes::defaultPipeline();
-    for (size_t i = 0; i < pipeline.size(); ++i) std::cout << (i ? "," : "") << jsonString(pipeline[i]);
+    for (size_t i = 0; i < pipeline.size(); ++i) std::cout << (i ? "," : "") << jsonQuote(pipeline[i]);
     std::cout << "]}\n";
     return kExitOk;
   }
@@ -115,24 +89,24 @@ void printStepText(const passes::PassStep& step, const OptimizeArguments& args) 
 std::string stepJson(const passes::PassStep& step, const OptimizeArguments& args) {
   std::string json =
       fmt::format("{{\"pass\":{},\"round\":{},\"changed\":{},\"nodes_before\":{},\"nodes_after\":{}",
-                  jsonString(step.pass), step.round, step.changed, step.nodesBefore, step.nodesAfter);
+                  jsonQuote(step.pass), step.round, step.changed, step.nodesBefore, step.nodesAfter);
   if (args.time) json += fmt::format(",\"ms\":{:.3f}", step.milliseconds);
   json += ",\"counters\":{";
   for (size_t i = 0; i < step.counters.size(); ++i)
-    json += fmt::format("{}{}:{}", i ? "," : "", jsonString(step.counters[i].name), step.counters[i].count);
+    json += fmt::format("{}{}:{}", i ? "," : "", jsonQuote(step.counters[i].name), step.counters[i].count);
   json += "},\"skips\":[";
   for (size_t i = 0; i < step.skips.size(); ++i)
-    json += fmt::format("{}{{\"node\":{},\"reason\":{}}}", i ? "," : "", jsonString(step.skips[i].where),
-                        jsonString(step.skips[i].reason));
+    json += fmt::format("{}{{\"node\":{},\"reason\":{}}}", i ? "," : "", jsonQuote(step.skips[i].where),
+                        jsonQuote(step.skips[i].reason));
   json += "]";
   if (step.verification) {
     json += fmt::format(",\"verify\":{{\"ran\":{}", step.verification->ran);
-    if (!step.verification->ran) json += ",\"reason\":" + jsonString(step.verification->notRunReason);
+    if (!step.verification->ran) json += ",\"reason\":" + jsonQuote(step.verification->notRunReason);
     json += ",\"outputs\":[";
     for (size_t i = 0; i < step.verification->outputs.size(); ++i) {
       const auto& o = step.verification->outputs[i];
       json += fmt::format("{}{{\"output\":{},\"max_abs_error\":{},\"max_rel_error\":{},\"ok\":{}}}",
-                          i ? "," : "", jsonString(o.output), o.maxAbsError, o.maxRelError, o.ok);
+                          i ? "," : "", jsonQuote(o.output), o.maxAbsError, o.maxRelError, o.ok);
     }
     json += "]}";
   }
@@ -172,12 +146,12 @@ int optimize(const OptimizeArguments& args) {
 
   if (args.json) {
     std::string json = fmt::format("{{\"model\":{},\"nodes_before\":{},\"nodes_after\":{},\"rounds\":{}",
-                                   jsonString(args.in), result.nodesBefore, result.nodesAfter, result.rounds);
+                                   jsonQuote(args.in), result.nodesBefore, result.nodesAfter, result.rounds);
     if (args.fixpoint) json += fmt::format(",\"fixpoint\":{}", result.reachedFixpoint);
     json += ",\"steps\":[";
     for (size_t i = 0; i < result.steps.size(); ++i) json += (i ? "," : "") + stepJson(result.steps[i], args);
     json += "]";
-    if (!result.error) json += ",\"output\":" + jsonString(args.out);
+    if (!result.error) json += ",\"output\":" + jsonQuote(args.out);
     std::cout << json << "}\n";
   } else {
     for (const auto& step : result.steps) printStepText(step, args);

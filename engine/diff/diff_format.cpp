@@ -3,6 +3,25 @@
 #include "util/json_writer.h"
 
 namespace onyx::diff {
+
+ChangeDirection changeDirection(ChangeKind kind) {
+  switch (kind) {
+    case ChangeKind::GraphInputAdded:
+    case ChangeKind::GraphOutputAdded:
+    case ChangeKind::InitializerAdded:
+    case ChangeKind::NodeAdded:
+    case ChangeKind::FunctionAdded:
+      return ChangeDirection::Added;
+    case ChangeKind::GraphInputRemoved:
+    case ChangeKind::GraphOutputRemoved:
+    case ChangeKind::InitializerRemoved:
+    case ChangeKind::NodeRemoved:
+    case ChangeKind::FunctionRemoved:
+      return ChangeDirection::Removed;
+    default:
+      return ChangeDirection::Changed;
+  }
+}
 namespace {
 
 std::string count(size_t n, const std::string& noun, const std::string& verb) {
@@ -14,22 +33,15 @@ std::string orNone(const std::string& name) {
 }
 
 char sign(ChangeKind kind) {
-  switch (kind) {
-    case ChangeKind::GraphInputAdded:
-    case ChangeKind::GraphOutputAdded:
-    case ChangeKind::InitializerAdded:
-    case ChangeKind::NodeAdded:
-    case ChangeKind::FunctionAdded:
+  switch (changeDirection(kind)) {
+    case ChangeDirection::Added:
       return '+';
-    case ChangeKind::GraphInputRemoved:
-    case ChangeKind::GraphOutputRemoved:
-    case ChangeKind::InitializerRemoved:
-    case ChangeKind::NodeRemoved:
-    case ChangeKind::FunctionRemoved:
+    case ChangeDirection::Removed:
       return '-';
-    default:
-      return '~';
+    case ChangeDirection::Changed:
+      break;
   }
+  return '~';
 }
 
 const char* category(ChangeKind kind) {

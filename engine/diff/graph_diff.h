@@ -48,7 +48,11 @@ enum class ChangeKind {
 
 // kebab-case: "node-added", for JSON.
 const char* changeKindName(ChangeKind kind);
-bool isNodeChange(ChangeKind kind);  // op, name, inputs, outputs or attributes of a matched node
+bool isNodeChange(ChangeKind kind);
+// Whether a change adds something, removes something, or changes what both sides have.
+enum class ChangeDirection { Added, Removed, Changed };
+ChangeDirection changeDirection(
+    ChangeKind kind);  // op, name, inputs, outputs or attributes of a matched node
 
 struct Change {
   ChangeKind kind;

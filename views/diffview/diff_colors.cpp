@@ -15,23 +15,15 @@ QColor diffToneColor(DiffTone tone) {
 }
 
 DiffTone changeTone(diff::ChangeKind kind) {
-  using diff::ChangeKind;
-  switch (kind) {
-    case ChangeKind::GraphInputAdded:
-    case ChangeKind::GraphOutputAdded:
-    case ChangeKind::InitializerAdded:
-    case ChangeKind::NodeAdded:
-    case ChangeKind::FunctionAdded:
+  switch (diff::changeDirection(kind)) {
+    case diff::ChangeDirection::Added:
       return DiffTone::Added;
-    case ChangeKind::GraphInputRemoved:
-    case ChangeKind::GraphOutputRemoved:
-    case ChangeKind::InitializerRemoved:
-    case ChangeKind::NodeRemoved:
-    case ChangeKind::FunctionRemoved:
+    case diff::ChangeDirection::Removed:
       return DiffTone::Removed;
-    default:
-      return DiffTone::Changed;
+    case diff::ChangeDirection::Changed:
+      break;
   }
+  return DiffTone::Changed;
 }
 
 QColor nodeStatusColor(diff::NodeStatus status) {
