@@ -27,7 +27,9 @@
 #include <filesystem>
 #include <optional>
 
+#include "explorer_panels.h"
 #include "ir/model.h"
+#include "model_document.h"
 #include "model_summary_view.h"
 #include "onnx/onnx_io.h"
 
@@ -50,6 +52,7 @@ bool isOnnxFile(const QUrl& url) {
 
 struct MainWindow::LoadResult {
   std::unique_ptr<Model> model;
+  std::unique_ptr<ShapeInference> inference;  // inferred on the worker too: large models take a while
   ModelInfo info;
   std::optional<Error> error;
   qint64 elapsedMs = 0;
@@ -81,6 +84,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(cancelButton_);
   setBusy(false);
 
+  panels_ = new ExplorerPanels(this);
   createMenus();
   restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
 }
@@ -111,6 +115,7 @@ void MainWindow::createMenus() {
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
   QAction* copy = edit->addAction(tr("&Copy Summary as Text"), summary_, &ModelSummaryView::copyAsText);
   copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+  panels_->addActions(edit, menuBar()->addMenu(tr("&View")));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Onyx"), this, [this] {
@@ -155,6 +160,7 @@ void MainWindow::openModel(const QString& path) {
       auto loaded = loadModel(file);
       if (loaded) {
         result->info = summarizeModel(**loaded);
+        result->inference = std::make_unique<ShapeInference>(inferShapes(**loaded));
         result->model = std::move(loaded).value();
       } else {
         result->error = loaded.error();
@@ -192,8 +198,8 @@ void MainWindow::finishLoading(quint64 generation, const std::shared_ptr<LoadRes
     Q_EMIT loadFailed(message);
     return;
   }
-  model_ = std::move(result->model);
   modelPath_ = loadingPath_;
+  installDocument(std::move(result->model), std::move(result->inference));
   summary_->setInfo(result->info);
   pages_->setCurrentWidget(summary_);
   setWindowTitle(name + QStringLiteral(" - Onyx"));
@@ -204,6 +210,14 @@ void MainWindow::finishLoading(quint64 generation, const std::shared_ptr<LoadRes
                      .arg(result->elapsedMs));
   addRecentFile(QFileInfo(modelPath_).absoluteFilePath());
   Q_EMIT modelLoaded(modelPath_);
+}
+
+void MainWindow::installDocument(std::unique_ptr<Model> model, std::unique_ptr<ShapeInference> inference) {
+  model_ = std::move(model);
+  ModelDocument* previous = document_;
+  document_ = new ModelDocument(model_, modelPath_, std::move(*inference), this);
+  panels_->setDocument(document_);
+  delete previous;  // after the views let go of it
 }
 
 void MainWindow::setBusy(bool busy, const QString& message) {

@@ -19,10 +19,13 @@ class QThread;
 
 namespace onyx {
 class Model;
+struct ShapeInference;
 }
 
 namespace onyx::views {
 
+class ExplorerPanels;
+class ModelDocument;
 class ModelSummaryView;
 
 class MainWindow : public QMainWindow {
@@ -40,6 +43,9 @@ class MainWindow : public QMainWindow {
   const QString& modelPath() const { return modelPath_; }
   bool isLoading() const { return loading_; }
   ModelSummaryView* summaryView() const { return summary_; }
+  // The open model as the views share it (null until a model loads).
+  ModelDocument* document() const { return document_; }
+  ExplorerPanels* panels() const { return panels_; }
   QStringList recentFiles() const;
 
  public Q_SLOTS:
@@ -64,6 +70,8 @@ class MainWindow : public QMainWindow {
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void createMenus();
+  // The one place a loaded model becomes the document every view reads.
+  void installDocument(std::unique_ptr<Model> model, std::unique_ptr<ShapeInference> inference);
 
   ModelSummaryView* summary_ = nullptr;
   QStackedWidget* pages_ = nullptr;
@@ -74,7 +82,9 @@ class MainWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   QPointer<QMessageBox> errorBox_;
 
-  std::unique_ptr<Model> model_;
+  std::shared_ptr<Model> model_;
+  ModelDocument* document_ = nullptr;
+  ExplorerPanels* panels_ = nullptr;
   QString modelPath_;
   QString loadingPath_;
   bool loading_ = false;
