@@ -29,6 +29,7 @@
 #include <optional>
 
 #include "graph/graph_canvas.h"
+#include "explorer_panels.h"
 #include "ir/model.h"
 #include "model_document.h"
 #include "model_summary_view.h"
@@ -90,6 +91,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(cancelButton_);
   setBusy(false);
 
+  panels_ = new ExplorerPanels(this);
   createMenus();
   restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
 }
@@ -120,6 +122,7 @@ void MainWindow::createMenus() {
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
   QAction* copy = edit->addAction(tr("&Copy Summary as Text"), summary_, &ModelSummaryView::copyAsText);
   copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+  panels_->addActions(edit, menuBar()->addMenu(tr("&View")));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Onyx"), this, [this] {
@@ -221,6 +224,7 @@ void MainWindow::installDocument(std::unique_ptr<Model> model, std::unique_ptr<S
   ModelDocument* previous = document_;
   document_ = new ModelDocument(model_, modelPath_, std::move(*inference), this);
   canvas_->setDocument(document_);
+  panels_->setDocument(document_);
   delete previous;  // after the views let go of it
 }
 

@@ -26,6 +26,7 @@ struct ShapeInference;
 namespace onyx::views {
 
 class GraphCanvas;
+class ExplorerPanels;
 class ModelDocument;
 class ModelSummaryView;
 
@@ -48,6 +49,7 @@ class MainWindow : public QMainWindow {
   ModelDocument* document() const { return document_; }
   // The graph explorer's canvas, the central widget once a model is open.
   GraphCanvas* canvas() const { return canvas_; }
+  ExplorerPanels* panels() const { return panels_; }
   QStringList recentFiles() const;
 
  public Q_SLOTS:
@@ -87,6 +89,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<Model> model_;
   ModelDocument* document_ = nullptr;
   GraphCanvas* canvas_ = nullptr;
+  ExplorerPanels* panels_ = nullptr;
   QString modelPath_;
   QString loadingPath_;
   bool loading_ = false;
