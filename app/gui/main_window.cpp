@@ -23,17 +23,21 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QThread>
+#include <QUndoStack>
 #include <QUrl>
 #include <exception>
 #include <filesystem>
 #include <optional>
 
+#include "diffview/diff_window.h"
 #include "graph/graph_canvas.h"
 #include "explorer_panels.h"
 #include "ir/model.h"
 #include "model_document.h"
 #include "model_summary_view.h"
 #include "onnx/onnx_io.h"
+#include "passes/pass_panel.h"
+#include "passes/pass_session.h"
 
 namespace onyx::views {
 namespace {
@@ -91,6 +95,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(cancelButton_);
   setBusy(false);
 
+  undoStack_ = new QUndoStack(this);
+  connect(undoStack_, &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+  passPanel_ = new PassPanel(*undoStack_, this);
+  auto* passDock = new QDockWidget(tr("Passes"), this);
+  passDock->setObjectName(QStringLiteral("passDock"));
+  passDock->setWidget(passPanel_);
+  addDockWidget(Qt::RightDockWidgetArea, passDock);
+  connect(passPanel_, &PassPanel::compareRequested, this,
+          [this](std::shared_ptr<const Model> before, std::shared_ptr<const Model> after, const QString& beforeTitle,
+                 const QString& afterTitle) { showDiff(*before, *after, beforeTitle, afterTitle, true); });
+
   panels_ = new ExplorerPanels(this);
   createMenus();
   restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
@@ -115,11 +130,27 @@ void MainWindow::createMenus() {
   QAction* sample =
       file->addAction(tr("Open &Sample Model"), this, [this] { openModel(bundledSamplePath()); });
   sample->setEnabled(!bundledSamplePath().isEmpty());
+  QAction* saveAs = file->addAction(tr("Save &As..."), this, &MainWindow::showSaveAsDialog);
+  saveAs->setShortcut(QKeySequence::SaveAs);
+  file->addAction(tr("Compare with &File..."), this, [this] {
+    if (!document_) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with ONNX Model"),
+                                                      QFileInfo(modelPath_).absolutePath(),
+                                                      tr("ONNX models (*.onnx);;All files (*)"));
+    if (!path.isEmpty()) compareWithFile(path);
+  });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = undoStack_->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
+  QAction* redo = undoStack_->createRedoAction(this, tr("&Redo"));
+  redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+  edit->addAction(undo);
+  edit->addAction(redo);
+  edit->addSeparator();
   QAction* copy = edit->addAction(tr("&Copy Summary as Text"), summary_, &ModelSummaryView::copyAsText);
   copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
   panels_->addActions(edit, menuBar()->addMenu(tr("&View")));
@@ -209,7 +240,7 @@ void MainWindow::finishLoading(quint64 generation, const std::shared_ptr<LoadRes
   installDocument(std::move(result->model), std::move(result->inference));
   summary_->setInfo(result->info);
   pages_->setCurrentWidget(canvas_);
-  setWindowTitle(name + QStringLiteral(" - Onyx"));
+  updateTitle();
   const ModelInfo& info = result->info;
   setBusy(false, tr("%1: %2 nodes, %3 parameters (%4), loaded in %5 ms")
                      .arg(name, qs(groupThousands(info.nodeCount)), qs(groupThousands(info.parameterCount)),
@@ -225,7 +256,77 @@ void MainWindow::installDocument(std::unique_ptr<Model> model, std::unique_ptr<S
   document_ = new ModelDocument(model_, modelPath_, std::move(*inference), this);
   canvas_->setDocument(document_);
   panels_->setDocument(document_);
+  passPanel_->setDocument(document_);
+  // A pipeline blocks undo while it runs: its steps are pushed as they finish.
+  connect(passPanel_->session(), &PassSession::runningChanged, undoStack_,
+          [this](bool running) { undoStack_->setActive(!running); });
+  undoStack_->clear();  // the commands edit the previous document's model
   delete previous;  // after the views let go of it
+}
+
+void MainWindow::updateTitle() {
+  if (modelPath_.isEmpty()) return;
+  const QString modified = undoStack_->isClean() ? QString() : QStringLiteral("*");
+  setWindowTitle(QFileInfo(modelPath_).fileName() + modified + QStringLiteral(" - Onyx"));
+}
+
+void MainWindow::showSaveAsDialog() {
+  if (!document_) return;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save ONNX Model As"), modelPath_,
+                                                    tr("ONNX models (*.onnx);;All files (*)"));
+  if (!path.isEmpty()) saveModelAs(path);
+}
+
+bool MainWindow::saveModelAs(const QString& path) {
+  if (!document_) return false;
+  const std::filesystem::path file(QFile::encodeName(path).toStdString());
+  auto saved = saveModel(document_->model(), file);
+  if (!saved) {
+    const QString message = "error: " + path + ": " + qs(saved.error().toString());
+    statusText_->setText(tr("Could not save %1").arg(QFileInfo(path).fileName()));
+    if (isVisible()) QMessageBox::critical(this, tr("Onyx"), message);
+    return false;
+  }
+  undoStack_->setClean();
+  statusText_->setText(tr("Saved %1 (%2 bytes)").arg(path).arg(saved->modelBytes));
+  return true;
+}
+
+DiffWindow* MainWindow::showDiff(const Model& before, const Model& after, const QString& beforeTitle,
+                                 const QString& afterTitle, bool sameLineage) {
+  auto* window = new DiffWindow(before, after, beforeTitle, afterTitle,
+                                sameLineage ? diff::MatchBy::NodeIds : diff::MatchBy::Structure, this);
+  window->setAttribute(Qt::WA_DeleteOnClose);
+  window->show();
+  return window;
+}
+
+QList<DiffWindow*> MainWindow::diffWindows() const {
+  return findChildren<DiffWindow*>(QString(), Qt::FindDirectChildrenOnly);
+}
+
+void MainWindow::compareWithFile(const QString& path) {
+  if (!document_) return;
+  auto loaded = std::make_shared<Expected<std::unique_ptr<Model>>>(makeError("not loaded"));
+  const std::filesystem::path file(QFile::encodeName(path).toStdString());
+  statusText_->setText(tr("Loading %1 to compare...").arg(QFileInfo(path).fileName()));
+  QThread* worker = QThread::create([loaded, file] { *loaded = loadModel(file); });
+  QPointer<ModelDocument> document = document_;
+  connect(worker, &QThread::finished, this, [this, worker, loaded, path, document] {
+    std::erase_if(workers_, [&](const QPointer<QThread>& w) { return w.isNull() || w == worker; });
+    worker->deleteLater();
+    if (!document || document != document_) return;  // another model was opened meanwhile
+    if (!*loaded) {
+      const QString message = "error: " + path + ": " + qs(loaded->error().toString());
+      statusText_->setText(message);
+      if (isVisible()) QMessageBox::critical(this, tr("Onyx"), message);
+      return;
+    }
+    showDiff(document_->model(), ***loaded, QFileInfo(modelPath_).fileName(), QFileInfo(path).fileName(), false);
+    statusText_->setText(tr("Compared with %1").arg(path));
+  });
+  workers_.emplace_back(worker);
+  worker->start();
 }
 
 void MainWindow::setBusy(bool busy, const QString& message) {

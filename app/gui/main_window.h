@@ -17,6 +17,7 @@ class QProgressBar;
 class QPushButton;
 class QStackedWidget;
 class QThread;
+class QUndoStack;
 
 namespace onyx {
 class Model;
@@ -29,6 +30,8 @@ class GraphCanvas;
 class ExplorerPanels;
 class ModelDocument;
 class ModelSummaryView;
+class PassPanel;
+class DiffWindow;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -51,12 +54,27 @@ class MainWindow : public QMainWindow {
   GraphCanvas* canvas() const { return canvas_; }
   ExplorerPanels* panels() const { return panels_; }
   QStringList recentFiles() const;
+  // The pass panel (a dock) and the undo history of the open document's edits.
+  PassPanel* passPanel() const { return passPanel_; }
+  QUndoStack* undoStack() const { return undoStack_; }
+  // The diff windows opened so far (closed ones are gone).
+  QList<DiffWindow*> diffWindows() const;
 
  public Q_SLOTS:
   // Starts loading `path` off the UI thread; a load already running is cancelled.
   void openModel(const QString& path);
   void cancelLoading();
   void showOpenDialog();
+  // Writes the open model (with the edits applied) to `path` through a temporary file and a rename; the
+  // file the model was loaded from is only replaced when it is `path`. Returns false (after showing why)
+  // on failure.
+  bool saveModelAs(const QString& path);
+  void showSaveAsDialog();
+  // Opens a diff window between two models (pass steps, or the open model and another file).
+  DiffWindow* showDiff(const Model& before, const Model& after, const QString& beforeTitle,
+                       const QString& afterTitle, bool sameLineage);
+  // Loads `path` off the UI thread and compares the open model with it.
+  void compareWithFile(const QString& path);
 
  Q_SIGNALS:
   void modelLoaded(const QString& path);
@@ -76,6 +94,7 @@ class MainWindow : public QMainWindow {
   void createMenus();
   // The one place a loaded model becomes the document every view reads.
   void installDocument(std::unique_ptr<Model> model, std::unique_ptr<ShapeInference> inference);
+  void updateTitle();
 
   ModelSummaryView* summary_ = nullptr;
   QStackedWidget* pages_ = nullptr;
@@ -90,6 +109,8 @@ class MainWindow : public QMainWindow {
   ModelDocument* document_ = nullptr;
   GraphCanvas* canvas_ = nullptr;
   ExplorerPanels* panels_ = nullptr;
+  PassPanel* passPanel_ = nullptr;
+  QUndoStack* undoStack_ = nullptr;
   QString modelPath_;
   QString loadingPath_;
   bool loading_ = false;

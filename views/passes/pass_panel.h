@@ -1,0 +1,94 @@
+#pragma once
+// The pass panel: the catalogue of passes with their summaries, Apply (one pass, to the whole model or to the
+// selected node's scope), Run pipeline (the default one), an optional numeric check of every step, and the
+// history of steps with their counters, skip reasons, node counts, time and check results. Undone steps are
+// greyed. Selecting one step compares the model before and after it; selecting two compares their states.
+#include <QMetaType>
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTreeWidget;
+class QTreeWidgetItem;
+class QUndoStack;
+
+namespace onyx {
+class Model;
+}
+
+namespace onyx::views {
+
+class ModelDocument;
+class PassSession;
+
+class PassPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit PassPanel(QUndoStack& undoStack, QWidget* parent = nullptr);
+  ~PassPanel() override;
+
+  // A new document starts a new session (and a new undo history: the caller clears the stack).
+  void setDocument(ModelDocument* document);
+  PassSession* session() const { return session_; }
+
+  QTreeWidget* catalogue() const { return catalogue_; }
+  QTreeWidget* history() const { return history_; }
+  QComboBox* scopeChoice() const { return scope_; }
+  QCheckBox* verifyOption() const { return verify_; }
+  // The check's inputs: random, or a test_data_set_N folder beside the model.
+  QComboBox* verifyInputs() const { return verifyInputs_; }
+  QPushButton* applyButton() const { return apply_; }
+  QPushButton* pipelineButton() const { return pipeline_; }
+  QPushButton* compareButton() const { return compare_; }
+  QLabel* statusLabel() const { return status_; }
+
+  // The scope Apply uses: "" (whole model) or the selected node's scope.
+  QString chosenScope() const;
+
+ public Q_SLOTS:
+  // Applies the catalogue's current pass.
+  void applySelectedPass();
+  void runDefaultPipeline();
+  void compareSelectedSteps();
+
+ Q_SIGNALS:
+  // Show the diff between two states of the model.
+  void compareRequested(std::shared_ptr<const onyx::Model> before, std::shared_ptr<const onyx::Model> after,
+                        const QString& beforeTitle, const QString& afterTitle);
+
+ private:
+  void start(const QStringList& passes);
+  void rebuildHistory();
+  void refreshHistoryState();
+  void updateScopeChoice();
+  void updateVerifyInputs();
+  void updateButtons();
+  // -1 for the "original model" row, else the step index; -2 when nothing usable is selected.
+  int stepOfItem(const QTreeWidgetItem* item) const;
+  QString stateTitle(int step) const;
+
+  QUndoStack& undoStack_;
+  ModelDocument* document_ = nullptr;
+  PassSession* session_ = nullptr;
+  QTreeWidget* catalogue_ = nullptr;
+  QComboBox* scope_ = nullptr;
+  QCheckBox* verify_ = nullptr;
+  QComboBox* verifyInputs_ = nullptr;
+  QPushButton* apply_ = nullptr;
+  QPushButton* pipeline_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  QPushButton* compare_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QLabel* status_ = nullptr;
+  QTreeWidget* history_ = nullptr;
+};
+
+}  // namespace onyx::views
+
+Q_DECLARE_METATYPE(std::shared_ptr<const onyx::Model>)

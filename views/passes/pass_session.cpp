@@ -1,0 +1,168 @@
+#include "passes/pass_session.h"
+
+#include <QTimer>
+#include <QUndoCommand>
+#include <QUndoStack>
+
+#include "exec/compare.h"
+#include "ir/rewriter.h"
+#include "model_document.h"
+
+namespace onyx::views {
+namespace {
+
+QString qs(const std::string& text) {
+  return QString::fromStdString(text);
+}
+
+// One step's edits on the undo stack. The step has already run when it is pushed, so the first redo()
+// (QUndoStack::push calls it) does nothing.
+class PassStepCommand : public QUndoCommand {
+ public:
+  PassStepCommand(ModelDocument& document, std::shared_ptr<ChangeLog> changes, const QString& text)
+      : QUndoCommand(text), document_(document), changes_(std::move(changes)) {}
+
+  void undo() override {
+    changes_->undo();
+    document_.reinfer();
+  }
+  void redo() override {
+    if (firstRedo_) {
+      firstRedo_ = false;
+      return;
+    }
+    changes_->redo();
+    document_.reinfer();
+  }
+
+ private:
+  ModelDocument& document_;
+  std::shared_ptr<ChangeLog> changes_;
+  bool firstRedo_ = true;
+};
+
+}  // namespace
+
+PassSession::PassSession(ModelDocument& document, QUndoStack& undoStack, QObject* parent)
+    : QObject(parent),
+      document_(document),
+      undoStack_(undoStack),
+      baseline_(Rewriter::copyModel(document.model())) {
+  connect(&undoStack_, &QUndoStack::indexChanged, this, &PassSession::historyChanged);
+}
+
+PassSession::~PassSession() = default;
+
+bool PassSession::isApplied(int index) const {
+  if (index < 0 || index >= static_cast<int>(steps_.size())) return false;
+  // A step that changed nothing is in effect when the last changing step before it is.
+  for (int i = index; i >= 0; --i)
+    if (steps_[i].command >= 0) return steps_[i].command < undoStack_.index();
+  return true;
+}
+
+std::shared_ptr<const Model> PassSession::snapshot(int index) const {
+  if (index < 0 || index >= static_cast<int>(steps_.size())) return baseline_;
+  return steps_[index].after;
+}
+
+void PassSession::run(const PassRequest& request) {
+  if (pending_ || request.passes.isEmpty()) return;
+  cancelRequested_ = false;
+  pending_.emplace();
+  pending_->request = request;
+  pending_->nodesBefore = passes::countNodes(document_.model());
+  pending_->manager = std::make_unique<passes::PassManager>(document_.model());
+  if (request.verify && !request.inputsFolder.isEmpty()) {
+    auto set = exec::loadTestDataSet(document_.model(), request.inputsFolder.toStdString());
+    if (!set) {
+      Q_EMIT runningChanged(true);
+      finish(tr("cannot read the check's inputs %1: %2").arg(request.inputsFolder, qs(set.error().toString())));
+      return;
+    }
+    pending_->inputs = std::move(set->inputs);
+  }
+  Q_EMIT runningChanged(true);
+  Q_EMIT progress(0, static_cast<int>(request.passes.size()), request.passes.front());
+  // Later, so the caller's UI shows the running state before the first pass blocks the event loop.
+  QTimer::singleShot(0, this, &PassSession::runNext);
+}
+
+void PassSession::cancel() {
+  if (pending_) cancelRequested_ = true;
+}
+
+// Steps after the undo stack's index were undone; a new step replaces them, as QUndoStack drops their
+// commands on push.
+void PassSession::discardUndoneSteps() {
+  const int kept = undoStack_.index();
+  while (!steps_.empty()) {
+    const Step& last = steps_.back();
+    if (last.command >= kept || (last.command < 0 && !isApplied(static_cast<int>(steps_.size()) - 1)))
+      steps_.pop_back();
+    else
+      break;
+  }
+}
+
+void PassSession::runNext() {
+  if (!pending_) return;
+  Pending& pending = *pending_;
+  const int total = static_cast<int>(pending.request.passes.size());
+  if (cancelRequested_ || pending.next >= total) {
+    finish(cancelRequested_ ? tr("cancelled after %1 of %2 passes").arg(pending.next).arg(total) : QString());
+    return;
+  }
+  const QString name = pending.request.passes[pending.next];
+  auto pass = passes::createPass(name.toStdString());
+  if (!pass) {
+    finish(tr("unknown pass '%1'").arg(name));
+    return;
+  }
+  passes::VerifyOptions verify;
+  verify.enabled = pending.request.verify;
+  verify.bindings = document_.bindings();
+  verify.inputs = pending.inputs;
+  auto step = pending.manager->runPass(*pass, pending.request.scope.toStdString(), {}, verify);
+  if (!step) {
+    finish(tr("%1 failed: %2 (its edits were reverted)").arg(name, qs(step.error().toString())));
+    return;
+  }
+  discardUndoneSteps();
+  Step record;
+  record.record = std::move(*step);
+  record.scope = pending.request.scope;
+  if (record.record.changed && record.record.changes && !record.record.changes->empty()) {
+    record.command = undoStack_.index();
+    record.after = Rewriter::copyModel(document_.model());
+    steps_.push_back(std::move(record));
+    QString text = name;
+    if (!pending.request.scope.isEmpty()) text += tr(" on %1").arg(pending.request.scope);
+    undoStack_.push(new PassStepCommand(document_, steps_.back().record.changes, text));
+    ++pending.applied;
+  } else {
+    record.after = steps_.empty() ? baseline_ : steps_.back().after;
+    steps_.push_back(std::move(record));
+  }
+  Q_EMIT stepApplied(static_cast<int>(steps_.size()) - 1);
+  ++pending.next;
+  if (pending.next < total) Q_EMIT progress(pending.next, total, pending.request.passes[pending.next]);
+  QTimer::singleShot(0, this, &PassSession::runNext);
+}
+
+void PassSession::finish(const QString& error) {
+  const Pending& pending = *pending_;
+  const size_t nodesAfter = passes::countNodes(document_.model());
+  const QString summary = tr("%1 of %2 passes changed the model: %3 → %4 nodes")
+                              .arg(pending.applied)
+                              .arg(pending.request.passes.size())
+                              .arg(pending.nodesBefore)
+                              .arg(nodesAfter);
+  const bool changed = pending.applied > 0;
+  pending_.reset();
+  if (changed) document_.reinfer();
+  Q_EMIT runningChanged(false);
+  Q_EMIT finished(summary, error);
+}
+
+}  // namespace onyx::views
