@@ -62,7 +62,12 @@ int runProfile(const ProfileOptions& o) {
         .member("iterations", trace->iterationCount())
         .member("node_events", nodeEvents);
     if (mapping) {
-      json.key("mapping").beginObject().member("model", o.model).member("mapped", mapping->mapped);
+      json.key("mapping")
+          .beginObject()
+          .member("model", o.model)
+          .member("events", mapping->events)
+          .member("mapped", mapping->mapped)
+          .member("runtime_inserted", mapping->runtimeInserted);
       json.key("unmapped").beginArray();
       for (const std::string& name : mapping->unmappedNames) json.value(name);
       json.endArray().endObject();
@@ -89,6 +94,9 @@ int runProfile(const ProfileOptions& o) {
   if (mapping) {
     std::cout << fmt::format("mapped: {} of {} node events ({:.1f}%) onto {}\n", mapping->mapped, mapping->events,
                              100.0 * mapping->mappedShare(), o.model);
+    if (mapping->runtimeInserted > 0)
+      std::cout << fmt::format("runtime-inserted: {} events of nodes the runtime created; {:.1f}% of the rest mapped\n",
+                               mapping->runtimeInserted, 100.0 * mapping->mappedShareOfModelNodes());
     if (!mapping->unmappedNames.empty()) {
       std::string names;
       for (const std::string& n : mapping->unmappedNames) names += (names.empty() ? "" : ", ") + n;

@@ -24,6 +24,13 @@ std::vector<std::string> candidateNames(std::string_view name) {
   if (token != std::string_view::npos) out.emplace_back(name.substr(0, token));
   return out;
 }
+bool runtimeInserted(const exec::ProfileEvent& event) {
+  static constexpr std::string_view kInsertedOps[] = {"ReorderInput", "ReorderOutput", "MemcpyFromHost",
+                                                      "MemcpyToHost"};
+  for (std::string_view op : kInsertedOps)
+    if (event.opType == op) return true;
+  return event.name.find("_token_") != std::string::npos;
+}
 }  // namespace
 
 MappingStats mapOntoModel(Profile& profile, const Model& model) {
@@ -60,6 +67,7 @@ MappingStats mapOntoModel(Profile& profile, const Model& model) {
     }
     if (!node) {
       event.node = kNoNode;
+      if (profile.format == TraceFormat::OnnxRuntime && runtimeInserted(event)) ++stats.runtimeInserted;
       std::string label = event.name.empty() ? event.opType : event.name;
       if (unmappedSeen.insert(label).second) stats.unmappedNames.push_back(label);
       continue;

@@ -37,8 +37,16 @@ Expected<Profile> parseTrace(std::string_view text, std::string_view source);
 struct MappingStats {
   size_t events = 0;
   size_t mapped = 0;
+  // Unmapped events of nodes the runtime created itself (ORT's NCHWc ReorderInput/ReorderOutput, Memcpy, and
+  // "<op>_token_<k>" nodes of its rewrites): they have no counterpart in the model.
+  size_t runtimeInserted = 0;
   std::vector<std::string> unmappedNames;  // distinct, in order of first appearance
   double mappedShare() const { return events ? double(mapped) / double(events) : 0; }
+  // The share among events that stand for nodes of the model.
+  double mappedShareOfModelNodes() const {
+    size_t modelEvents = events - runtimeInserted;
+    return modelEvents ? double(mapped) / double(modelEvents) : 0;
+  }
 };
 
 // Resolves each event's node in `model`'s main graph: by name (ORT names fused nodes after their output
