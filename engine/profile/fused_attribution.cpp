@@ -8,11 +8,25 @@
 namespace onyx::profile {
 
 int64_t elementwiseFlopsPerElement(std::string_view opType) {
-  static const std::unordered_map<std::string_view, int64_t> composite = {
-      {"Sigmoid", 4},     {"HardSigmoid", 3}, {"HardSwish", 4}, {"Softplus", 3}, {"Softsign", 3},
-      {"Elu", 3},         {"Selu", 4},        {"Celu", 4},      {"Gelu", 8},     {"Mish", 6},
-      {"ThresholdedRelu", 1}, {"LeakyRelu", 2}, {"PRelu", 2},   {"Clip", 2},     {"Where", 1},
-      {"Tanh", 5},        {"Erf", 5},         {"Pow", 4},       {"Reciprocal", 1}};
+  static const std::unordered_map<std::string_view, int64_t> composite = {{"Sigmoid", 4},
+                                                                          {"HardSigmoid", 3},
+                                                                          {"HardSwish", 4},
+                                                                          {"Softplus", 3},
+                                                                          {"Softsign", 3},
+                                                                          {"Elu", 3},
+                                                                          {"Selu", 4},
+                                                                          {"Celu", 4},
+                                                                          {"Gelu", 8},
+                                                                          {"Mish", 6},
+                                                                          {"ThresholdedRelu", 1},
+                                                                          {"LeakyRelu", 2},
+                                                                          {"PRelu", 2},
+                                                                          {"Clip", 2},
+                                                                          {"Where", 1},
+                                                                          {"Tanh", 5},
+                                                                          {"Erf", 5},
+                                                                          {"Pow", 4},
+                                                                          {"Reciprocal", 1}};
   auto found = composite.find(opType);
   return found == composite.end() ? 1 : found->second;
 }
@@ -70,8 +84,8 @@ std::vector<AttributedTime> attributeFusedTime(const Profile& profile, const Mod
       AttributedTime& row = body[k];
       row.share = weightSum ? double(row.flops) / double(weightSum) : 0;
       // The last row takes the rounding remainder, so the rows add up to the measured time exactly.
-      row.totalNs = k + 1 == body.size() ? measured.totalNs - assigned
-                                         : int64_t(double(measured.totalNs) * row.share);
+      row.totalNs =
+          k + 1 == body.size() ? measured.totalNs - assigned : int64_t(double(measured.totalNs) * row.share);
       assigned += row.totalNs;
       row.flops *= elements;
       rows.push_back(std::move(row));

@@ -44,12 +44,18 @@ double metricValue(const NodeMetrics& node, const ProfileMetrics& all, OverlayMe
 
 std::string_view metricName(OverlayMetric metric) {
   switch (metric) {
-    case OverlayMetric::SelfTime: return "self time";
-    case OverlayMetric::Share: return "share of total";
-    case OverlayMetric::Flops: return "FLOPs";
-    case OverlayMetric::Bytes: return "bytes";
-    case OverlayMetric::GflopsPerSecond: return "achieved GFLOP/s";
-    case OverlayMetric::GigabytesPerSecond: return "achieved GB/s";
+    case OverlayMetric::SelfTime:
+      return "self time";
+    case OverlayMetric::Share:
+      return "share of total";
+    case OverlayMetric::Flops:
+      return "FLOPs";
+    case OverlayMetric::Bytes:
+      return "bytes";
+    case OverlayMetric::GflopsPerSecond:
+      return "achieved GFLOP/s";
+    case OverlayMetric::GigabytesPerSecond:
+      return "achieved GB/s";
   }
   return "";
 }
@@ -67,18 +73,23 @@ std::string formatMetric(double value, OverlayMetric metric) {
   switch (metric) {
     case OverlayMetric::SelfTime:
       return value >= 1 ? fmt::format("{:.2f} ms", value) : fmt::format("{:.1f} us", value * 1000);
-    case OverlayMetric::Share: return fmt::format("{:.1f} %", value);
-    case OverlayMetric::Flops: return scaled(value, "FLOP");
-    case OverlayMetric::Bytes: return scaled(value, "B");
-    case OverlayMetric::GflopsPerSecond: return fmt::format("{:.2f} GFLOP/s", value);
-    case OverlayMetric::GigabytesPerSecond: return fmt::format("{:.2f} GB/s", value);
+    case OverlayMetric::Share:
+      return fmt::format("{:.1f} %", value);
+    case OverlayMetric::Flops:
+      return scaled(value, "FLOP");
+    case OverlayMetric::Bytes:
+      return scaled(value, "B");
+    case OverlayMetric::GflopsPerSecond:
+      return fmt::format("{:.2f} GFLOP/s", value);
+    case OverlayMetric::GigabytesPerSecond:
+      return fmt::format("{:.2f} GB/s", value);
   }
   return {};
 }
 
 std::vector<OverlayMetric> allMetrics() {
-  return {OverlayMetric::SelfTime, OverlayMetric::Share, OverlayMetric::Flops, OverlayMetric::Bytes,
-          OverlayMetric::GflopsPerSecond, OverlayMetric::GigabytesPerSecond};
+  return {OverlayMetric::SelfTime, OverlayMetric::Share,           OverlayMetric::Flops,
+          OverlayMetric::Bytes,    OverlayMetric::GflopsPerSecond, OverlayMetric::GigabytesPerSecond};
 }
 
 }  // namespace onyx::profile

@@ -32,7 +32,7 @@ ProfileMetrics nodeMetrics(const Profile& profile);
 // The metric's value for one node: time per iteration in ms, share in %, FLOPs and bytes per iteration,
 // GFLOP/s and GB/s achieved. Larger is "hotter" for every metric.
 double metricValue(const NodeMetrics& node, const ProfileMetrics& all, OverlayMetric metric);
-std::string_view metricName(OverlayMetric metric);  // "self time", "share of total", ...
+std::string_view metricName(OverlayMetric metric);             // "self time", "share of total", ...
 std::string formatMetric(double value, OverlayMetric metric);  // "3.20 ms", "12.5 %", "1.2 GFLOP"
 std::vector<OverlayMetric> allMetrics();
 

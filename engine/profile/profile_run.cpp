@@ -106,8 +106,12 @@ double LatencyStats::median() const {
   size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-double LatencyStats::min() const { return ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end()); }
-double LatencyStats::max() const { return ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end()); }
+double LatencyStats::min() const {
+  return ms.empty() ? 0 : *std::min_element(ms.begin(), ms.end());
+}
+double LatencyStats::max() const {
+  return ms.empty() ? 0 : *std::max_element(ms.begin(), ms.end());
+}
 double LatencyStats::mean() const {
   return ms.empty() ? 0 : std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size());
 }
@@ -155,8 +159,8 @@ Expected<RunResult> runProfiled(const Model& model, const RunRequest& request,
   }
   const auto& declaredOutputs = model.graph().outputs();
   for (size_t k = 0; k < outputs.size(); ++k)
-    result.outputs.push_back(
-        summarizeOutput(k < declaredOutputs.size() ? declaredOutputs[k]->name() : std::to_string(k), outputs[k]));
+    result.outputs.push_back(summarizeOutput(
+        k < declaredOutputs.size() ? declaredOutputs[k]->name() : std::to_string(k), outputs[k]));
   if (request.profile) {
     result.profile = Profile::fromProfiler(ex.profiler());
     result.profile.mapped.assign(result.profile.events.size(), true);

@@ -20,7 +20,7 @@ struct RunRequest {
   int threads = 2;
   SymBindings bindings;
   InputSource inputs = InputSource::Random;
-  std::filesystem::path dataSet;                  // TestDataSet: a test_data_set_N folder
+  std::filesystem::path dataSet;                   // TestDataSet: a test_data_set_N folder
   std::vector<std::filesystem::path> tensorFiles;  // TensorFiles: one .pb per graph input, in order
   uint64_t seed = 1;
   int warmup = 1;
@@ -58,10 +58,10 @@ struct LatencyStats {
 struct RunResult {
   LatencyStats latency;
   std::vector<OutputSummary> outputs;
-  Profile profile;             // the timed iterations' events (empty when request.profile is false)
-  exec::MemoryReport memory;   // the executor's memory plan after the runs
-  std::string backendUsed;     // what "auto" resolved to
-  bool cancelled = false;      // stopped between iterations: latency holds the iterations that ran
+  Profile profile;            // the timed iterations' events (empty when request.profile is false)
+  exec::MemoryReport memory;  // the executor's memory plan after the runs
+  std::string backendUsed;    // what "auto" resolved to
+  bool cancelled = false;     // stopped between iterations: latency holds the iterations that ran
 };
 
 struct RunProgress {

@@ -41,7 +41,9 @@ TEST(ProfileRun, ZerosGiveKnownOutputsAndTheProfileHoldsTheTimedIterations) {
   request.warmup = 2;
   request.iterations = 4;
   std::vector<std::pair<std::string, int>> seen;
-  auto result = runProfiled(*model, request, [&](const RunProgress& p) { seen.push_back({p.phase, p.done}); });
+  auto result = runProfiled(*model, request, [&](const RunProgress& p) {
+    seen.push_back({p.phase, p.done});
+  });
   ASSERT_TRUE(result.ok()) << result.error().toString();
   EXPECT_EQ(result->latency.ms.size(), 4u);
   EXPECT_LE(result->latency.min(), result->latency.median());
