@@ -733,6 +733,13 @@ MemoryReport Executor::memoryReport() const {
   }
   for (int r : arena->plan.aliveAtPeak)
     report.aliveAtPeak.push_back({arena->requests[size_t(r)].label, arena->requests[size_t(r)].bytes});
+  report.buffers = arena->requests;
+  report.offsets = arena->plan.offsets;
+  report.peakStep = arena->plan.peakStep;
+  for (const Step& step : main_->steps) {
+    report.stepLabels.push_back(step.node ? step.node->describe() : "transfer");
+    report.stepNodes.push_back(step.node ? step.node->id() : kNoNode);
+  }
   return report;
 }
 

@@ -32,6 +32,13 @@ struct MemoryReport {
   int inPlaceCount = 0;
   std::string peakNode;                                      // node running at the peak
   std::vector<std::pair<std::string, int64_t>> aliveAtPeak;  // tensor label, bytes
+  // The plan itself, for the memory view's liveness timeline: every planned buffer (its steps, bytes and
+  // label), its offset in the arena (same index), and a label per step of the main graph's schedule.
+  std::vector<BufferRequest> buffers;
+  std::vector<int64_t> offsets;
+  std::vector<std::string> stepLabels;
+  std::vector<NodeId> stepNodes;  // the node of each step, kNoNode for an inserted transfer
+  int peakStep = -1;
 };
 
 struct Assignment {

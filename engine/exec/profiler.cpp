@@ -35,19 +35,23 @@ void Profiler::clear() {
 }
 
 std::string Profiler::chromeTraceJson() const {
+  return exec::chromeTraceJson(events_, iterations_);
+}
+
+std::string chromeTraceJson(const std::vector<ProfileEvent>& events, const std::vector<IterationMark>& iterations) {
   std::string out = "{\"traceEvents\":[\n";
   bool first = true;
   auto sep = [&] {
     if (!first) out += ",\n";
     first = false;
   };
-  for (const IterationMark& it : iterations_) {
+  for (const IterationMark& it : iterations) {
     sep();
     out += fmt::format(
         R"({{"name":"iteration {}","cat":"iteration","ph":"X","pid":1,"tid":100,"ts":{:.3f},"dur":{:.3f}}})",
         it.iteration, it.startNs / 1000.0, it.durationNs / 1000.0);
   }
-  for (const ProfileEvent& e : events_) {
+  for (const ProfileEvent& e : events) {
     sep();
     out += fmt::format(
         R"({{"name":{},"cat":{},"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"node_id":{},"op":{},"backend":{},"kernel":{},"iteration":{},"depth":{},"bytes_read":{},"bytes_written":{},"flops":{}}}}})",

@@ -35,6 +35,7 @@ struct IterationMark {
 struct SummaryRow {
   std::string key;  // node "Conv '/layer1/conv' (#12)" or op type "Conv"
   std::string opType;
+  NodeId node = kNoNode;  // node rows only
   int64_t count = 0;  // events summed (nodes x iterations)
   double totalMs = 0;
   double meanMs = 0;
@@ -42,6 +43,10 @@ struct SummaryRow {
   int64_t flops = 0;
   int64_t bytes = 0;
 };
+
+// Chrome trace JSON (Perfetto, chrome://tracing) of any events: what Profiler::chromeTraceJson writes, also
+// for profiles read back from files.
+std::string chromeTraceJson(const std::vector<ProfileEvent>& events, const std::vector<IterationMark>& iterations);
 
 class Profiler {
  public:

@@ -58,6 +58,7 @@ std::vector<exec::SummaryRow> summarize(const std::vector<exec::ProfileEvent>& e
     exec::SummaryRow& row = rows[rowKey];
     row.key = rowKey;
     row.opType = e.opType;
+    if (key == SummaryKey::Node) row.node = e.node;
     addTo(row, e);
   }
   std::vector<exec::SummaryRow> out;

@@ -1,0 +1,412 @@
+// The profiling views on a recorded profile of a shared model (squeezenet1_1, run here with profiling on),
+// under the offscreen platform: flame widths add up, overlay colours follow the metric, selection links the
+// views and the document both ways, the op summary sorts and exports summaryCsv, the Run dialog runs off
+// the UI thread and cancels, ONNX Runtime profiles map onto the graph. Screenshots of each view are written
+// to the build folder (the README's come from there).
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <functional>
+#include <set>
+
+#include "onnx/onnx_io.h"
+#include "profile/flame_view.h"
+#include "profile/memory_view.h"
+#include "profile/op_summary_view.h"
+#include "profile/profile_panel.h"
+#include "profile/profile_session.h"
+#include "profile/run_dialog.h"
+#include "profile/run_results_panel.h"
+#include "profile/timeline_view.h"
+#include "support/test_data.h"
+
+namespace onyx::views {
+
+class TestProfileViews : public QObject {
+  Q_OBJECT
+
+ private:
+  std::unique_ptr<ModelDocument> document_;
+  std::unique_ptr<ProfilePanel> panel_;
+  QString skipReason_;
+
+  static QString sharedModel(const char* name) {
+    auto path = testing::sharedPath(std::string("models/") + name + "/model.onnx");
+    return path.empty() ? QString() : QString::fromStdString(path.string());
+  }
+
+  static std::unique_ptr<ModelDocument> openDocument(const QString& path) {
+    auto model = loadModel(path.toStdString());
+    if (!model) return nullptr;
+    return std::make_unique<ModelDocument>(std::shared_ptr<Model>(std::move(*model)), path);
+  }
+
+  ProfileSession* session() { return panel_->session(); }
+
+  void requireProfile() {
+    if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+    QVERIFY(session()->hasProfile());
+  }
+
+  static void grab(QWidget* widget, const QString& name) {
+    QDir dir(QStringLiteral(ONYX_BINARY_DIR "/screenshots"));
+    dir.mkpath(QStringLiteral("."));
+    widget->grab().save(dir.filePath(name));
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QString path = sharedModel("squeezenet1_1");
+    if (path.isEmpty()) {
+      skipReason_ = QStringLiteral("test data not found: models/squeezenet1_1 (set ONYX_TEST_DATA)");
+      return;
+    }
+    document_ = openDocument(path);
+    QVERIFY(document_);
+    panel_ = std::make_unique<ProfilePanel>(document_.get());
+    panel_->resize(1100, 700);
+    panel_->show();
+    profile::RunRequest request;
+    // Its batch and image size are symbolic: run on the recorded inputs beside it.
+    request.inputs = profile::InputSource::TestDataSet;
+    request.dataSet = std::filesystem::path(path.toStdString()).parent_path() / "test_data_set_0";
+    request.warmup = 1;
+    request.iterations = 2;
+    auto run = profile::runProfiled(document_->model(), request);
+    QVERIFY2(run.ok(), run ? "" : run.error().toString().c_str());
+    session()->setRunResult(*run);
+  }
+
+  void flameWidthsAddUpToTheTotalAndClicksZoom() {
+    requireProfile();
+    FlameView* view = panel_->flameView();
+    panel_->tabs()->setCurrentWidget(view);
+    FlameCanvas* canvas = view->canvas();
+    canvas->resize(1000, canvas->sizeHint().height());
+    auto frames = canvas->frames();
+    QVERIFY(frames.size() > 60);
+    QCOMPARE(frames.front().node, session()->flameTree().root.get());
+    const double width = canvas->width();  // the scroll area fits the canvas to its viewport
+    QCOMPARE(frames.front().rect.width(), width);
+    std::map<const profile::FlameNode*, double> childWidths, widths;
+    for (const auto& f : frames) {
+      widths[f.node] = f.rect.width();
+      if (f.node->parent) childWidths[f.node->parent] += f.rect.width();
+    }
+    int scopes = 0;
+    for (const auto& [node, sum] : childWidths) {
+      QVERIFY2(std::abs(sum - widths[node]) < 1e-6, node->name.c_str());
+      ++scopes;
+    }
+    QVERIFY(scopes > 5);
+    grab(view, QStringLiteral("profile-flame.png"));
+
+    // Clicking a scope zooms into it: it spans the width; the breadcrumb names it; zoom out goes back.
+    const profile::FlameNode* scope = nullptr;
+    QRectF scopeRect;
+    for (const auto& f : frames)
+      if (!f.node->isLeaf() && f.node->parent && f.rect.width() > 20) {
+        scope = f.node;
+        scopeRect = f.rect;
+        break;
+      }
+    QVERIFY(scope);
+    QTest::mouseClick(canvas, Qt::LeftButton, {}, scopeRect.center().toPoint());
+    QCOMPARE(canvas->zoomRoot(), scope);
+    QCOMPARE(canvas->frames().front().rect.width(), width);
+    QVERIFY(view->breadcrumbText().endsWith(QString::fromStdString(scope->name)));
+    canvas->zoomTo(nullptr);
+    QCOMPARE(view->breadcrumbText(), QStringLiteral("model"));
+
+    canvas->setSearch(QStringLiteral("Concat"));
+    QCOMPARE(canvas->matchCount(), 8);  // squeezenet 1.1 has eight Fire modules, one Concat each
+    canvas->setSearch({});
+  }
+
+  void overlayColoursFollowTheMetricOrder() {
+    requireProfile();
+    for (profile::OverlayMetric metric : profile::allMetrics()) {
+      panel_->setOverlayMetric(metric);
+      const ProfileOverlay& overlay = panel_->overlay();
+      QCOMPARE(overlay.nodes.size(), session()->metrics().nodes.size());
+      std::vector<const OverlayEntry*> entries;
+      for (const auto& [id, e] : overlay.nodes) entries.push_back(&e);
+      std::sort(entries.begin(), entries.end(), [](auto* a, auto* b) { return a->metric < b->metric; });
+      for (size_t i = 1; i < entries.size(); ++i) {
+        // Hotter (larger) never lighter; strictly darker where the value is clearly larger.
+        QVERIFY(entries[i]->fill.lightnessF() <= entries[i - 1]->fill.lightnessF() + 1e-6);
+        if (entries[i]->metric > entries[i - 1]->metric * 1.5 + 1e-9)
+          QVERIFY(entries[i]->fill.lightnessF() < entries[i - 1]->fill.lightnessF());
+      }
+      QVERIFY(entries.back()->fill != entries.front()->fill);
+      QCOMPARE(overlay.legend.size(), size_t(5));
+      QVERIFY(entries.back()->label.endsWith(QStringLiteral("s")) ||
+              metric != profile::OverlayMetric::SelfTime);
+    }
+    panel_->setOverlayMetric(profile::OverlayMetric::SelfTime);
+  }
+
+  void selectionLinksTheViewsAndTheDocumentBothWays() {
+    requireProfile();
+    FlameCanvas* canvas = panel_->flameView()->canvas();
+    OpSummaryView* summary = panel_->opSummaryView();
+    summary->setMode(OpSummaryView::Mode::Node);
+    document_->clearSelection();
+
+    // Flame -> document -> op summary.
+    const profile::FlameNode* leaf = nullptr;
+    QRectF leafRect;
+    for (const auto& f : canvas->frames())
+      if (f.node->isLeaf() && f.rect.width() > 4 && (!leaf || f.rect.width() > leafRect.width())) {
+        leaf = f.node;
+        leafRect = f.rect;
+      }
+    QVERIFY(leaf);
+    QTest::mouseClick(canvas, Qt::LeftButton, {}, leafRect.center().toPoint());
+    QCOMPARE(document_->selection().node, leaf->node);
+    QCOMPARE(document_->selection().graph, &document_->model().graph());
+    QModelIndex current = summary->sorted()->mapToSource(summary->table()->currentIndex());
+    QVERIFY(current.isValid());
+    QVERIFY(summary->table()
+                ->model()
+                ->data(summary->table()->currentIndex())
+                .toString()
+                .contains(QStringLiteral("(#%1)").arg(leaf->node)));
+
+    // Op summary -> document -> flame (a zoom that hides the node is undone) and timeline.
+    canvas->zoomTo(leaf->parent);
+    QVERIFY(canvas->zoomRoot() != nullptr);
+    std::set<NodeId> shown;
+    for (const auto& f : canvas->frames())
+      if (f.node->isLeaf()) shown.insert(f.node->node);
+    int otherRow = -1;
+    for (int row = 0; row < summary->sorted()->rowCount() && otherRow < 0; ++row)
+      if (!shown.count(NodeId(summary->sorted()->index(row, 0).data(Qt::UserRole + 1).toLongLong())))
+        otherRow = row;
+    QVERIFY(otherRow >= 0);
+    summary->table()->setCurrentIndex(summary->sorted()->index(otherRow, 0));
+    NodeId picked = document_->selection().node;
+    QVERIFY(picked != leaf->node);
+    QVERIFY(picked != kNoNode);
+    bool visible = false;
+    for (const auto& f : canvas->frames()) visible |= f.node->node == picked;
+    QVERIFY(visible);
+
+    // Timeline -> document -> op summary.
+    TimelineView* timeline = panel_->timelineView();
+    panel_->tabs()->setCurrentWidget(timeline);
+    timeline->resize(1000, 200);
+    const auto& events = session()->profile().events;
+    int target = -1;
+    for (size_t i = 0; i < events.size(); ++i)
+      if (events[i].node != picked && timeline->eventRect(i).width() > 3) {
+        target = int(i);
+        break;
+      }
+    QVERIFY(target >= 0);
+    QTest::mouseClick(timeline, Qt::LeftButton, {}, timeline->eventRect(size_t(target)).center().toPoint());
+    QCOMPARE(document_->selection().node, events[size_t(target)].node);
+    QVERIFY(summary->table()->currentIndex().data().toString().contains(
+        QStringLiteral("(#%1)").arg(events[size_t(target)].node)));
+  }
+
+  void timelineHasLanesPerThreadAndDeviceAndZooms() {
+    requireProfile();
+    TimelineView* timeline = panel_->timelineView();
+    QVERIFY(timeline->lanes().contains(QStringLiteral("CPU thread 0")));
+    grab(timeline, QStringLiteral("profile-timeline.png"));
+    int64_t span = timeline->rangeEnd() - timeline->rangeStart();
+    timeline->zoom(0.5, timeline->rangeStart());
+    QCOMPARE(timeline->rangeEnd() - timeline->rangeStart(), span / 2);
+    timeline->resetRange();
+
+    // Device events get their own lanes: the Vulkan queue and its transfers.
+    profile::Profile p = session()->profile();
+    exec::ProfileEvent upload = p.events[0];
+    upload.backend = "vulkan";
+    upload.variant = "transfer";
+    exec::ProfileEvent kernel = p.events[1];
+    kernel.backend = "vulkan";
+    kernel.variant = "conv";
+    QCOMPARE(timelineLane(upload), QStringLiteral("Vulkan transfers"));
+    QCOMPARE(timelineLane(kernel), QStringLiteral("Vulkan queue"));
+    exec::ProfileEvent second = p.events[2];
+    second.thread = 1;
+    QCOMPARE(timelineLane(second), QStringLiteral("CPU thread 1"));
+  }
+
+  void opSummarySortsAndItsCsvIsSummaryCsv() {
+    requireProfile();
+    OpSummaryView* summary = panel_->opSummaryView();
+    panel_->tabs()->setCurrentWidget(summary);
+    for (auto mode : {OpSummaryView::Mode::OpType, OpSummaryView::Mode::Node}) {
+      summary->setMode(mode);
+      const auto& rows = mode == OpSummaryView::Mode::OpType ? session()->byOpType() : session()->byNode();
+      QCOMPARE(summary->sorted()->rowCount(), int(rows.size()));
+      QCOMPARE(summary->csv(), profile::summaryCsv(rows));
+      auto column = [&](int c) {
+        std::vector<double> v;
+        for (int r = 0; r < summary->sorted()->rowCount(); ++r)
+          v.push_back(summary->sorted()->index(r, c).data(Qt::UserRole).toDouble());
+        return v;
+      };
+      auto total = column(OpSummaryView::TotalMs);
+      QVERIFY(std::is_sorted(total.rbegin(), total.rend()));
+      summary->table()->sortByColumn(OpSummaryView::Count, Qt::AscendingOrder);
+      auto count = column(OpSummaryView::Count);
+      QVERIFY(std::is_sorted(count.begin(), count.end()));
+      QVERIFY(count.front() < count.back() || mode == OpSummaryView::Mode::Node);
+      QCOMPARE(summary->chartCategories().size(),
+               std::min<qsizetype>(OpSummaryView::kChartRows, qsizetype(rows.size())));
+      QCOMPARE(summary->chartCategories().front(), QString::fromStdString(rows.front().key));
+    }
+    summary->setMode(OpSummaryView::Mode::OpType);
+    grab(summary, QStringLiteral("profile-op-summary.png"));
+
+    QTemporaryDir dir;
+    QString csvPath = dir.filePath(QStringLiteral("ops.csv"));
+    QVERIFY(session()->exportCsv(csvPath, profile::SummaryKey::OpType).ok());
+    QFile csv(csvPath);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readAll().toStdString(), profile::summaryCsv(session()->byOpType()));
+  }
+
+  void exportsReadBack() {
+    requireProfile();
+    QTemporaryDir dir;
+    QString trace = dir.filePath(QStringLiteral("run.trace.json"));
+    QVERIFY(session()->exportChromeTrace(trace).ok());
+    auto back = profile::readTrace(trace.toStdString());
+    QVERIFY(back.ok());
+    QCOMPARE(back->events.size(), session()->profile().events.size());
+    QString speedscope = dir.filePath(QStringLiteral("run.speedscope.json"));
+    QVERIFY(session()->exportSpeedscope(speedscope).ok());
+    QFile file(speedscope);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QJsonParseError error;
+    QJsonDocument json = QJsonDocument::fromJson(file.readAll(), &error);
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QVERIFY(json.object().contains(QStringLiteral("profiles")));
+    // A bad path is an error value naming it, not a crash.
+    auto bad = session()->exportChromeTrace(dir.filePath(QStringLiteral("missing/folder/x.json")));
+    QVERIFY(!bad.ok());
+  }
+
+  void memoryViewShowsThePlanAndThePeak() {
+    requireProfile();
+    MemoryView* memory = panel_->memoryView();
+    panel_->tabs()->setCurrentWidget(memory);
+    QVERIFY(session()->memory().has_value());
+    const exec::MemoryReport& report = *session()->memory();
+    QVERIFY(!report.buffers.empty());
+    QCOMPARE(memory->aliveAtPeak()->rowCount(), int(report.aliveAtPeak.size()));
+    QVERIFY(memory->summaryText().contains(QStringLiteral("peak")));
+    memory->chart()->resize(800, 300);
+    size_t biggest = 0;
+    for (size_t i = 0; i < report.buffers.size(); ++i)
+      if (report.buffers[i].bytes > report.buffers[biggest].bytes) biggest = i;
+    QRectF bar = memory->chart()->bufferRect(biggest);
+    QVERIFY(bar.width() >= 1 && bar.height() >= 1);
+    int hit = memory->chart()->bufferAt(bar.center());
+    QVERIFY(hit >= 0);
+    QTest::mouseClick(memory->chart(), Qt::LeftButton, {}, bar.center().toPoint());
+    QCOMPARE(document_->selection().node, report.stepNodes[size_t(report.buffers[size_t(hit)].firstStep)]);
+    grab(memory, QStringLiteral("profile-memory.png"));
+  }
+
+  void runDialogRunsOffTheUiThreadAndCancels() {
+    if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+    RunDialog* dialog = panel_->showRunDialog();
+    profile::RunRequest request;
+    request.inputs = profile::InputSource::TestDataSet;
+    request.dataSet = std::filesystem::path(document_->path().toStdString()).parent_path() / "test_data_set_0";
+    request.warmup = 0;
+    request.iterations = 100000;
+    dialog->setRequest(request);
+    QSignalSpy finished(dialog, &RunDialog::finished);
+    QSignalSpy progressed(dialog, &RunDialog::progressed);
+    dialog->start();
+    QVERIFY(dialog->isRunning());
+    // Progress arrives while this (UI) thread spins its event loop: the run is on another thread.
+    QTRY_VERIFY_WITH_TIMEOUT(progressed.count() >= 2, 20000);
+    QVERIFY(dialog->isRunning());
+    QVERIFY(dialog->statusText().startsWith(QStringLiteral("Iteration ")));
+    QVERIFY(dialog->statusText().endsWith(QStringLiteral(" of 100000")));
+    dialog->cancel();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 20000);
+    QVERIFY(!dialog->isRunning());
+    QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
+    QVERIFY(panel_->resultsPanel()->latencyText().contains(QStringLiteral("(cancelled)")));
+
+    request.iterations = 3;
+    request.inputs = profile::InputSource::Zeros;
+    request.bindings = {{"batch", 1}, {"height", 224}, {"width", 224}};  // symbolic in the model
+    dialog->setRequest(request);
+    dialog->start();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 30000);
+    QVERIFY(finished.at(1).at(0).toBool());
+    RunResultsPanel* results = panel_->resultsPanel();
+    QVERIFY(results->latencyText().startsWith(QStringLiteral("3 timed iterations on cpu: median ")));
+    QCOMPARE(results->outputs()->rowCount(), 1);
+    QVERIFY(results->outputs()->item(0, RunResultsPanel::Type)->text().contains(QStringLiteral("1000")));
+    QVERIFY(!results->outputs()->item(0, RunResultsPanel::First)->text().isEmpty());
+    QCOMPARE(session()->profile().iterationCount(), 3);
+    grab(panel_.get(), QStringLiteral("profile-results.png"));
+    grab(dialog, QStringLiteral("profile-run-dialog.png"));
+    dialog->close();
+  }
+
+  void runDialogReportsBadInputsAsErrors() {
+    if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+    RunDialog* dialog = panel_->showRunDialog();
+    profile::RunRequest request;
+    request.inputs = profile::InputSource::TestDataSet;
+    request.dataSet = "/nonexistent/test_data_set_0";
+    dialog->setRequest(request);
+    QSignalSpy finished(dialog, &RunDialog::finished);
+    dialog->start();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 20000);
+    QVERIFY(!finished.at(0).at(0).toBool());
+    QVERIFY(dialog->statusText().contains(QStringLiteral("test_data_set")));
+    dialog->close();
+  }
+
+  void onnxRuntimeProfileMapsOntoTheOpenModel() {
+    QString path = sharedModel("resnet18");
+    if (path.isEmpty()) QSKIP("test data not found: models/resnet18 (set ONYX_TEST_DATA)");
+    auto document = openDocument(path);
+    QVERIFY(document);
+    ProfilePanel panel(document.get());
+    QVERIFY(panel.importProfile(QStringLiteral(ONYX_SOURCE_DIR "/tests/data/ort-profiles/resnet18.json")));
+    QVERIFY(panel.session()->mapping().mappedShareOfModelNodes() >= 0.95);
+    QVERIFY(panel.statusText().contains(QStringLiteral("% of events mapped")));
+    QVERIFY(panel.session()->flameTree().root->totalNs > 0);
+    QVERIFY(!panel.overlay().nodes.empty());
+    // A file that is not a profile leaves the last one and says why.
+    QTemporaryDir dir;
+    QFile junk(dir.filePath(QStringLiteral("junk.json")));
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write("{\"not\": \"a trace\"}");
+    junk.close();
+    QVERIFY(!panel.importProfile(junk.fileName()));
+    QVERIFY(panel.statusText().startsWith(QStringLiteral("error: ")));
+    QVERIFY(panel.session()->hasProfile());
+  }
+
+  void cleanupTestCase() {
+    panel_.reset();
+    document_.reset();
+  }
+};
+
+}  // namespace onyx::views
+
+QTEST_MAIN(onyx::views::TestProfileViews)
+#include "tst_profile_views.moc"

@@ -1,0 +1,72 @@
+#include "run_results_panel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "profile_session.h"
+
+namespace onyx::views {
+
+RunResultsPanel::RunResultsPanel(ProfileSession* session, QWidget* parent)
+    : QWidget(parent), session_(session) {
+  latency_ = new QLabel(this);
+  latency_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  outputs_ = new QTableWidget(this);
+  outputs_->setColumnCount(ColumnCount);
+  outputs_->setHorizontalHeaderLabels(
+      {tr("Output"), tr("Type"), tr("Min"), tr("Max"), tr("Mean"), tr("First values")});
+  outputs_->horizontalHeader()->setStretchLastSection(true);
+  outputs_->verticalHeader()->hide();
+  outputs_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(latency_);
+  layout->addWidget(outputs_, 1);
+  connect(session_, &ProfileSession::runFinished, this, &RunResultsPanel::rebuild);
+  rebuild();
+}
+
+QString RunResultsPanel::latencyText() const {
+  return latency_->text();
+}
+
+void RunResultsPanel::rebuild() {
+  const auto& run = session_->lastRun();
+  if (!run) {
+    latency_->setText(tr("No run yet: Profile > Run… runs the model here."));
+    outputs_->setRowCount(0);
+    return;
+  }
+  const profile::LatencyStats& l = run->latency;
+  latency_->setText(tr("%1 timed iterations on %2%3: median %4 ms, min %5 ms, max %6 ms, mean %7 ms")
+                        .arg(l.ms.size())
+                        .arg(QString::fromStdString(run->backendUsed))
+                        .arg(run->cancelled ? tr(" (cancelled)") : QString())
+                        .arg(l.median(), 0, 'f', 3)
+                        .arg(l.min(), 0, 'f', 3)
+                        .arg(l.max(), 0, 'f', 3)
+                        .arg(l.mean(), 0, 'f', 3));
+  outputs_->setRowCount(int(run->outputs.size()));
+  for (size_t r = 0; r < run->outputs.size(); ++r) {
+    const profile::OutputSummary& o = run->outputs[r];
+    auto set = [&](int column, const QString& text) {
+      outputs_->setItem(int(r), column, new QTableWidgetItem(text));
+    };
+    set(Name, QString::fromStdString(o.name));
+    set(Type, QString::fromStdString(o.type));
+    if (o.numeric) {
+      set(Min, QString::number(o.min, 'g', 6));
+      set(Max, QString::number(o.max, 'g', 6));
+      set(Mean, QString::number(o.mean, 'g', 6));
+      QStringList first;
+      for (double v : o.first) first << QString::number(v, 'g', 5);
+      set(First, first.join(QStringLiteral(", ")) +
+                     (o.elements > int64_t(o.first.size()) ? QStringLiteral(", …") : QString()));
+    }
+  }
+  outputs_->resizeColumnsToContents();
+}
+
+}  // namespace onyx::views

@@ -1,0 +1,29 @@
+#pragma once
+// The results of the last run: latency statistics over the timed iterations and each output's type with
+// summary values (min, max, mean, first values).
+#include <QWidget>
+
+class QLabel;
+class QTableWidget;
+
+namespace onyx::views {
+
+class ProfileSession;
+
+class RunResultsPanel : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit RunResultsPanel(ProfileSession* session, QWidget* parent = nullptr);
+  QString latencyText() const;
+  QTableWidget* outputs() const { return outputs_; }
+  enum Column { Name, Type, Min, Max, Mean, First, ColumnCount };
+
+ private:
+  void rebuild();
+  ProfileSession* session_;
+  QLabel* latency_;
+  QTableWidget* outputs_;
+};
+
+}  // namespace onyx::views
