@@ -38,6 +38,7 @@
 #include "onnx/onnx_io.h"
 #include "passes/pass_panel.h"
 #include "passes/pass_session.h"
+#include "profile/profile_panel.h"
 
 namespace onyx::views {
 namespace {
@@ -106,6 +107,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
           [this](std::shared_ptr<const Model> before, std::shared_ptr<const Model> after, const QString& beforeTitle,
                  const QString& afterTitle) { showDiff(*before, *after, beforeTitle, afterTitle, true); });
 
+  profileDock_ = new QDockWidget(tr("Profile"), this);
+  profileDock_->setObjectName(QStringLiteral("profileDock"));
+  profileDock_->setWidget(new QLabel(tr("Open a model to run and profile it."), profileDock_));
+  addDockWidget(Qt::BottomDockWidgetArea, profileDock_);
+
   panels_ = new ExplorerPanels(this);
   createMenus();
   restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
@@ -154,6 +160,26 @@ void MainWindow::createMenus() {
   QAction* copy = edit->addAction(tr("&Copy Summary as Text"), summary_, &ModelSummaryView::copyAsText);
   copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
   panels_->addActions(edit, menuBar()->addMenu(tr("&View")));
+
+  profileMenu_ = menuBar()->addMenu(tr("&Profile"));
+  QAction* run = profileMenu_->addAction(tr("&Run..."), this, [this] {
+    if (profilePanel_) profilePanel_->showRunDialog();
+  });
+  run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  profileMenu_->addAction(tr("&Import Profile..."), this, [this] {
+    if (!profilePanel_) return;
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Import Profile"), QFileInfo(modelPath_).absolutePath(),
+        tr("Chrome traces and ONNX Runtime profiles (*.json);;All files (*)"));
+    if (!path.isEmpty()) profilePanel_->importProfile(path);
+  });
+  QMenu* exportMenu = profileMenu_->addMenu(tr("&Export"));
+  connect(exportMenu, &QMenu::aboutToShow, this, [this, exportMenu] {
+    exportMenu->clear();
+    if (!profilePanel_) return;
+    for (QAction* action : profilePanel_->exportActions()) exportMenu->addAction(action);
+  });
+  profileMenu_->addAction(tr("&Clear Overlay"), this, [this] { canvas_->clearNodeOverlay(); });
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Onyx"), this, [this] {
@@ -261,7 +287,24 @@ void MainWindow::installDocument(std::unique_ptr<Model> model, std::unique_ptr<S
   connect(passPanel_->session(), &PassSession::runningChanged, undoStack_,
           [this](bool running) { undoStack_->setActive(!running); });
   undoStack_->clear();  // the commands edit the previous document's model
+  installProfilePanel();
   delete previous;  // after the views let go of it
+}
+
+void MainWindow::installProfilePanel() {
+  QWidget* old = profileDock_->widget();
+  profilePanel_ = new ProfilePanel(document_, profileDock_);
+  profileDock_->setWidget(profilePanel_);
+  delete old;
+  canvas_->clearNodeOverlay();
+  // The panel's overlay paints the canvas: heat colour and time per node, totals on collapsed scopes.
+  connect(profilePanel_, &ProfilePanel::overlayChanged, canvas_, [this](const ProfileOverlay& overlay) {
+    std::unordered_map<NodeId, NodeOverlay> nodes;
+    for (const auto& [id, entry] : overlay.nodes) nodes[id] = NodeOverlay{entry.fill, entry.label, entry.value};
+    std::vector<LegendEntry> legend;
+    for (const auto& [color, text] : overlay.legend) legend.push_back({color, text});
+    canvas_->setNodeOverlay(std::move(nodes), std::move(legend), &ProfileOverlay::formatTotal);
+  });
 }
 
 void MainWindow::updateTitle() {

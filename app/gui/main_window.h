@@ -31,6 +31,7 @@ class ExplorerPanels;
 class ModelDocument;
 class ModelSummaryView;
 class PassPanel;
+class ProfilePanel;
 class DiffWindow;
 
 class MainWindow : public QMainWindow {
@@ -57,6 +58,8 @@ class MainWindow : public QMainWindow {
   // The pass panel (a dock) and the undo history of the open document's edits.
   PassPanel* passPanel() const { return passPanel_; }
   QUndoStack* undoStack() const { return undoStack_; }
+  // The profiling views of the open document (null until a model loads).
+  ProfilePanel* profilePanel() const { return profilePanel_; }
   // The diff windows opened so far (closed ones are gone).
   QList<DiffWindow*> diffWindows() const;
 
@@ -95,6 +98,7 @@ class MainWindow : public QMainWindow {
   // The one place a loaded model becomes the document every view reads.
   void installDocument(std::unique_ptr<Model> model, std::unique_ptr<ShapeInference> inference);
   void updateTitle();
+  void installProfilePanel();
 
   ModelSummaryView* summary_ = nullptr;
   QStackedWidget* pages_ = nullptr;
@@ -110,6 +114,9 @@ class MainWindow : public QMainWindow {
   GraphCanvas* canvas_ = nullptr;
   ExplorerPanels* panels_ = nullptr;
   PassPanel* passPanel_ = nullptr;
+  ProfilePanel* profilePanel_ = nullptr;
+  class QDockWidget* profileDock_ = nullptr;
+  QMenu* profileMenu_ = nullptr;
   QUndoStack* undoStack_ = nullptr;
   QString modelPath_;
   QString loadingPath_;

@@ -16,7 +16,11 @@
 #include <functional>
 #include <set>
 
+#include "graph/graph_canvas.h"
+#include "graph/graph_scene.h"
+#include "gui/main_window.h"
 #include "onnx/onnx_io.h"
+#include "support/named_text_model.h"
 #include "profile/flame_view.h"
 #include "profile/memory_view.h"
 #include "profile/op_summary_view.h"
@@ -398,6 +402,83 @@ class TestProfileViews : public QObject {
     QVERIFY(!panel.importProfile(junk.fileName()));
     QVERIFY(panel.statusText().startsWith(QStringLiteral("error: ")));
     QVERIFY(panel.session()->hasProfile());
+  }
+
+  void fusedKernelTimeIsAttributedToTheBodyNodesInTheOverlay() {
+    // What elementwise-fusion writes: the Sigmoid and Mul run as one kernel of a model-local function.
+    auto model = testing::parseNamedModelText(R"(
+<ir_version: 8, opset_import: ["" : 17, "onyx.fused" : 1]>
+fused (float[64, 256] x) => (float[64, 256] y) {
+  r = Relu <name = "/relu/Relu"> (x)
+  y = onyx.fused.Fused_Sigmoid_Mul <name = "/act/Fused"> (r)
+}
+<domain: "onyx.fused", opset_import: ["" : 17]>
+Fused_Sigmoid_Mul (in0) => (out) {
+  t0 = Sigmoid <name = "Sigmoid_0"> (in0)
+  out = Mul <name = "Mul_1"> (in0, t0)
+}
+)");
+    QVERIFY2(model, model ? "" : model.error().toString().c_str());
+    ModelDocument document(std::shared_ptr<Model>(std::move(*model)), QStringLiteral("fused.onnx"));
+    ProfilePanel panel(&document);
+    profile::RunRequest request;
+    request.iterations = 3;
+    auto run = profile::runProfiled(document.model(), request);
+    QVERIFY2(run, run ? "" : run.error().toString().c_str());
+    panel.session()->setRunResult(*run);
+    const Function& function = *document.model().functions.front();
+    int attributed = 0;
+    double bodyMs = 0;
+    for (const Node* inner : function.body->nodes()) {
+      auto entry = panel.overlay().nodes.find(inner->id());
+      QVERIFY2(entry != panel.overlay().nodes.end(), inner->name().c_str());
+      QVERIFY(entry->second.attributed);
+      QVERIFY(entry->second.label.endsWith(QStringLiteral("(attributed)")));
+      bodyMs += entry->second.value;
+      ++attributed;
+    }
+    QCOMPARE(attributed, 2);
+    const Node* fusedNode = nullptr;
+    for (const Node* node : document.model().graph().nodes())
+      if (node->name() == "/act/Fused") fusedNode = node;
+    QVERIFY(fusedNode);
+    const OverlayEntry& fusedEntry = panel.overlay().nodes.at(fusedNode->id());
+    QVERIFY(!fusedEntry.attributed);
+    QVERIFY(std::abs(bodyMs - fusedEntry.value) <= 1e-6 + 1e-3 * fusedEntry.value);  // the split adds up
+  }
+
+  void mainWindowPaintsTheRunOnTheCanvas() {
+    if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+    MainWindow window;
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    window.openModel(document_->path());
+    QVERIFY(loaded.wait(60000));
+    QVERIFY(window.profilePanel());
+    GraphCanvas* canvas = window.canvas();
+    if (!canvas->shownLayout() || canvas->isLayingOut()) {
+      QSignalSpy shown(canvas, &GraphCanvas::levelShown);
+      QVERIFY(shown.wait(60000));
+    }
+    profile::RunRequest request;
+    request.inputs = profile::InputSource::TestDataSet;
+    request.dataSet = std::filesystem::path(document_->path().toStdString()).parent_path() / "test_data_set_0";
+    request.iterations = 2;
+    auto run = profile::runProfiled(*window.model(), request);
+    QVERIFY(run);
+    window.profilePanel()->session()->setRunResult(*run);
+    // Every box on the canvas carries its node's time (or its group's total) from the overlay.
+    int painted = 0, nodes = 0;
+    QStringList unpainted;
+    for (BoxItem* box : canvas->scene()->boxes()) {
+      if (box->nodeId() == kNoNode) continue;  // graph inputs and outputs
+      ++nodes;
+      if (box->overlay().has_value() && !box->overlay()->label.isEmpty())
+        ++painted;
+      else
+        unpainted << QString::number(box->nodeId());
+    }
+    QVERIFY(painted > 0);
+    QVERIFY2(painted == nodes, qPrintable(unpainted.join(",")));
   }
 
   void cleanupTestCase() {

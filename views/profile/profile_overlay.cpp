@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QObject>
+
+#include "ir/model.h"
 #include "profile_colors.h"
 
 namespace onyx::views {
@@ -43,6 +46,30 @@ ProfileOverlay buildOverlay(const profile::ProfileMetrics& metrics, profile::Ove
         {heatColor(fraction), QString::fromStdString(profile::formatMetric(value, metric))});
   }
   return overlay;
+}
+
+void addAttributedTime(ProfileOverlay& overlay, const std::vector<profile::AttributedTime>& rows,
+                       const Model& model, int iterations) {
+  double maxMs = 0;
+  for (const auto& [id, entry] : overlay.nodes) maxMs = std::max(maxMs, entry.value);
+  for (const profile::AttributedTime& row : rows) {
+    const Node* fused = model.graph().findNode(row.fusedNode);
+    if (!fused) continue;
+    const Function* function = model.findFunction(fused->domain(), fused->opType(), fused->overload());
+    if (!function || !function->body) continue;
+    for (const Node* inner : function->body->nodes()) {
+      if (inner->name() != row.bodyNode) continue;
+      OverlayEntry entry;
+      entry.value = static_cast<double>(row.totalNs) / 1e6 / std::max(1, iterations);
+      entry.metric = entry.value;
+      entry.attributed = true;
+      entry.fill = heatColor(rampPosition(entry.value, maxMs));
+      entry.label = QStringLiteral("≈ ") +
+                    QString::fromStdString(profile::formatMetric(entry.value, profile::OverlayMetric::SelfTime)) +
+                    QObject::tr(" (attributed)");
+      overlay.nodes[inner->id()] = std::move(entry);
+    }
+  }
 }
 
 }  // namespace onyx::views

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "profile/fused_attribution.h"
 #include "profile/node_metrics.h"
 
 namespace onyx::views {
@@ -15,6 +16,7 @@ struct OverlayEntry {
   QString label;      // "1.25 ms" (and the metric when it is not time: "1.25 ms · 3.1 GFLOP/s")
   double value = 0;   // time per iteration in ms: what a collapsed scope sums
   double metric = 0;  // the chosen metric's value
+  bool attributed = false;  // a fused kernel's time split over its body by FLOPs: estimated, not measured
 };
 
 struct ProfileOverlay {
@@ -25,5 +27,10 @@ struct ProfileOverlay {
 };
 
 ProfileOverlay buildOverlay(const profile::ProfileMetrics& metrics, profile::OverlayMetric metric);
+
+// Adds the body nodes of fused functions (what the canvas shows inside a fused node) with their share of the
+// fused kernel's time, labelled "≈ 0.12 ms (attributed)", coloured on the overlay's time ramp.
+void addAttributedTime(ProfileOverlay& overlay, const std::vector<profile::AttributedTime>& rows,
+                       const Model& model, int iterations);
 
 }  // namespace onyx::views

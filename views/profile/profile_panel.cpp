@@ -157,6 +157,9 @@ void ProfilePanel::setOverlayMetric(profile::OverlayMetric metric) {
 
 void ProfilePanel::rebuildOverlay() {
   overlay_ = buildOverlay(session_->metrics(), metric_);
+  if (metric_ == profile::OverlayMetric::SelfTime || metric_ == profile::OverlayMetric::Share)
+    addAttributedTime(overlay_, session_->attributed(), session_->document()->model(),
+                      session_->metrics().iterations);
   Q_EMIT overlayChanged(overlay_);
 }
 
