@@ -1,5 +1,6 @@
-// `onyx render MODEL -o OUT.svg|OUT.png [--scope PATH] [--expand-all] [--width PX]`: the graph explorer's
-// picture of a level, drawn headless with the canvas's own scene classes (views/graph/graph_render.h).
+// `onyx render MODEL -o OUT.svg|OUT.png [--scope PATH] [--expand-all] [--width PX] [--profile TRACE
+// [--metric M]]`: the graph explorer's picture of a level, drawn headless with the canvas's own scene classes
+// (views/graph/graph_render.h); with a profile (ours or ONNX Runtime's), painted with the profiling overlay.
 #include <CLI/CLI.hpp>
 #include <QApplication>
 #include <cctype>
@@ -10,6 +11,10 @@
 #include "cli/command.h"
 #include "graph/graph_render.h"
 #include "onnx/onnx_io.h"
+#include "profile/fused_attribution.h"
+#include "profile/node_metrics.h"
+#include "profile/profile.h"
+#include "profile/profile_overlay.h"
 #include "shapes/shape_inference.h"
 
 namespace onyx::cli {
@@ -22,7 +27,17 @@ struct RenderArguments {
   std::string scope;
   bool expandAll = false;
   int width = 0;
+  std::string profile;
+  std::string metric = "self-time";
 };
+
+const std::vector<std::pair<std::string, profile::OverlayMetric>>& metricNames() {
+  static const std::vector<std::pair<std::string, profile::OverlayMetric>> names = {
+      {"self-time", profile::OverlayMetric::SelfTime}, {"share", profile::OverlayMetric::Share},
+      {"flops", profile::OverlayMetric::Flops},         {"bytes", profile::OverlayMetric::Bytes},
+      {"gflops", profile::OverlayMetric::GflopsPerSecond}, {"gbps", profile::OverlayMetric::GigabytesPerSecond}};
+  return names;
+}
 
 // Qt's own chatter (no XDG_RUNTIME_DIR, offscreen plugin limits) is not the command's output: the CLI
 // promises stderr holds only its one error line. Critical and fatal messages still go through.
@@ -55,6 +70,29 @@ int runRender(const RenderArguments& arguments) {
   QApplication application(argc, argv);
 
   views::RenderOptions options;
+  if (!arguments.profile.empty()) {
+    auto trace = profile::readTrace(arguments.profile);
+    if (!trace) return reportError(arguments.profile, trace.error());
+    profile::MappingStats mapping = profile::mapOntoModel(*trace, **model);
+    profile::ProfileMetrics metrics = profile::nodeMetrics(*trace);
+    if (metrics.nodes.empty()) {
+      return reportError(arguments.profile,
+                         makeError("none of the trace's " + std::to_string(trace->events.size()) +
+                                       " events names a node of the model (" +
+                                       std::to_string(mapping.mapped) + " mapped)",
+                                   "is it a profile of " + arguments.model + "?"));
+    }
+    profile::OverlayMetric metric = profile::OverlayMetric::SelfTime;
+    for (const auto& [name, value] : metricNames())
+      if (name == arguments.metric) metric = value;
+    views::ProfileOverlay overlay = views::buildOverlay(metrics, metric);
+    if (metric == profile::OverlayMetric::SelfTime || metric == profile::OverlayMetric::Share)
+      views::addAttributedTime(overlay, profile::attributeFusedTime(*trace, **model), **model, metrics.iterations);
+    for (const auto& [id, entry] : overlay.nodes) options.overlay[id] = {entry.fill, entry.label, entry.value};
+    options.legend = overlay.legend;
+    options.legendTitle = QString::fromStdString(std::string(profile::metricName(metric)));
+    options.formatTotal = &views::ProfileOverlay::formatTotal;
+  }
   options.scopePath = arguments.scope;
   options.expandAll = arguments.expandAll;
   options.width = arguments.width;
@@ -85,6 +123,14 @@ Command renderCommand() {
                          "Show every node, even where the level opens collapsed");
             app.add_option("--width", arguments->width, "Width of the picture in pixels")
                 ->check(CLI::Range(16, 100000));
+            app.add_option("--profile", arguments->profile,
+                           "Paint a profile on the graph: our Chrome trace (onyx run --profile) or an ONNX "
+                           "Runtime profile, mapped onto the model by node name");
+            std::vector<std::string> metrics;
+            for (const auto& [name, value] : metricNames()) metrics.push_back(name);
+            app.add_option("--metric", arguments->metric,
+                           "What colours the nodes: self-time (default), share, flops, bytes, gflops, gbps")
+                ->check(CLI::IsMember(metrics));
             return [arguments] { return runRender(*arguments); };
           }};
 }

@@ -1,6 +1,7 @@
 #include "graph/graph_render.h"
 
 #include <QBuffer>
+#include <QGraphicsSimpleTextItem>
 #include <QImage>
 #include <QPainter>
 #include <QSvgGenerator>
@@ -59,6 +60,31 @@ Expected<QByteArray> renderScene(GraphScene& scene, RenderFormat format, int wid
   return bytes;
 }
 
+namespace {
+
+// The legend as scene items to the right of the graph, so both PNG and SVG carry it.
+void addLegend(GraphScene& scene, const QString& title, const std::vector<std::pair<QColor, QString>>& legend) {
+  const QRectF graph = scene.itemsBoundingRect();
+  const double x = graph.right() + 24, swatch = 14, line = 20;
+  double y = graph.top();
+  QFont font;
+  font.setPointSizeF(10);
+  if (!title.isEmpty()) {
+    auto* heading = scene.addSimpleText(title, font);
+    heading->setPos(x, y);
+    y += line;
+  }
+  for (const auto& [color, text] : legend) {
+    scene.addRect(QRectF(x, y + 2, swatch, swatch), QPen(Qt::darkGray), QBrush(color));
+    auto* label = scene.addSimpleText(text, font);
+    label->setPos(x + swatch + 6, y);
+    y += line;
+  }
+  scene.setSceneRect(scene.itemsBoundingRect().adjusted(-8, -8, 8, 8));
+}
+
+}  // namespace
+
 Expected<QByteArray> renderModel(const Model& model, const ShapeInference* shapes,
                                  const RenderOptions& options, RenderFormat format) {
   const Graph& graph = model.graph();
@@ -76,6 +102,10 @@ Expected<QByteArray> renderModel(const Model& model, const ShapeInference* shape
   if (!laidOut) return laidOut.error();
   GraphScene scene;
   scene.showLayout(*laidOut, edgeLabelsFrom(shapes));
+  if (!options.overlay.empty()) {
+    scene.setOverlay(options.overlay, &scopes, options.formatTotal);
+    if (!options.legend.empty()) addLegend(scene, options.legendTitle, options.legend);
+  }
   return renderScene(scene, format, options.width);
 }
 

@@ -2,7 +2,15 @@
 // Headless drawing of a level with the canvas's own scene classes: `onyx render` and the tests draw the
 // picture the GUI shows, as PNG (QImage) or SVG (QSvgGenerator).
 #include <QByteArray>
+#include <QColor>
+#include <QString>
+#include <functional>
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "graph/graph_items.h"
 
 #include "util/expected.h"
 
@@ -22,6 +30,12 @@ struct RenderOptions {
   bool expandAll = false;  // every node, even in levels that would open collapsed
   int width = 0;           // pixels; 0: the layout's natural size (1 px per point), PNGs capped below
   size_t collapseThreshold = 1000;
+  // A per-node overlay (the profile's heat colours and times), as the canvas paints it: collapsed groups
+  // show `formatTotal` of their nodes' values; the legend is drawn in the picture's top right corner.
+  std::unordered_map<NodeId, NodeOverlay> overlay;
+  std::vector<std::pair<QColor, QString>> legend;
+  QString legendTitle;
+  std::function<QString(double)> formatTotal;
 };
 
 // PNGs larger than this on either side are scaled down (the natural size of a 10k-node level is huge).
