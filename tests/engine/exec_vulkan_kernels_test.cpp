@@ -1,5 +1,7 @@
 // Vulkan data-movement, GEMM, convolution, pooling, normalization and reduction kernels against the CPU
 // reference on the Vulkan device, with odd shapes.
+#include <cmath>
+
 #include "exec_vulkan_test_util.h"
 
 namespace onyx::exec::testing {
@@ -171,6 +173,65 @@ TEST(VulkanKernels, UnsupportedInputsFallBackToTheCpu) {
   ASSERT_TRUE(executor.ok()) << executor.error().toString();
   EXPECT_EQ((*executor)->assignments().at(0).backend, "cpu");
   EXPECT_EQ((*executor)->transferCount(), 0);
+}
+
+}  // namespace
+}  // namespace onyx::exec::testing
+
+namespace onyx::exec::testing {
+namespace {
+
+TEST(VulkanDevice, SelectionByIndexNameAndBadName) {
+  ONYX_REQUIRE_VULKAN();
+  auto devices = vulkan::probeDevice("0");
+  ASSERT_TRUE(devices.ok()) << devices.error().toString();
+  auto byName = vulkan::probeDevice(devices->substr(0, 4));
+  ASSERT_TRUE(byName.ok()) << byName.error().toString();
+  EXPECT_EQ(*byName, *devices);
+  auto missing = vulkan::probeDevice("no-such-device-name");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().where, "--device");
+  EXPECT_NE(missing.error().message.find("no Vulkan device matches 'no-such-device-name'"), std::string::npos)
+      << missing.error().message;
+}
+
+TEST(VulkanDevice, ChainedNodesStayOnTheDeviceWithTwoTransfers) {
+  ONYX_REQUIRE_VULKAN();
+  // x -> Relu -> Exp -> Neg -> y: one upload, one download, no round trip between the three nodes.
+  auto model = std::make_unique<Model>();
+  model->opsetImports = {{"", 17}};
+  Rewriter rw(*model);
+  Graph& g = model->graph();
+  Value* x = rw.addGraphInput(g, "x", Type::tensor(DataType::Float, Shape{Dim(4), Dim(5)}));
+  Value* v = x;
+  int k = 0;
+  for (const char* op : {"Relu", "Exp", "Neg"}) {
+    Rewriter::NodeSpec spec;
+    spec.opType = op;
+    spec.name = op;
+    spec.inputs = {v};
+    spec.outputNames = {"v" + std::to_string(k++)};
+    v = rw.addNode(g, spec)->outputs()[0];
+  }
+  rw.setGraphOutputs(g, {v});
+  ExecutorOptions options;
+  options.backends = {"vulkan"};
+  options.profile = true;
+  auto executor = Executor::create(*model, options);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  EXPECT_EQ((*executor)->transferCount(), 2);
+  TensorValue input = randomTensor(DataType::Float, {4, 5}, 3);
+  auto out = (*executor)->run({{"x", input}});
+  ASSERT_TRUE(out.ok()) << out.error().toString();
+  const TensorValue& y = std::get<TensorValue>((*out)[0]);
+  for (int64_t i = 0; i < y.count(); ++i)
+    EXPECT_FLOAT_EQ(y.data<float>()[i], -std::exp(std::max(0.0f, input.data<float>()[i])));
+  // Five events (2 transfers + 3 nodes), each with a device time.
+  const auto& events = (*executor)->profiler().events();
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[0].opType, "Transfer");
+  EXPECT_EQ(events[1].backend, "vulkan");
+  EXPECT_EQ(events[4].opType, "Transfer");
 }
 
 }  // namespace

@@ -10,7 +10,8 @@ bool half(const TensorValue& t) { return t.dtype() == DataType::Float16; }
 
 Expected<void> normDispatch(VulkanRun& run, int mode, const Push& push, int64_t threads,
                             std::vector<const TensorValue*> tensors) {
-  return run.dispatch("norm_vulkan", {mode}, std::move(tensors), push, threads, half(*tensors[0]));
+  bool float16 = half(*tensors[0]);
+  return run.dispatch("norm_vulkan", {mode}, std::move(tensors), push, threads, float16);
 }
 
 Expected<void> runBatchNorm(VulkanRun& run) {
