@@ -15,7 +15,7 @@ packages=(
   # Vulkan compute: headers/loader, shader compiler, validator, lavapipe as the CPU device
   libvulkan-dev glslc spirv-tools mesa-vulkan-drivers vulkan-tools
   # kernels and utilities
-  libdnnl-dev libfmt-dev libcli11-dev libgtest-dev
+  libdnnl-dev libfmt-dev libcli11-dev libgtest-dev nlohmann-json3-dev
   # GUI tests in a real window and screenshots
   xvfb xauth x11-apps imagemagick
   # onnx checker / reference runs in tests and the ONNX Runtime benchmark (npm package)

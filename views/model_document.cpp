@@ -45,6 +45,12 @@ void ModelDocument::focus(const Selection& selection) {
   Q_EMIT focusRequested(selection);
 }
 
+void ModelDocument::setHighlight(const Highlight& highlight) {
+  if (highlight == highlight_) return;
+  highlight_ = highlight;
+  Q_EMIT highlightChanged();
+}
+
 void ModelDocument::setBindings(const SymBindings& bindings) {
   bindings_ = bindings;
   startInference();

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/model.h"
@@ -26,6 +27,14 @@ struct Selection {
   const Value* value = nullptr;
   bool empty() const { return node == kNoNode && value == nullptr; }
   friend bool operator==(const Selection&, const Selection&) = default;
+};
+
+// Nodes and values marked for the user (search matches): the canvas draws them highlighted.
+struct Highlight {
+  std::unordered_set<NodeId> nodes;
+  std::unordered_set<const Value*> values;
+  bool empty() const { return nodes.empty() && values.empty(); }
+  friend bool operator==(const Highlight&, const Highlight&) = default;
 };
 
 class ModelDocument : public QObject {
@@ -53,6 +62,7 @@ class ModelDocument : public QObject {
   bool isInferring() const { return inferring_ != nullptr; }
 
   const Selection& selection() const { return selection_; }
+  const Highlight& highlight() const { return highlight_; }
 
  public Q_SLOTS:
   void select(const Selection& selection);
@@ -63,11 +73,14 @@ class ModelDocument : public QObject {
   void setBindings(const SymBindings& bindings);
   // Re-runs inference with the current bindings (after an edit).
   void reinfer();
+  void setHighlight(const Highlight& highlight);
+  void clearHighlight() { setHighlight(Highlight{}); }
 
  Q_SIGNALS:
   void selectionChanged(const Selection& selection);
   void focusRequested(const Selection& selection);
   void shapesChanged();
+  void highlightChanged();
   void inferenceStarted();
   // Relayed from the engine on the UI thread; the revision is already bumped.
   void modelChanged(const ChangeEvent& event);
@@ -84,6 +97,7 @@ class ModelDocument : public QObject {
   std::shared_ptr<ShapeReport> report_;
   SymBindings bindings_;
   Selection selection_;
+  Highlight highlight_;
   int listenerToken_ = 0;
   QThread* inferring_ = nullptr;              // the newest run
   std::vector<QPointer<QThread>> workers_;  // every run not yet finished, waited for on destruction

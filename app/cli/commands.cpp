@@ -8,10 +8,15 @@ Command saveCommand();         // cmd_save.cpp
 Command shapesCommand();       // cmd_shapes.cpp
 Command runCommand();          // cmd_run.cpp
 Command conformanceCommand();  // cmd_conformance.cpp
+Command optimizeCommand();     // cmd_optimize.cpp
+Command diffCommand();         // cmd_diff.cpp
+Command profileCommand();      // cmd_profile.cpp
+Command renderCommand();       // cmd_render.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
-      infoCommand(), saveCommand(), shapesCommand(), runCommand(), conformanceCommand(),
+      infoCommand(),     saveCommand(), shapesCommand(),  runCommand(),    conformanceCommand(),
+      optimizeCommand(), diffCommand(), profileCommand(), renderCommand(),
   };
   return list;
 }

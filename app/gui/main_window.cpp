@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QElapsedTimer>
@@ -27,7 +28,10 @@
 #include <filesystem>
 #include <optional>
 
+#include "graph/graph_canvas.h"
+#include "explorer_panels.h"
 #include "ir/model.h"
+#include "model_document.h"
 #include "model_summary_view.h"
 #include "onnx/onnx_io.h"
 
@@ -50,6 +54,7 @@ bool isOnnxFile(const QUrl& url) {
 
 struct MainWindow::LoadResult {
   std::unique_ptr<Model> model;
+  std::unique_ptr<ShapeInference> inference;  // inferred on the worker too: large models take a while
   ModelInfo info;
   std::optional<Error> error;
   qint64 elapsedMs = 0;
@@ -61,14 +66,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resize(1100, 720);
 
   summary_ = new ModelSummaryView(this);
+  canvas_ = new GraphCanvas(this);
   placeholder_ =
       new QLabel(tr("Open an ONNX model with File > Open (Ctrl+O), or drop an .onnx file here."), this);
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setWordWrap(true);
   pages_ = new QStackedWidget(this);
   pages_->addWidget(placeholder_);
-  pages_->addWidget(summary_);
+  pages_->addWidget(canvas_);
   setCentralWidget(pages_);
+  auto* summaryDock = new QDockWidget(tr("Summary"), this);
+  summaryDock->setObjectName(QStringLiteral("summaryDock"));
+  summaryDock->setWidget(summary_);
+  addDockWidget(Qt::LeftDockWidgetArea, summaryDock);
 
   statusText_ = new QLabel(tr("No model"), this);
   busyBar_ = new QProgressBar(this);
@@ -81,6 +91,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(cancelButton_);
   setBusy(false);
 
+  panels_ = new ExplorerPanels(this);
   createMenus();
   restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
 }
@@ -111,6 +122,7 @@ void MainWindow::createMenus() {
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
   QAction* copy = edit->addAction(tr("&Copy Summary as Text"), summary_, &ModelSummaryView::copyAsText);
   copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+  panels_->addActions(edit, menuBar()->addMenu(tr("&View")));
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->addAction(tr("&About Onyx"), this, [this] {
@@ -155,6 +167,7 @@ void MainWindow::openModel(const QString& path) {
       auto loaded = loadModel(file);
       if (loaded) {
         result->info = summarizeModel(**loaded);
+        result->inference = std::make_unique<ShapeInference>(inferShapes(**loaded));
         result->model = std::move(loaded).value();
       } else {
         result->error = loaded.error();
@@ -192,10 +205,10 @@ void MainWindow::finishLoading(quint64 generation, const std::shared_ptr<LoadRes
     Q_EMIT loadFailed(message);
     return;
   }
-  model_ = std::move(result->model);
   modelPath_ = loadingPath_;
+  installDocument(std::move(result->model), std::move(result->inference));
   summary_->setInfo(result->info);
-  pages_->setCurrentWidget(summary_);
+  pages_->setCurrentWidget(canvas_);
   setWindowTitle(name + QStringLiteral(" - Onyx"));
   const ModelInfo& info = result->info;
   setBusy(false, tr("%1: %2 nodes, %3 parameters (%4), loaded in %5 ms")
@@ -204,6 +217,15 @@ void MainWindow::finishLoading(quint64 generation, const std::shared_ptr<LoadRes
                      .arg(result->elapsedMs));
   addRecentFile(QFileInfo(modelPath_).absoluteFilePath());
   Q_EMIT modelLoaded(modelPath_);
+}
+
+void MainWindow::installDocument(std::unique_ptr<Model> model, std::unique_ptr<ShapeInference> inference) {
+  model_ = std::move(model);
+  ModelDocument* previous = document_;
+  document_ = new ModelDocument(model_, modelPath_, std::move(*inference), this);
+  canvas_->setDocument(document_);
+  panels_->setDocument(document_);
+  delete previous;  // after the views let go of it
 }
 
 void MainWindow::setBusy(bool busy, const QString& message) {

@@ -1,6 +1,7 @@
 #pragma once
 // The main window: opens a model (command line, File > Open, Open Recent, drag and drop), loads it on a
-// worker thread with a busy indicator and a cancel button, and shows its summary.
+// worker thread with a busy indicator and a cancel button, and shows its graph (the canvas, central) and its
+// summary (a dock).
 #include <QMainWindow>
 #include <QPointer>
 #include <QString>
@@ -19,10 +20,14 @@ class QThread;
 
 namespace onyx {
 class Model;
+struct ShapeInference;
 }
 
 namespace onyx::views {
 
+class GraphCanvas;
+class ExplorerPanels;
+class ModelDocument;
 class ModelSummaryView;
 
 class MainWindow : public QMainWindow {
@@ -40,6 +45,11 @@ class MainWindow : public QMainWindow {
   const QString& modelPath() const { return modelPath_; }
   bool isLoading() const { return loading_; }
   ModelSummaryView* summaryView() const { return summary_; }
+  // The open model as the views share it (null until a model loads).
+  ModelDocument* document() const { return document_; }
+  // The graph explorer's canvas, the central widget once a model is open.
+  GraphCanvas* canvas() const { return canvas_; }
+  ExplorerPanels* panels() const { return panels_; }
   QStringList recentFiles() const;
 
  public Q_SLOTS:
@@ -64,6 +74,8 @@ class MainWindow : public QMainWindow {
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void createMenus();
+  // The one place a loaded model becomes the document every view reads.
+  void installDocument(std::unique_ptr<Model> model, std::unique_ptr<ShapeInference> inference);
 
   ModelSummaryView* summary_ = nullptr;
   QStackedWidget* pages_ = nullptr;
@@ -74,7 +86,10 @@ class MainWindow : public QMainWindow {
   QMenu* recentMenu_ = nullptr;
   QPointer<QMessageBox> errorBox_;
 
-  std::unique_ptr<Model> model_;
+  std::shared_ptr<Model> model_;
+  ModelDocument* document_ = nullptr;
+  GraphCanvas* canvas_ = nullptr;
+  ExplorerPanels* panels_ = nullptr;
   QString modelPath_;
   QString loadingPath_;
   bool loading_ = false;

@@ -1,5 +1,7 @@
 #include "exec/executor.h"
 
+#include "exec/function_call.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
@@ -399,6 +401,39 @@ struct Builder {
   const Model& model;
   std::vector<Backend*> backends;  // preference order, CPU last
   std::map<const Graph*, std::unique_ptr<GraphPlan>>& bodies;
+  // While planning a function body: the function's opset imports, which its nodes' versions come from.
+  const std::vector<OpsetImport>* imports = nullptr;
+
+  int opsetFor(const std::string& domain) const {
+    if (imports) {
+      for (const OpsetImport& o : *imports) {
+        bool standard = (o.domain.empty() || o.domain == "ai.onnx") && (domain.empty() || domain == "ai.onnx");
+        if (o.domain == domain || standard) return int(o.version);
+      }
+    }
+    return int(model.opsetVersion(domain));
+  }
+
+  // A node naming a model-local function that no backend runs natively: the function's body is planned once
+  // (like an If/Loop body) and the call runs it, or its fused element-wise kernel.
+  Expected<std::unique_ptr<PreparedNode>> prepareCall(const Node& node, const Function& function, int depth) {
+    constexpr int kMaxFunctionDepth = 32;
+    if (depth > kMaxFunctionDepth)
+      return makeError("function calls nest too deep (does a function call itself?)", node.describe());
+    if (function.body && !bodies.count(function.body.get())) {
+      const std::vector<OpsetImport>* saved = imports;
+      imports = function.opsetImports.empty() ? nullptr : &function.opsetImports;
+      bodies[function.body.get()] = nullptr;  // planned (or being planned): not again
+      auto bodyPlan = build(*function.body, depth + 1);
+      imports = saved;
+      if (!bodyPlan) {
+        bodies.erase(function.body.get());
+        return bodyPlan.error();
+      }
+      bodies[function.body.get()] = std::move(*bodyPlan);
+    }
+    return prepareFunctionCall(node, function);
+  }
 
   Expected<std::unique_ptr<GraphPlan>> build(const Graph& graph, int depth) {
     auto plan = std::make_unique<GraphPlan>();
@@ -484,7 +519,7 @@ struct Builder {
     for (const Node* node : order) {
       Step step;
       step.node = node;
-      step.opset = int(model.opsetVersion(node->domain()));
+      step.opset = opsetFor(node->domain());
       if (step.opset == 0 && (node->domain().empty() || node->domain() == "ai.onnx")) step.opset = 1;
       std::vector<const onyx::Tensor*> constants;
       for (const onyx::Value* v : node->inputs()) {
@@ -516,7 +551,17 @@ struct Builder {
                                       std::to_string(step.opset) + "; the op is not supported yet",
                                   node->describe());
       NodeShapes shapes;
+      const Function* function = model.findFunction(node->domain(), node->opType(), node->overload());
+      bool native = false;
+      for (Backend* backend : backends) native = native || (function && backend->supports(*node, step.opset));
+      if (function && !native) {
+        auto prepared = prepareCall(*node, *function, depth);
+        if (!prepared) return prepared.error();
+        step.backend = backends.back();
+        step.prepared = std::move(*prepared);
+      }
       for (Backend* backend : backends) {
+        if (step.prepared) break;
         if (!backend->supports(*node, step.opset)) continue;
         auto prepared = backend->prepare(*node, step.opset, shapes, constants);
         if (!prepared) {

@@ -1,5 +1,6 @@
 #include "exec/profiler.h"
 
+#include "profile/profile_summary.h"
 #include "util/json_writer.h"
 
 #include <fmt/format.h>
@@ -58,39 +59,12 @@ std::string Profiler::chromeTraceJson() const {
   return out;
 }
 
-namespace {
-std::vector<SummaryRow> summarize(const std::vector<ProfileEvent>& events, bool byNode) {
-  std::map<std::string, SummaryRow> rows;
-  double total = 0;
-  for (const ProfileEvent& e : events) {
-    if (e.depth > 0) continue;  // body nodes are inside their control-flow node's time
-    std::string key = byNode ? fmt::format("{} '{}' (#{})", e.opType, e.name, e.node) : e.opType;
-    SummaryRow& row = rows[key];
-    row.key = key;
-    row.opType = e.opType;
-    row.count++;
-    row.totalMs += e.durationNs / 1e6;
-    row.flops += e.flops;
-    row.bytes += e.bytesRead + e.bytesWritten;
-    total += e.durationNs / 1e6;
-  }
-  std::vector<SummaryRow> out;
-  for (auto& [key, row] : rows) {
-    row.meanMs = row.count ? row.totalMs / double(row.count) : 0;
-    row.percent = total > 0 ? 100.0 * row.totalMs / total : 0;
-    out.push_back(row);
-  }
-  std::sort(out.begin(), out.end(),
-            [](const SummaryRow& a, const SummaryRow& b) { return a.totalMs > b.totalMs; });
-  return out;
-}
-}  // namespace
 
 std::vector<SummaryRow> Profiler::byNode() const {
-  return summarize(events_, true);
+  return profile::summarize(events_, profile::SummaryKey::Node);
 }
 std::vector<SummaryRow> Profiler::byOpType() const {
-  return summarize(events_, false);
+  return profile::summarize(events_, profile::SummaryKey::OpType);
 }
 
 std::string Profiler::formatSummary(const std::vector<SummaryRow>& rows, size_t limit) {

@@ -20,6 +20,9 @@ struct ChangeEvent {
     GraphInputsChanged,
     GraphOutputsChanged,
     InitializerChanged,  // added, replaced or removed; `name` is the value
+    FunctionAdded,       // a model-local function; `name` is "domain.name"
+    FunctionRemoved,
+    OpsetImportsChanged,  // `name` is the domain
   };
   Kind kind;
   const Graph* graph = nullptr;

@@ -56,6 +56,9 @@ const char* changeKindName(ChangeEvent::Kind kind) {
     case ChangeEvent::Kind::GraphInputsChanged: return "graph-inputs-changed";
     case ChangeEvent::Kind::GraphOutputsChanged: return "graph-outputs-changed";
     case ChangeEvent::Kind::InitializerChanged: return "initializer-changed";
+    case ChangeEvent::Kind::FunctionAdded: return "function-added";
+    case ChangeEvent::Kind::FunctionRemoved: return "function-removed";
+    case ChangeEvent::Kind::OpsetImportsChanged: return "opset-imports-changed";
   }
   return "unknown";
 }

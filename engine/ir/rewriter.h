@@ -95,6 +95,17 @@ class Rewriter {
   void removeValue(Value* value);
   void setGraphMetadata(Graph& graph, std::string name, std::string docString, std::string unknownFields);
 
+  // Model-local functions. A new function's body is a Graph of this model (Graph(&model)), built with this
+  // rewriter before or after it is added; removing keeps the body alive for undo.
+  void addFunction(std::shared_ptr<Function> function);
+  void removeFunction(const Function* function);
+  // Imports `domain` at `version` (replacing an existing import of it); version 0 removes the import.
+  void setOpsetImport(std::string domain, int64_t version);
+  // A deep copy of `source` (graphs, bodies, functions, metadata; tensors share their bytes) whose nodes keep
+  // their ids: the copy stays of the same lineage, so a diff against the original can match nodes by id.
+  // Defined in model_copy.cpp.
+  static std::unique_ptr<Model> copyModel(const Model& source);
+
  private:
   struct Impl;  // link bookkeeping shared by the edits, in rewriter.cpp
   void record(ChangeLog::Edit edit);

@@ -199,4 +199,9 @@ Expected<void> modelToProto(const Model& model, const PlacementPolicy& placement
   return {};
 }
 
+Expected<void> graphToProto(const Graph& graph, const PlacementPolicy& placement, onnx::GraphProto& proto) {
+  ProtoWriter writer(placement);
+  return writer.graph(graph, proto);
+}
+
 }  // namespace onyx::onnx_io

@@ -31,12 +31,21 @@ Expected<std::unique_ptr<Model>> parseModelText(std::string_view text) {
   return onnx_io::modelFromProto(proto, {});
 }
 
-std::string printModelText(const Model& model) {
-  onnx::ModelProto proto;
-  onnx_io::PlacementPolicy asLoaded = [](const Tensor&) -> Expected<onnx_io::TensorPlacement> {
+namespace {
+
+// Tensors are printed where they are: external data stays a reference to its file.
+const onnx_io::PlacementPolicy& asLoaded() {
+  static const onnx_io::PlacementPolicy policy = [](const Tensor&) -> Expected<onnx_io::TensorPlacement> {
     return onnx_io::TensorPlacement{};
   };
-  if (auto ok = onnx_io::modelToProto(model, asLoaded, proto); !ok)
+  return policy;
+}
+
+}  // namespace
+
+std::string printModelText(const Model& model) {
+  onnx::ModelProto proto;
+  if (auto ok = onnx_io::modelToProto(model, asLoaded(), proto); !ok)
     return "# " + ok.error().toString() + "\n";
   std::ostringstream out;
   out << "<\n  ir_version: " << proto.ir_version() << ",\n  opset_import: [";
@@ -56,6 +65,14 @@ std::string printModelText(const Model& model) {
     onnx::operator<<(out, function);
     out << "\n";
   }
+  return out.str();
+}
+
+std::string printGraphText(const Graph& graph) {
+  onnx::GraphProto proto;
+  if (auto ok = onnx_io::graphToProto(graph, asLoaded(), proto); !ok) return "# " + ok.error().toString() + "\n";
+  std::ostringstream out;
+  onnx::operator<<(out, proto);
   return out.str();
 }
 

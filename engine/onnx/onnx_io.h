@@ -56,6 +56,9 @@ Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& 
 // ...`.
 Expected<std::unique_ptr<Model>> parseModelText(std::string_view text);
 std::string printModelText(const Model& model);
+// One graph in the same syntax (`name (inputs) => (outputs) { ... }`): an If branch, a Loop body, a
+// function's body, for showing the part of a model the user looks at.
+std::string printGraphText(const Graph& graph);
 
 // test_data_set_N/{input,output}_K.pb: a TensorProto, or a SequenceProto/OptionalProto/MapProto when the
 // model's input or output has that type.

@@ -46,6 +46,8 @@ using PlacementPolicy = std::function<Expected<TensorPlacement>(const Tensor&)>;
 Expected<std::unique_ptr<Model>> modelFromProto(onnx::ModelProto& proto, const ExternalDataRoot& root);
 // IR -> proto.
 Expected<void> modelToProto(const Model& model, const PlacementPolicy& placement, onnx::ModelProto& proto);
+// One graph (a body, a function's body) on its own; names from enclosing scopes stay plain names.
+Expected<void> graphToProto(const Graph& graph, const PlacementPolicy& placement, onnx::GraphProto& proto);
 
 // Serialized form of a message's unknown fields (fields newer than onnx 1.12), and their restoration.
 std::string serializeUnknownFields(const google::protobuf::Message& message);

@@ -37,6 +37,18 @@ void registerReverseSequenceCpuKernels(KernelRegistry& registry);
 void registerCenterCropPadCpuKernels(KernelRegistry& registry);
 void registerCol2ImCpuKernels(KernelRegistry& registry);
 void registerMaxUnpoolCpuKernels(KernelRegistry& registry);
+void registerStringCpuKernels(KernelRegistry& registry);
+void registerTfIdfVectorizerCpuKernels(KernelRegistry& registry);
+void registerUniqueCpuKernels(KernelRegistry& registry);
+void registerSignalCpuKernels(KernelRegistry& registry);
+void registerGridSampleCpuKernels(KernelRegistry& registry);
+void registerRoiAlignCpuKernels(KernelRegistry& registry);
+void registerMatMulIntegerCpuKernels(KernelRegistry& registry);
+void registerSequenceMapCpuKernels(KernelRegistry& registry);
+void registerRecurrentMixerCpuKernels(KernelRegistry& registry);
+void registerTensorScatterCpuKernels(KernelRegistry& registry);
+void registerTrainingCpuKernels(KernelRegistry& registry);
+void registerMlCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
   registerActivationCpuKernels(registry);
@@ -72,6 +84,18 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerCenterCropPadCpuKernels(registry);
   registerCol2ImCpuKernels(registry);
   registerMaxUnpoolCpuKernels(registry);
+  registerStringCpuKernels(registry);
+  registerTfIdfVectorizerCpuKernels(registry);
+  registerUniqueCpuKernels(registry);
+  registerSignalCpuKernels(registry);
+  registerGridSampleCpuKernels(registry);
+  registerRoiAlignCpuKernels(registry);
+  registerMatMulIntegerCpuKernels(registry);
+  registerSequenceMapCpuKernels(registry);
+  registerRecurrentMixerCpuKernels(registry);
+  registerTensorScatterCpuKernels(registry);
+  registerTrainingCpuKernels(registry);
+  registerMlCpuKernels(registry);
 }
 
 }  // namespace onyx::exec

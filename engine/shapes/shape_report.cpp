@@ -56,6 +56,8 @@ void appendJsonString(std::string& out, std::string_view text) {
   out += '"';
 }
 
+}  // namespace
+
 std::string describeOrigin(const DimOrigin* origin) {
   if (!origin) return "the model: no size given";
   if (origin->node == kNoNode) return "the model: " + origin->reason;
@@ -64,8 +66,6 @@ std::string describeOrigin(const DimOrigin* origin) {
   text += " (#" + std::to_string(origin->node) + "): " + origin->reason;
   return text;
 }
-
-}  // namespace
 
 bool isDataDependent(const DimOrigin* origin) {
   if (!origin) return false;

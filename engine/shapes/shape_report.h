@@ -41,6 +41,9 @@ struct ShapeReport {
 
 // Whether an unknown dim with this origin is unknowable without running the model.
 bool isDataDependent(const DimOrigin* origin);
+// "NonZero '/m/NonZero' (#1433): NonZero: output count depends on the data", as `onyx shapes` names an
+// origin; "the model: no size given" for none.
+std::string describeOrigin(const DimOrigin* origin);
 
 ShapeReport buildShapeReport(const Model& model, const ShapeInference& inference);
 

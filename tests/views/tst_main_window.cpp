@@ -17,7 +17,11 @@
 #include <QUrl>
 #include <QtTest>
 
+#include "graph/graph_canvas.h"
+#include "graph/graph_scene.h"
 #include "gui/main_window.h"
+#include "ir/model.h"
+#include "model_document.h"
 #include "model_summary_view.h"
 
 namespace onyx::views {
@@ -78,6 +82,22 @@ class TestMainWindow : public QObject {
              qPrintable(statusText(window)));
     QCOMPARE(window.windowTitle(), QString("sample.onnx - Onyx"));
     QCOMPARE(window.recentFiles().value(0), QFileInfo(sample).absoluteFilePath());
+  }
+
+  void theCanvasIsCentralAndShowsTheSampleGraph() {
+    MainWindow window;
+    window.show();
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    QSignalSpy shown(window.canvas(), &GraphCanvas::levelShown);
+    window.openModel(MainWindow::bundledSamplePath());
+    QVERIFY(waitForLoad(window, loaded));
+    QVERIFY(shown.count() > 0 || shown.wait(kLoadTimeoutMs));
+    QVERIFY(window.canvas()->isVisible());
+    QCOMPARE(window.canvas()->document(), window.document());
+    const layout::LevelView& level = *window.canvas()->shownLayout()->level;
+    QCOMPARE(window.canvas()->scene()->nodeItemCount(), level.nodeItemCount());
+    QCOMPARE(level.nodeItemCount() + level.foldedConstants, window.model()->graph().nodeCount());
+    QVERIFY(window.summaryView()->isVisible());  // in its dock
   }
 
   void aMissingFileShowsTheCliErrorLine() {

@@ -58,7 +58,9 @@ Expected<void> reduceKernel(KernelContext& ctx) {
       redStrides.push_back(inStrides[size_t(d)]);
     }
   int64_t redCount = elementCount(redDims);
-  bool ok = dispatchType<kNumbers>(in.dtype(), [&](auto tag) {
+  // Max and Min are also defined on bool (any / all).
+  constexpr unsigned kTypes = R == Reduce::Max || R == Reduce::Min ? kNumbers | kBool : kNumbers;
+  bool ok = dispatchType<kTypes>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Acc = std::conditional_t<std::is_floating_point_v<ComputeType<T>>, double, ComputeType<T>>;
     const T* src = in.data<T>();

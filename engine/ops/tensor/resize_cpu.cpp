@@ -1,18 +1,23 @@
-// Resize (and Upsample): nearest and (multi-)linear modes with every coordinate transformation mode except
-// tf_crop_and_resize's extrapolation; sizes or scales, optional axes.
+// Resize (and Upsample): nearest, (multi-)linear and cubic modes, antialiasing, every coordinate
+// transformation mode (tf_crop_and_resize with its extrapolation value); sizes or scales, optional axes.
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "exec/kernel_util.h"
 
 namespace onyx::exec {
 namespace {
 
-double sourceCoord(const std::string& mode, double out, double scale, int64_t inLen, int64_t outLen) {
+double sourceCoord(const std::string& mode, double out, double scale, int64_t inLen, int64_t outLen,
+                   double outWidth) {
   if (mode == "asymmetric") return out / scale;
-  if (mode == "align_corners") return outLen > 1 ? out * double(inLen - 1) / double(outLen - 1) : 0.0;
-  if (mode == "pytorch_half_pixel") return outLen > 1 ? (out + 0.5) / scale - 0.5 : 0.0;
+  if (mode == "align_corners") return outWidth == 1 ? 0.0 : out * double(inLen - 1) / (outWidth - 1);
+  if (mode == "pytorch_half_pixel") return outWidth == 1 ? -0.5 : (out + 0.5) / scale - 0.5;
   if (mode == "half_pixel_symmetric") {
-    double adjustment = double(outLen) / (scale * double(inLen));
+    double adjustment = double(outLen) / outWidth;
     double center = double(inLen) / 2.0;
     double offset = center * (1 - adjustment);
     return offset + (out + 0.5) / scale - 0.5;
@@ -20,13 +25,57 @@ double sourceCoord(const std::string& mode, double out, double scale, int64_t in
   return (out + 0.5) / scale - 0.5;  // half_pixel
 }
 
-int64_t nearestIndex(const std::string& mode, double x, bool downsampling) {
+int64_t nearestIndex(const std::string& mode, double x) {
   if (mode == "floor") return int64_t(std::floor(x));
   if (mode == "ceil") return int64_t(std::ceil(x));
   if (mode == "round_prefer_ceil") return int64_t(std::floor(x + 0.5));
   if (x == std::floor(x) + 0.5) return int64_t(std::floor(x));  // round_prefer_floor on ties
-  (void)downsampling;
   return int64_t(std::round(x));
+}
+
+struct ResizeTap {
+  int64_t index;
+  double weight;
+};
+
+// Keys' cubic convolution kernel with parameter a.
+double cubicKernel(double x, double a) {
+  x = std::abs(x);
+  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
+// Linear or cubic taps around source coordinate `src`. Taps sit at base + i, where base + ratio = src with
+// ratio in (0, 1]. Antialiasing (downsampling only) stretches the kernel by 1 / scale and normalizes it.
+// Out-of-range taps read the edge value, or are dropped (weights renormalized) with exclude_outside.
+std::vector<ResizeTap> interpolationTaps(double src, int64_t inLen, double scale, bool cubic, double a,
+                                         bool antialias, bool excludeOutside) {
+  double base = std::floor(src), ratio = src - base;
+  if (ratio == 0) {
+    ratio = 1;
+    base -= 1;
+  }
+  double stretch = antialias ? std::min(scale, 1.0) : 1.0;
+  double reach = cubic ? 2.0 : 1.0;
+  auto first = int64_t(std::floor(-reach / stretch) + 1);
+  int64_t last = 1 - first;  // inclusive: 2 taps (linear) or 4 (cubic) without antialias
+  std::vector<ResizeTap> taps;
+  double total = 0;
+  for (int64_t i = first; i <= last; ++i) {
+    double distance = (double(i) - ratio) * stretch;
+    double w = cubic ? cubicKernel(distance, a) : std::max(0.0, 1 - std::abs(distance));
+    auto index = int64_t(base) + i;
+    if (index < 0 || index >= inLen) {
+      if (excludeOutside) continue;
+      index = std::clamp<int64_t>(index, 0, inLen - 1);
+    }
+    taps.push_back({index, w});
+    total += w;
+  }
+  if ((antialias || excludeOutside) && total != 0)
+    for (auto& tap : taps) tap.weight /= total;
+  return taps;
 }
 
 Expected<void> resizeKernel(KernelContext& ctx) {
@@ -43,8 +92,6 @@ Expected<void> resizeKernel(KernelContext& ctx) {
     coordMode = "asymmetric";
     nearestMode = "floor";
   }
-  if (mode == "cubic") return ctx.error("cubic mode is not supported; use linear or nearest");
-  if (coordMode == "tf_crop_and_resize") return ctx.error("tf_crop_and_resize is not supported");
   std::vector<int64_t> axes = ctx.attrInts("axes").value_or(std::vector<int64_t>{});
   if (axes.empty())
     for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
@@ -95,79 +142,97 @@ Expected<void> resizeKernel(KernelContext& ctx) {
   } else {
     return ctx.error("needs scales or sizes");
   }
+  // tf_crop_and_resize's region of interest: [starts..., ends...] over `axes`, in normalized coordinates.
+  std::vector<double> roiStart(static_cast<size_t>(rank), 0.0), roiEnd(static_cast<size_t>(rank), 1.0);
+  if (coordMode == "tf_crop_and_resize") {
+    const TensorValue& roi = ctx.input(upsample ? 99 : 1);
+    if (roi.empty() || roi.count() != 2 * int64_t(axes.size()))
+      return ctx.error("tf_crop_and_resize needs roi with 2 entries per axis", 1);
+    for (size_t i = 0; i < axes.size(); ++i) {
+      size_t a = size_t(*normalizeAxis(axes[i], rank));
+      roiStart[a] = roi.doubleAt(int64_t(i));
+      roiEnd[a] = roi.doubleAt(int64_t(i + axes.size()));
+    }
+  }
+  double cubicA = ctx.attrFloat("cubic_coeff_a", -0.75f);
+  bool excludeOutside = ctx.attrInt("exclude_outside", 0) != 0;
+  bool antialias = ctx.attrInt("antialias", 0) != 0;
+  double extrapolation = ctx.attrFloat("extrapolation_value", 0.0f);
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return ctx.error("mode must be nearest, linear or cubic, got '" + mode + "'");
   auto y = ctx.allocateOutput(0, x.dtype(), outDims);
   if (!y) return y.error();
-  // Per dim: for each output index, the two source indices and the weight of the second.
-  std::vector<std::vector<int64_t>> lo(static_cast<size_t>(rank)), hi(static_cast<size_t>(rank));
-  std::vector<std::vector<double>> frac(static_cast<size_t>(rank));
+  // Per dim and output index: the source taps and their weights (empty: outside the crop, extrapolate).
+  std::vector<std::vector<std::vector<ResizeTap>>> taps(static_cast<size_t>(rank));
   for (int64_t d = 0; d < rank; ++d) {
     int64_t inLen = x.dim(d), outLen = outDims[size_t(d)];
+    double scale = scales[size_t(d)];
+    auto& dimTaps = taps[size_t(d)];
+    dimTaps.resize(static_cast<size_t>(outLen));
     for (int64_t o = 0; o < outLen; ++o) {
-      if (inLen == outLen && scales[size_t(d)] == 1.0) {
-        lo[size_t(d)].push_back(o);
-        hi[size_t(d)].push_back(o);
-        frac[size_t(d)].push_back(0);
+      if (inLen == outLen && scale == 1.0 && coordMode != "tf_crop_and_resize") {
+        dimTaps[size_t(o)] = {{o, 1.0}};
         continue;
       }
-      double src = sourceCoord(coordMode, double(o), scales[size_t(d)], inLen, outLen);
-      if (mode == "nearest") {
-        int64_t i = std::clamp<int64_t>(nearestIndex(nearestMode, src, scales[size_t(d)] < 1), 0, inLen - 1);
-        lo[size_t(d)].push_back(i);
-        hi[size_t(d)].push_back(i);
-        frac[size_t(d)].push_back(0);
+      // The spec measures the output width as scale * input width, which need not be an integer.
+      double outWidth = scale * double(inLen);
+      double src;
+      if (coordMode == "tf_crop_and_resize") {
+        double span = (roiEnd[size_t(d)] - roiStart[size_t(d)]) * double(inLen - 1);
+        src = outWidth == 1 ? span / 2 : double(o) * span / (outWidth - 1);
+        src += roiStart[size_t(d)] * double(inLen - 1);
+        if (src < 0 || src > double(inLen - 1)) continue;  // no taps: extrapolation_value
       } else {
-        src = std::clamp(src, 0.0, double(inLen - 1));
-        int64_t i0 = int64_t(std::floor(src));
-        int64_t i1 = std::min(i0 + 1, inLen - 1);
-        lo[size_t(d)].push_back(i0);
-        hi[size_t(d)].push_back(i1);
-        frac[size_t(d)].push_back(src - double(i0));
+        src = sourceCoord(coordMode, double(o), scale, inLen, outLen, outWidth);
       }
+      dimTaps[size_t(o)] =
+          mode == "nearest"
+              ? std::vector<ResizeTap>{{std::clamp<int64_t>(nearestIndex(nearestMode, src), 0, inLen - 1),
+                                        1.0}}
+              : interpolationTaps(src, inLen, scale, mode == "cubic", cubicA, antialias, excludeOutside);
     }
   }
   auto inStrides = rowMajorStrides(x.dims());
-  std::vector<int64_t> varying;
-  for (int64_t d = 0; d < rank; ++d)
-    if (mode != "nearest" && x.dim(d) != outDims[size_t(d)]) varying.push_back(d);
   bool ok = dispatchType<kNumbers>(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* src = x.data<T>();
     T* dst = (*y)->template data<T>();
     std::vector<int64_t> pos(static_cast<size_t>(rank));
+    std::vector<size_t> choice(static_cast<size_t>(rank));
     for (int64_t o = 0; o < (*y)->count(); ++o) {
       int64_t rest = o;
+      bool outside = false;
       for (int64_t d = rank - 1; d >= 0; --d) {
         pos[size_t(d)] = rest % outDims[size_t(d)];
         rest /= outDims[size_t(d)];
-      }
-      if (varying.empty()) {
-        int64_t off = 0;
-        for (int64_t d = 0; d < rank; ++d)
-          off += lo[size_t(d)][size_t(pos[size_t(d)])] * inStrides[size_t(d)];
-        dst[o] = src[off];
-        continue;
+        outside |= taps[size_t(d)][size_t(pos[size_t(d)])].empty();
       }
       double acc = 0;
-      int64_t corners = int64_t(1) << varying.size();
-      for (int64_t corner = 0; corner < corners; ++corner) {
-        double weight = 1;
-        int64_t off = 0;
-        size_t vi = 0;
-        for (int64_t d = 0; d < rank; ++d) {
-          size_t p = size_t(pos[size_t(d)]);
-          if (vi < varying.size() && varying[vi] == d) {
-            bool upper = (corner >> vi) & 1;
-            weight *= upper ? frac[size_t(d)][p] : 1 - frac[size_t(d)][p];
-            off += (upper ? hi[size_t(d)][p] : lo[size_t(d)][p]) * inStrides[size_t(d)];
-            ++vi;
-          } else {
-            off += lo[size_t(d)][p] * inStrides[size_t(d)];
+      if (outside) {
+        acc = extrapolation;
+      } else {
+        // Sum over one tap per dimension, every combination.
+        std::fill(choice.begin(), choice.end(), 0);
+        while (true) {
+          double weight = 1;
+          int64_t off = 0;
+          for (int64_t d = 0; d < rank; ++d) {
+            const ResizeTap& tap = taps[size_t(d)][size_t(pos[size_t(d)])][choice[size_t(d)]];
+            weight *= tap.weight;
+            off += tap.index * inStrides[size_t(d)];
           }
+          if (weight != 0) acc += weight * double(ComputeType<T>(src[off]));
+          int64_t d = rank - 1;
+          for (; d >= 0; --d) {
+            if (++choice[size_t(d)] < taps[size_t(d)][size_t(pos[size_t(d)])].size()) break;
+            choice[size_t(d)] = 0;
+          }
+          if (d < 0) break;
         }
-        if (weight != 0) acc += weight * double(ComputeType<T>(src[off]));
       }
       if constexpr (std::is_integral_v<T>)
-        dst[o] = T(std::llround(acc));
+        dst[o] = T(std::llround(std::clamp(acc, double(std::numeric_limits<T>::lowest()),
+                                           double(std::numeric_limits<T>::max()))));
       else
         dst[o] = fromCompute<T>(ComputeType<T>(acc));
     }

@@ -1,0 +1,198 @@
+// `onyx optimize IN -o OUT [--passes a,b,c | --pipeline default] [--fixpoint] [--list] [--verify] [--json]
+// [--scope PATH]`: runs passes through the pass manager and prints, per pass, its counters, the candidates it
+// skipped and why, the node count before and after, and with --verify the worst error per output.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli/command.h"
+#include "exec/compare.h"
+#include "onnx/onnx_io.h"
+#include "passes/pass_manager.h"
+#include "util/json_writer.h"
+
+namespace onyx::cli {
+
+namespace {
+
+struct OptimizeArguments {
+  std::string in;
+  std::string out;
+  std::string passes;
+  std::string pipeline;
+  std::string scope;
+  std::string inputs;
+  bool fixpoint = false;
+  bool list = false;
+  bool verify = false;
+  bool json = false;
+  bool time = false;
+  int maxSkips = 5;
+};
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ','))
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+int printList(bool json) {
+  const auto& registry = passes::passRegistry();
+  if (json) {
+    std::cout << "{\"passes\":[";
+    for (size_t i = 0; i < registry.size(); ++i)
+      std::cout << (i ? "," : "") << "{\"name\":" << jsonQuote(registry[i].name)
+                << ",\"summary\":" << jsonQuote(registry[i].summary) << "}";
+    std::cout << "],\"default_pipeline\":[";
+    const auto& pipeline = passes::defaultPipeline();
+    for (size_t i = 0; i < pipeline.size(); ++i) std::cout << (i ? "," : "") << jsonQuote(pipeline[i]);
+    std::cout << "]}\n";
+    return kExitOk;
+  }
+  size_t width = 0;
+  for (const auto& info : registry) width = std::max(width, info.name.size());
+  for (const auto& info : registry) std::cout << fmt::format("{:<{}}  {}\n", info.name, width, info.summary);
+  std::cout << "default pipeline:";
+  for (const std::string& name : passes::defaultPipeline()) std::cout << " " << name;
+  std::cout << "\n";
+  return kExitOk;
+}
+
+void printStepText(const passes::PassStep& step, const OptimizeArguments& args) {
+  std::cout << fmt::format("{}{}: {}, nodes {} -> {}",
+                           step.round > 1 ? fmt::format("round {}: ", step.round) : "", step.pass,
+                           step.changed ? "changed" : "no change", step.nodesBefore, step.nodesAfter);
+  if (args.time) std::cout << fmt::format(", {:.2f} ms", step.milliseconds);
+  std::cout << "\n";
+  for (const auto& counter : step.counters)
+    std::cout << fmt::format("  {}: {}\n", counter.name, counter.count);
+  for (size_t i = 0; i < step.skips.size() && int(i) < args.maxSkips; ++i)
+    std::cout << fmt::format("  skipped {}: {}\n", step.skips[i].where, step.skips[i].reason);
+  if (int(step.skips.size()) > args.maxSkips)
+    std::cout << fmt::format("  ... {} more skipped (--json lists them all)\n",
+                             step.skips.size() - size_t(args.maxSkips));
+  if (step.verification) {
+    if (!step.verification->ran)
+      std::cout << "  verify: not run: " << step.verification->notRunReason << "\n";
+    for (const auto& output : step.verification->outputs)
+      std::cout << fmt::format("  verify '{}': max abs error {:.3g}, max rel error {:.3g}\n", output.output,
+                               output.maxAbsError, output.maxRelError);
+  }
+}
+
+std::string stepJson(const passes::PassStep& step, const OptimizeArguments& args) {
+  std::string json =
+      fmt::format("{{\"pass\":{},\"round\":{},\"changed\":{},\"nodes_before\":{},\"nodes_after\":{}",
+                  jsonQuote(step.pass), step.round, step.changed, step.nodesBefore, step.nodesAfter);
+  if (args.time) json += fmt::format(",\"ms\":{:.3f}", step.milliseconds);
+  json += ",\"counters\":{";
+  for (size_t i = 0; i < step.counters.size(); ++i)
+    json += fmt::format("{}{}:{}", i ? "," : "", jsonQuote(step.counters[i].name), step.counters[i].count);
+  json += "},\"skips\":[";
+  for (size_t i = 0; i < step.skips.size(); ++i)
+    json += fmt::format("{}{{\"node\":{},\"reason\":{}}}", i ? "," : "", jsonQuote(step.skips[i].where),
+                        jsonQuote(step.skips[i].reason));
+  json += "]";
+  if (step.verification) {
+    json += fmt::format(",\"verify\":{{\"ran\":{}", step.verification->ran);
+    if (!step.verification->ran) json += ",\"reason\":" + jsonQuote(step.verification->notRunReason);
+    json += ",\"outputs\":[";
+    for (size_t i = 0; i < step.verification->outputs.size(); ++i) {
+      const auto& o = step.verification->outputs[i];
+      json += fmt::format("{}{{\"output\":{},\"max_abs_error\":{},\"max_rel_error\":{},\"ok\":{}}}",
+                          i ? "," : "", jsonQuote(o.output), o.maxAbsError, o.maxRelError, o.ok);
+    }
+    json += "]}";
+  }
+  return json + "}";
+}
+
+int optimize(const OptimizeArguments& args) {
+  if (args.list) return printList(args.json);
+  if (args.in.empty() || args.out.empty()) {
+    std::cerr << "error: give IN and -o OUT (or --list)\n";
+    return kExitUsage;
+  }
+  std::vector<std::string> pipeline =
+      args.passes.empty() ? passes::defaultPipeline() : splitList(args.passes);
+  if (!args.pipeline.empty() && args.pipeline != "default") {
+    std::cerr << "error: unknown pipeline '" << args.pipeline << "'; the only pipeline is 'default'\n";
+    return kExitUsage;
+  }
+  if (auto unknown = passes::unknownPasses(pipeline); !unknown.empty()) {
+    std::cerr << "error: unknown pass '" << unknown.front() << "'; `onyx optimize --list` shows the passes\n";
+    return kExitUsage;
+  }
+  auto model = loadModel(args.in);
+  if (!model) return reportError(args.in, model.error());
+
+  passes::PipelineOptions options;
+  options.fixpoint = args.fixpoint;
+  options.scope = args.scope;
+  options.verify.enabled = args.verify;
+  if (!args.inputs.empty()) {
+    auto set = exec::loadTestDataSet(**model, args.inputs);
+    if (!set) return reportError(args.inputs, set.error());
+    options.verify.inputs = std::move(set->inputs);
+  }
+  passes::PassManager manager(**model);
+  passes::PipelineResult result = manager.run(pipeline, options);
+
+  if (args.json) {
+    std::string json = fmt::format("{{\"model\":{},\"nodes_before\":{},\"nodes_after\":{},\"rounds\":{}",
+                                   jsonQuote(args.in), result.nodesBefore, result.nodesAfter, result.rounds);
+    if (args.fixpoint) json += fmt::format(",\"fixpoint\":{}", result.reachedFixpoint);
+    json += ",\"steps\":[";
+    for (size_t i = 0; i < result.steps.size(); ++i) json += (i ? "," : "") + stepJson(result.steps[i], args);
+    json += "]";
+    if (!result.error) json += ",\"output\":" + jsonQuote(args.out);
+    std::cout << json << "}\n";
+  } else {
+    for (const auto& step : result.steps) printStepText(step, args);
+    std::cout << fmt::format(
+        "nodes: {} -> {} ({} steps, {} {}{})\n", result.nodesBefore, result.nodesAfter, result.steps.size(),
+        result.rounds, result.rounds == 1 ? "round" : "rounds",
+        args.fixpoint ? (result.reachedFixpoint ? ", fixpoint reached" : ", round limit reached") : "");
+  }
+  std::cout.flush();
+  if (result.error) return reportError(args.in, *result.error);
+  auto saved = saveModel(**model, args.out);
+  if (!saved) return reportError(args.out, saved.error());
+  if (!args.json) std::cout << "saved " << args.out << "\n";
+  return std::cout.flush() ? kExitOk : kExitBadInput;
+}
+
+}  // namespace
+
+Command optimizeCommand() {
+  return {"optimize", "Run optimization passes and save the result, with what each pass did",
+          [](CLI::App& app) -> std::function<int()> {
+            auto args = std::make_shared<OptimizeArguments>();
+            app.add_option("IN", args->in, "The .onnx file to read");
+            app.add_option("-o,--output", args->out, "The .onnx file to write (replaced atomically)");
+            auto* passesOption =
+                app.add_option("--passes", args->passes, "Comma-separated passes to run, in order");
+            app.add_option("--pipeline", args->pipeline, "A named pipeline: default (the default)")
+                ->excludes(passesOption);
+            app.add_flag("--fixpoint", args->fixpoint, "Repeat the pipeline until a round changes nothing");
+            app.add_flag("--list", args->list,
+                         "List the passes with their summaries and the default pipeline");
+            app.add_flag("--verify", args->verify,
+                         "Run the model before and after each pass and report the worst error per output");
+            app.add_option("--inputs", args->inputs, "A test_data_set_N folder with inputs for --verify");
+            app.add_option("--scope", args->scope, "Rewrite only nodes in this name scope: /encoder/layer.0");
+            app.add_flag("--json", args->json, "Print the steps as JSON");
+            app.add_flag("--time", args->time, "Print each pass's wall time");
+            app.add_option("--max-skips", args->maxSkips, "Skipped candidates listed per pass in text output")
+                ->check(CLI::Range(0, 1000000));
+            return [args] { return optimize(*args); };
+          }};
+}
+
+}  // namespace onyx::cli

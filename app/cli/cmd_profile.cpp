@@ -1,0 +1,129 @@
+// `onyx profile TRACE [--model MODEL] [--by op|node|scope] [--json] [--top N] [--csv OUT] [--speedscope OUT]`:
+// summarises a trace from `onyx run --profile` or ONNX Runtime's profiler; with --model, maps its events onto
+// that model's nodes by name and says how many mapped.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "cli/command.h"
+#include "onnx/onnx_io.h"
+#include "profile/profile.h"
+#include "profile/profile_summary.h"
+#include "util/json_writer.h"
+
+namespace onyx::cli {
+
+namespace {
+struct ProfileOptions {
+  std::string trace;
+  std::string model;
+  std::string by = "op";
+  bool json = false;
+  size_t top = 20;
+  std::string csv;
+  std::string speedscope;
+};
+
+std::string formatName(profile::TraceFormat format) {
+  return format == profile::TraceFormat::OnnxRuntime ? "onnxruntime" : "onyx";
+}
+
+int runProfile(const ProfileOptions& o) {
+  auto trace = profile::readTrace(o.trace);
+  if (!trace) return reportError(o.trace, trace.error());
+  std::optional<profile::MappingStats> mapping;
+  if (!o.model.empty()) {
+    auto model = loadModel(o.model);
+    if (!model) return reportError(o.model, model.error());
+    mapping = profile::mapOntoModel(*trace, **model);
+  }
+  profile::SummaryKey key = o.by == "node"    ? profile::SummaryKey::Node
+                            : o.by == "scope" ? profile::SummaryKey::Scope
+                                              : profile::SummaryKey::OpType;
+  std::vector<exec::SummaryRow> rows = profile::summarize(trace->events, key);
+  if (!o.csv.empty()) {
+    if (auto written = writeFileAtomically(o.csv, profile::summaryCsv(rows)); !written)
+      return reportError(o.csv, written.error());
+  }
+  if (!o.speedscope.empty()) {
+    if (auto written = writeFileAtomically(o.speedscope, profile::speedscopeJson(*trace, o.trace)); !written)
+      return reportError(o.speedscope, written.error());
+  }
+  size_t nodeEvents = 0;
+  for (const exec::ProfileEvent& e : trace->events) nodeEvents += e.depth == 0;
+
+  if (o.json) {
+    JsonWriter json;
+    json.beginObject()
+        .member("trace", o.trace)
+        .member("format", formatName(trace->format))
+        .member("iterations", trace->iterationCount())
+        .member("node_events", nodeEvents);
+    if (mapping) {
+      json.key("mapping")
+          .beginObject()
+          .member("model", o.model)
+          .member("events", mapping->events)
+          .member("mapped", mapping->mapped)
+          .member("runtime_inserted", mapping->runtimeInserted);
+      json.key("unmapped").beginArray();
+      for (const std::string& name : mapping->unmappedNames) json.value(name);
+      json.endArray().endObject();
+    }
+    json.member("by", o.by).key("rows").beginArray();
+    for (const exec::SummaryRow& r : rows) {
+      json.beginObject()
+          .member("key", r.key)
+          .member("op_type", r.opType)
+          .member("count", r.count)
+          .member("total_ms", r.totalMs)
+          .member("mean_ms", r.meanMs)
+          .member("percent", r.percent)
+          .member("flops", r.flops)
+          .member("bytes", r.bytes)
+          .endObject();
+    }
+    json.endArray().endObject();
+    std::cout << json.str() << "\n";
+    return std::cout.flush() ? kExitOk : kExitBadInput;
+  }
+  std::cout << fmt::format("trace: {} ({}, {} iterations, {} node events)\n", o.trace, formatName(trace->format),
+                           trace->iterationCount(), nodeEvents);
+  if (mapping) {
+    std::cout << fmt::format("mapped: {} of {} node events ({:.1f}%) onto {}\n", mapping->mapped, mapping->events,
+                             100.0 * mapping->mappedShare(), o.model);
+    if (mapping->runtimeInserted > 0)
+      std::cout << fmt::format("runtime-inserted: {} events of nodes the runtime created; {:.1f}% of the rest mapped\n",
+                               mapping->runtimeInserted, 100.0 * mapping->mappedShareOfModelNodes());
+    if (!mapping->unmappedNames.empty()) {
+      std::string names;
+      for (const std::string& n : mapping->unmappedNames) names += (names.empty() ? "" : ", ") + n;
+      std::cout << "unmapped: " << names << "\n";
+    }
+  }
+  std::cout << exec::Profiler::formatSummary(rows, o.top);
+  if (rows.size() > o.top) std::cout << fmt::format("({} more rows; --top N shows more)\n", rows.size() - o.top);
+  return std::cout.flush() ? kExitOk : kExitBadInput;
+}
+}  // namespace
+
+Command profileCommand() {
+  return {"profile", "Summarise a profile (ours or ONNX Runtime's) by op, node or scope; export CSV or speedscope",
+          [](CLI::App& app) -> std::function<int()> {
+            auto o = std::make_shared<ProfileOptions>();
+            app.add_option("TRACE", o->trace, "Chrome trace from `onyx run --profile`, or an ONNX Runtime profile")
+                ->required();
+            app.add_option("--model", o->model, "Map the events onto this model's nodes by name");
+            app.add_option("--by", o->by, "Group rows by op type, node or name scope")
+                ->check(CLI::IsMember({"op", "node", "scope"}));
+            app.add_flag("--json", o->json, "Print JSON");
+            app.add_option("--top", o->top, "Rows to print (text output)");
+            app.add_option("--csv", o->csv, "Also write the rows as CSV");
+            app.add_option("--speedscope", o->speedscope, "Also write speedscope JSON (evented, by scope)");
+            return [o] { return runProfile(*o); };
+          }};
+}
+
+}  // namespace onyx::cli

@@ -1,0 +1,245 @@
+#include "passes/pass_manager.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "exec/compare.h"
+
+namespace onyx::passes {
+
+namespace {
+
+size_t countGraphNodes(const Graph& graph) {
+  size_t count = graph.nodeCount();
+  for (Node* node : graph.nodes())
+    for (Graph* body : node->subgraphs()) count += countGraphNodes(*body);
+  return count;
+}
+
+// Outputs that stay valid after the executor is gone (outputs may view its arena).
+std::vector<exec::RunValue> detach(std::vector<exec::RunValue> values) {
+  for (auto& value : values) {
+    if (auto* tensor = std::get_if<exec::TensorValue>(&value)) {
+      value = tensor->clone();
+    } else if (auto* sequence = std::get_if<exec::SequenceValue>(&value)) {
+      for (auto& item : sequence->tensors) item = item.clone();
+    }
+  }
+  return values;
+}
+
+Expected<exec::NamedValues> verificationInputs(const Model& model, const VerifyOptions& verify) {
+  if (!verify.inputs.empty()) return verify.inputs;
+  exec::NamedValues inputs;
+  uint64_t seed = verify.seed;
+  // Symbols the caller did not bind are 1: the smallest size every exporter's model accepts.
+  SymBindings bindings = verify.bindings;
+  for (const Value* input : model.graph().inputs()) {
+    if (input->isInitializer() || !input->type().shape()) continue;
+    for (const Dim& dim : *input->type().shape())
+      if (dim.isSymbolic() && !dim.expr().evaluate(bindings)) bindings[dim.toString()] = 1;
+  }
+  for (const Value* input : model.graph().inputs()) {
+    if (input->isInitializer()) continue;
+    auto value = exec::randomInput(*input, bindings, seed++);
+    if (!value) return value.error();
+    inputs.push_back({input->name(), std::move(*value)});
+  }
+  return inputs;
+}
+
+Expected<std::vector<exec::RunValue>> runModel(const Model& model, const exec::NamedValues& inputs) {
+  exec::ExecutorOptions options;
+  options.useArena = false;
+  auto executor = exec::Executor::create(model, options);
+  if (!executor) return executor.error();
+  auto outputs = (*executor)->run(inputs);
+  if (!outputs) return outputs.error();
+  return detach(std::move(*outputs));
+}
+
+std::string passList(const std::vector<PassStep>& steps) {
+  std::string list;
+  for (const PassStep& step : steps) {
+    if (!list.empty()) list += ", ";
+    list += step.pass;
+  }
+  return list;
+}
+
+}  // namespace
+
+bool StepVerification::ok() const {
+  for (const OutputError& output : outputs)
+    if (!output.ok) return false;
+  return true;
+}
+
+size_t countNodes(const Model& model) {
+  size_t count = countGraphNodes(model.graph());
+  for (const auto& function : model.functions)
+    if (function->body) count += countGraphNodes(*function->body);
+  return count;
+}
+
+// The outputs of the model as it was after the last verified step (or before the first), on fixed inputs.
+// Any edit made outside a verified step (an unverified step, an undo in the GUI) makes it stale.
+struct PassManager::Reference {
+  exec::NamedValues inputs;
+  std::vector<exec::RunValue> outputs;
+  bool valid = false;
+  int listenerToken = 0;
+};
+
+PassManager::PassManager(Model& model) : model_(model), reference_(std::make_unique<Reference>()) {
+  Reference* reference = reference_.get();
+  reference_->listenerToken = model_.subscribe([reference](const ChangeEvent&) { reference->valid = false; });
+}
+
+PassManager::~PassManager() {
+  model_.unsubscribe(reference_->listenerToken);
+}
+
+Expected<StepVerification> PassManager::verifyAgainstReference(const VerifyOptions& verify) {
+  StepVerification result;
+  auto outputs = runModel(model_, reference_->inputs);
+  if (!outputs) return outputs.error();
+  result.ran = true;
+  const Graph& graph = model_.graph();
+  exec::Tolerance tolerance{verify.rtol, verify.atol};
+  for (size_t k = 0; k < reference_->outputs.size() && k < outputs->size(); ++k) {
+    exec::Comparison c = exec::compareValues((*outputs)[k], reference_->outputs[k], tolerance);
+    std::string name = k < graph.outputs().size() ? graph.outputs()[k]->name() : std::to_string(k);
+    result.outputs.push_back({name, c.maxAbsError, c.maxRelError, c.ok, c.reason});
+  }
+  if (outputs->size() != reference_->outputs.size())
+    result.outputs.push_back({"(count)", 0, 0, false,
+                              fmt::format("the model has {} outputs, {} before the step", outputs->size(),
+                                          reference_->outputs.size())});
+  reference_->outputs = std::move(*outputs);
+  return result;
+}
+
+Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, const PassOptions& options,
+                                        const VerifyOptions& verify) {
+  PassStep step;
+  step.pass = std::string(pass.name());
+  step.nodesBefore = countNodes(model_);
+
+  std::optional<StepVerification> notRun;
+  if (verify.enabled && !reference_->valid) {
+    auto inputs = verificationInputs(model_, verify);
+    auto outputs = inputs ? runModel(model_, *inputs) : Expected<std::vector<exec::RunValue>>(inputs.error());
+    if (outputs) {
+      reference_->inputs = std::move(*inputs);
+      reference_->outputs = std::move(*outputs);
+    } else {
+      notRun =
+          StepVerification{false, "the model does not run before the step: " + outputs.error().toString()};
+    }
+  }
+
+  auto start = std::chrono::steady_clock::now();
+  Transaction transaction(model_, step.pass);
+  Rewriter rewriter(model_);
+  PassContext context(model_, rewriter, scope, options);
+  auto changed = pass.run(context);
+  if (!changed) {
+    transaction.revert();
+    return changed.error();
+  }
+  step.changes = transaction.commit();
+  step.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  step.changed = *changed && !step.changes->empty();
+  step.counters = context.counters();
+  step.skips = context.skips();
+  step.nodesAfter = countNodes(model_);
+
+  if (verify.enabled) {
+    if (notRun) {
+      step.verification = std::move(notRun);
+    } else if (!step.changed) {
+      step.verification = StepVerification{true, {}, {}};
+      reference_->valid = true;
+    } else {
+      auto verification = verifyAgainstReference(verify);
+      if (!verification) {
+        step.changes->undo();
+        reference_->valid = false;
+        return makeError("the model no longer runs after the pass: " + verification.error().toString());
+      }
+      if (!verification->ok()) {
+        step.changes->undo();
+        const OutputError* bad = nullptr;
+        for (const OutputError& output : verification->outputs)
+          if (!output.ok && !bad) bad = &output;
+        reference_->valid = false;
+        return makeError(fmt::format("the pass changed output '{}' beyond rtol {:g}, atol {:g}: {}",
+                                     bad->output, verify.rtol, verify.atol, bad->reason));
+      }
+      step.verification = std::move(*verification);
+      reference_->valid = true;  // the outputs just computed are the reference for the next step
+    }
+  }
+  return step;
+}
+
+PipelineResult PassManager::run(const std::vector<std::string>& pipeline, const PipelineOptions& options) {
+  std::vector<std::string> unknown = unknownPasses(pipeline);
+  if (!unknown.empty()) {
+    PipelineResult result;
+    result.nodesBefore = result.nodesAfter = countNodes(model_);
+    result.error =
+        makeError("unknown pass '" + unknown.front() + "'; `onyx optimize --list` shows the passes");
+    return result;
+  }
+  std::vector<std::unique_ptr<Pass>> passes;
+  for (const std::string& name : pipeline) passes.push_back(createPass(name));
+  return runPasses(passes, options);
+}
+
+PipelineResult PassManager::runPasses(const std::vector<std::unique_ptr<Pass>>& pipeline,
+                                      const PipelineOptions& options) {
+  PipelineResult result;
+  result.nodesBefore = countNodes(model_);
+  result.nodesAfter = result.nodesBefore;
+  int maxRounds = options.fixpoint ? std::max(1, options.maxRounds) : 1;
+  for (int round = 1; round <= maxRounds; ++round) {
+    result.rounds = round;
+    bool changed = false;
+    for (const auto& pass : pipeline) {
+      auto step = runPass(*pass, options.scope, options.passOptions, options.verify);
+      if (!step) {
+        std::string before = passList(result.steps);
+        result.error =
+            makeError(fmt::format("pass '{}' failed{}: {}", pass->name(),
+                                  before.empty() ? std::string(" (first pass)") : " after " + before,
+                                  step.error().message),
+                      step.error().where);
+        result.nodesAfter = countNodes(model_);
+        return result;
+      }
+      step->round = round;
+      changed = changed || step->changed;
+      if (options.onStep) options.onStep(*step);
+      result.steps.push_back(std::move(*step));
+    }
+    if (!changed) {
+      result.reachedFixpoint = true;
+      break;
+    }
+  }
+  result.nodesAfter = countNodes(model_);
+  return result;
+}
+
+std::vector<std::string> unknownPasses(const std::vector<std::string>& pipeline) {
+  std::vector<std::string> unknown;
+  for (const std::string& name : pipeline)
+    if (!createPass(name)) unknown.push_back(name);
+  return unknown;
+}
+
+}  // namespace onyx::passes

@@ -1,0 +1,113 @@
+#pragma once
+// Runs passes over a model, one Transaction per pass application, and keeps a step record per application:
+// what the pass counted and skipped, the node count before and after, its wall time, the ChangeLog that
+// undoes and redoes it (the GUI wraps each step in a QUndoCommand), and optionally a numeric check of the
+// step (the executor run before and after it on the same inputs).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/executor.h"
+#include "ir/rewriter.h"
+#include "passes/pass.h"
+
+namespace onyx::passes {
+
+struct VerifyOptions {
+  bool enabled = false;
+  // Inputs by name; when empty, random inputs (exec::randomInput, symbolic dims from `bindings`, dims
+  // without a binding become 1) seeded with `seed`.
+  exec::NamedValues inputs;
+  SymBindings bindings;
+  uint64_t seed = 1;
+  // A step whose outputs differ beyond |a - b| <= atol + rtol * |b| fails: it is reverted and reported.
+  double rtol = 1e-4;
+  double atol = 1e-5;
+};
+
+// The worst error of one graph output after a step, against the outputs before it.
+struct OutputError {
+  std::string output;
+  double maxAbsError = 0;
+  double maxRelError = 0;
+  bool ok = true;
+  std::string reason;  // the first mismatch, when !ok
+};
+
+struct StepVerification {
+  bool ran = false;
+  std::string notRunReason;  // the executor could not run the model (unsupported op, no inputs...)
+  std::vector<OutputError> outputs;
+  bool ok() const;
+};
+
+// One application of one pass.
+struct PassStep {
+  std::string pass;
+  int round = 1;  // the pipeline round (fixpoint runs repeat the pipeline)
+  bool changed = false;
+  std::vector<PassCounter> counters;
+  std::vector<PassSkip> skips;
+  size_t nodesBefore = 0;  // nodes in the main graph and all bodies
+  size_t nodesAfter = 0;
+  double milliseconds = 0;
+  // The step's edits: undo() restores the model as it was before the step, redo() applies it again.
+  // Empty (no edits) when the pass changed nothing.
+  std::shared_ptr<ChangeLog> changes;
+  std::optional<StepVerification> verification;
+};
+
+struct PipelineOptions {
+  bool fixpoint = false;  // repeat the pipeline until a round changes nothing
+  int maxRounds = 10;     // at most this many rounds when fixpoint is set
+  std::string scope;      // "" the whole model; otherwise the PassContext scope
+  PassOptions passOptions;
+  VerifyOptions verify;
+  // Called after each step (the GUI's progress and history).
+  std::function<void(const PassStep&)> onStep;
+};
+
+struct PipelineResult {
+  std::vector<PassStep> steps;  // every step applied, in order; a failed step is not among them
+  int rounds = 0;
+  bool reachedFixpoint = false;  // fixpoint runs: the last round changed nothing
+  size_t nodesBefore = 0;
+  size_t nodesAfter = 0;
+  // Set when a pass failed (or its numeric check did): names the pass and the passes before it. The failed
+  // step's transaction was reverted; the steps before it stay applied.
+  std::optional<Error> error;
+};
+
+// Nodes in the main graph, bodies and model-local functions.
+size_t countNodes(const Model& model);
+
+class PassManager {
+ public:
+  explicit PassManager(Model& model);
+  ~PassManager();
+  PassManager(const PassManager&) = delete;
+  PassManager& operator=(const PassManager&) = delete;
+
+  // Applies one pass once. On error the pass's transaction is reverted and the model is unchanged.
+  Expected<PassStep> runPass(Pass& pass, const std::string& scope = {}, const PassOptions& options = {},
+                             const VerifyOptions& verify = {});
+  // Runs passes by name (each must be registered), once or to a fixpoint.
+  PipelineResult run(const std::vector<std::string>& pipeline, const PipelineOptions& options = {});
+  // Same, with pass objects (passes outside the registry: tests, plugins); each is run once per round.
+  PipelineResult runPasses(const std::vector<std::unique_ptr<Pass>>& pipeline,
+                           const PipelineOptions& options = {});
+
+ private:
+  struct Reference;  // cached outputs of the last verified state
+  Expected<StepVerification> verifyAgainstReference(const VerifyOptions& verify);
+  Model& model_;
+  std::unique_ptr<Reference> reference_;
+};
+
+// Names of the passes in `pipeline` that are not registered (for usage errors).
+std::vector<std::string> unknownPasses(const std::vector<std::string>& pipeline);
+
+}  // namespace onyx::passes

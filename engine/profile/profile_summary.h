@@ -1,0 +1,50 @@
+#pragma once
+// Summaries of profile events: by node, by op type, by name scope (inclusive), and the scope tree of time
+// the flame view draws, plus exports (CSV, speedscope).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/profiler.h"
+#include "profile/profile.h"
+
+namespace onyx::profile {
+
+enum class SummaryKey { Node, OpType, Scope };
+
+// Main-graph events only: a control-flow node's time already holds its body's. Rows sorted by total time,
+// descending. Scope rows are inclusive: "/layer1" holds "/layer1/layer1.0".
+std::vector<exec::SummaryRow> summarize(const std::vector<exec::ProfileEvent>& events, SummaryKey key);
+
+// The name scope of an event ("/layer1/layer1.0/conv1/Conv" -> "/layer1/layer1.0/conv1"), "" at the top.
+std::string_view eventScope(const exec::ProfileEvent& event);
+
+// Time over the scope hierarchy: model -> /encoder -> /encoder/layer.0 -> ... -> node. A node's time is the
+// sum of its events; a scope's is the sum of its children, so children's widths add up to their parent's.
+struct FlameNode {
+  std::string name;  // "layer1.0", or the node's name for a leaf ("/layer1/layer1.0/conv1/Conv")
+  std::string path;  // scope path; a leaf's is its scope's
+  NodeId node = kNoNode;  // leaves only
+  std::string opType;     // leaves only
+  int64_t totalNs = 0;
+  int64_t flops = 0;
+  int64_t count = 0;  // events summed
+  FlameNode* parent = nullptr;
+  std::vector<std::unique_ptr<FlameNode>> children;  // in order of first execution
+  bool isLeaf() const { return node != kNoNode || !opType.empty(); }
+};
+
+struct FlameTree {
+  std::unique_ptr<FlameNode> root;  // name "model"
+  int iterations = 1;
+};
+
+FlameTree buildFlameTree(const Profile& profile);
+
+// One row per node: node_id,name,op_type,count,total_ms,mean_ms,percent,flops,bytes,gflops_per_s.
+std::string summaryCsv(const std::vector<exec::SummaryRow>& rows);
+// speedscope's evented format (https://www.speedscope.app/file-format-schema.json): one profile per thread,
+// frames for scopes and nodes, so speedscope's left-heavy view is the scope flame graph.
+std::string speedscopeJson(const Profile& profile, std::string_view name);
+
+}  // namespace onyx::profile

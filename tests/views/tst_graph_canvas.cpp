@@ -1,0 +1,384 @@
+// The graph canvas on real and generated models, under the offscreen platform: what is shown at a level,
+// navigation (groups, bodies, breadcrumb), selection through the document, focus, determinism, overlays
+// and the headless renderer.
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QtTest>
+#include <map>
+#include <set>
+
+#include "graph/breadcrumb_bar.h"
+#include "graph/graph_canvas.h"
+#include "graph/graph_render.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_view.h"
+#include "ir/model.h"
+#include "ir/scopes.h"
+#include "layout/synthetic_models.h"
+#include "model_document.h"
+#include "onnx/onnx_io.h"
+
+namespace onyx::views {
+namespace {
+
+constexpr int kLayoutTimeoutMs = 120000;
+
+QString sharedModelsDir() {
+  return qEnvironmentVariable("ONYX_TEST_DATA", QStringLiteral(ONYX_DEFAULT_TEST_DATA)) + "/models";
+}
+
+// An If whose branches are bodies the canvas can enter.
+constexpr const char* kIfModel = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+choose (float[N] x, bool c) => (float[N] y) {
+  r = Relu (x)
+  y = If (c) <then_branch = thenGraph () => (float[N] t) { t = Sigmoid (r) },
+              else_branch = elseGraph () => (float[N] e) { e = Neg (r) }>
+}
+)";
+
+// A canvas on a document, shown (offscreen) at a fixed size.
+struct Fixture {
+  explicit Fixture(std::shared_ptr<Model> model, size_t threshold = 1000)
+      : document(std::move(model), QStringLiteral("test.onnx")) {
+    canvas.resize(1000, 700);
+    canvas.setCollapseThreshold(threshold);
+    canvas.show();
+  }
+  bool open() {
+    QSignalSpy shown(&canvas, &GraphCanvas::levelShown);
+    canvas.setDocument(&document);
+    return shown.wait(kLayoutTimeoutMs);
+  }
+  // Runs `step` and waits for the level it asks for.
+  template <class Step>
+  bool after(Step&& step) {
+    QSignalSpy shown(&canvas, &GraphCanvas::levelShown);
+    step();
+    return shown.count() > 0 || shown.wait(kLayoutTimeoutMs);
+  }
+  const layout::LevelView& level() const { return *canvas.shownLayout()->level; }
+  size_t groupNodes() const {
+    size_t total = 0;
+    for (const layout::Item& item : level().items)
+      total += item.kind == layout::ItemKind::Group ? item.nodeCount : 0;
+    return total;
+  }
+  ModelDocument document;
+  GraphCanvas canvas;
+};
+
+std::shared_ptr<Model> loadShared(const QString& path) {
+  auto model = loadModel(QFile::encodeName(path).toStdString());
+  if (!model) return nullptr;
+  return std::shared_ptr<Model>(std::move(model).value());
+}
+
+const layout::Item* firstItemOfKind(const layout::LevelView& level, layout::ItemKind kind) {
+  for (const layout::Item& item : level.items) {
+    if (item.kind == kind) return &item;
+  }
+  return nullptr;
+}
+
+const Node* firstNode(const Graph& graph) {
+  return *graph.nodes().begin();
+}
+const Node* lastNode(const Graph& graph) {
+  const Node* last = nullptr;
+  for (const Node* node : graph.nodes()) last = node;
+  return last;
+}
+
+std::map<std::string, QRectF> boxPositions(const GraphScene& scene) {
+  std::map<std::string, QRectF> positions;
+  for (const BoxItem* box : scene.boxes()) positions[box->levelItem().key] = box->box();
+  return positions;
+}
+
+}  // namespace
+
+class TestGraphCanvas : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void everySharedModelShowsTheNodesOfItsLevel_data() {
+    QTest::addColumn<QString>("path");
+    const QDir models(sharedModelsDir());
+    for (const QString& name : models.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+      QString path = models.filePath(name + "/model.onnx");
+      if (QFileInfo::exists(path)) QTest::newRow(qPrintable(name)) << path;
+    }
+    if (models.entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty()) QTest::newRow("absent") << QString();
+  }
+  void everySharedModelShowsTheNodesOfItsLevel() {
+    QFETCH(QString, path);
+    if (path.isEmpty())
+      QSKIP(qPrintable("test data not found: " + sharedModelsDir() + " (set ONYX_TEST_DATA)"));
+    auto model = loadShared(path);
+    QVERIFY(model);
+    Fixture f(model);
+    QVERIFY(f.open());
+    const layout::LevelView& level = f.level();
+    // One box per node item of the level, and the level accounts for every node of the graph: drawn, folded
+    // into a consumer as a Constant tag, or inside a collapsed group.
+    QCOMPARE(f.canvas.scene()->nodeItemCount(), level.nodeItemCount());
+    QCOMPARE(f.canvas.scene()->boxes().size(), level.items.size());
+    QCOMPARE(f.canvas.scene()->edges().size(), level.edges.size());
+    QCOMPARE(level.nodeItemCount() + level.foldedConstants + f.groupNodes(), model->graph().nodeCount());
+    if (model->graph().nodeCount() > 1000) QVERIFY(level.groupItemCount() > 0);
+  }
+
+  void aGroupOpensAsItsOwnLevelAndExpandsInPlace() {
+    std::shared_ptr<Model> model = layout::makeNetworkLike({.nodes = 2000});
+    Fixture f(model);
+    QVERIFY(f.open());
+    const size_t topItems = f.level().items.size();
+    QVERIFY(f.level().groupItemCount() > 0);
+    QCOMPARE(f.level().nodeItemCount() + f.level().foldedConstants + f.groupNodes(),
+             model->graph().nodeCount());
+    const layout::Item* group = firstItemOfKind(f.level(), layout::ItemKind::Group);
+    const std::string path = group->scopePath;
+    const size_t groupSize = group->nodeCount;
+
+    // Open: only the group's interior is laid out, with ports where values cross its boundary.
+    QVERIFY(f.after([&] { f.canvas.enterScope(QString::fromStdString(path)); }));
+    QCOMPARE(f.canvas.frames().size(), size_t(2));
+    QCOMPARE(f.canvas.breadcrumbs()->crumbs().size(), 2);
+    QCOMPARE(f.level().scopePath, path);
+    QCOMPARE(f.level().nodeItemCount() + f.level().foldedConstants + f.groupNodes(), groupSize);
+    QVERIFY(firstItemOfKind(f.level(), layout::ItemKind::PortIn) != nullptr);
+
+    // Back: the top level again, from the cache.
+    const uint64_t hits = f.canvas.layoutService().stats().cacheHits;
+    QVERIFY(f.after([&] { f.canvas.back(); }));
+    QCOMPARE(f.level().items.size(), topItems);
+    QCOMPARE(f.canvas.layoutService().stats().cacheHits, hits + 1);
+
+    // Expand in place: the group's box becomes a frame holding its children.
+    QVERIFY(f.after([&] { f.canvas.expandInPlace(QString::fromStdString(path)); }));
+    QCOMPARE(f.canvas.scene()->clusters().size(), size_t(1));
+    QVERIFY(f.canvas.scene()->boxForKey("g:" + path) == nullptr);
+    QVERIFY(f.level().items.size() > topItems);
+    QCOMPARE(f.level().nodeItemCount() + f.level().foldedConstants + f.groupNodes(),
+             model->graph().nodeCount());
+
+    // Collapse: as before.
+    QVERIFY(f.after([&] { f.canvas.collapse(QString::fromStdString(path)); }));
+    QCOMPARE(f.level().items.size(), topItems);
+    QVERIFY(f.canvas.scene()->boxForKey("g:" + path) != nullptr);
+  }
+
+  void doubleClickingAGroupOpensIt() {
+    Fixture f(layout::makeNetworkLike({.nodes = 2000}));
+    QVERIFY(f.open());
+    const layout::Item* group = firstItemOfKind(f.level(), layout::ItemKind::Group);
+    const std::string path = group->scopePath;
+    BoxItem* box = f.canvas.scene()->boxForKey(group->key);
+    f.canvas.view()->centerOnRect(box->box(), 1.0);
+    QPoint at = f.canvas.view()->mapFromScene(box->box().center());
+    QVERIFY(f.after([&] { QTest::mouseDClick(f.canvas.view()->viewport(), Qt::LeftButton, {}, at); }));
+    QCOMPARE(f.level().scopePath, path);
+  }
+
+  void clickingSelectsAndTheDocumentHighlights() {
+    Fixture f(layout::makeResNet50Like());
+    QVERIFY(f.open());
+    const Graph& graph = f.document.model().graph();
+    const Node* first = firstNode(graph);
+    BoxItem* box = f.canvas.scene()->boxForNode(first->id());
+    QVERIFY(box);
+    f.canvas.view()->centerOnRect(box->box(), 1.0);
+    QTest::mouseClick(f.canvas.view()->viewport(), Qt::LeftButton, {},
+                      f.canvas.view()->mapFromScene(box->box().center()));
+    QCOMPARE(f.document.selection().node, first->id());
+    QCOMPARE(f.document.selection().graph, &graph);
+    QVERIFY(box->isHighlighted());
+
+    // Selecting through the document (another view) moves the highlight.
+    const Node* last = lastNode(graph);
+    f.document.select(Selection{&graph, last->id(), nullptr});
+    QVERIFY(!box->isHighlighted());
+    QVERIFY(f.canvas.scene()->boxForNode(last->id())->isHighlighted());
+
+    // A click on empty canvas clears the selection.
+    QRectF scene = f.canvas.scene()->sceneRect();
+    f.canvas.view()->centerOn(scene.topLeft());
+    QTest::mouseClick(f.canvas.view()->viewport(), Qt::LeftButton, {},
+                      f.canvas.view()->mapFromScene(scene.topLeft() + QPointF(5, 5)));
+    QVERIFY(f.document.selection().empty());
+    QVERIFY(!f.canvas.scene()->boxForNode(last->id())->isHighlighted());
+  }
+
+  void focusExpandsTheGroupHoldingTheNodeAndCentresIt() {
+    Fixture f(layout::makeNetworkLike({.nodes = 2000}));
+    QVERIFY(f.open());
+    const Graph& graph = f.document.model().graph();
+    const Node* deep = nullptr;
+    for (const Node* node : graph.nodes()) {
+      if (node->opType() == "Softmax") deep = node;  // the last layer's attention
+    }
+    QVERIFY(deep);
+    QVERIFY(f.canvas.scene()->boxForNode(deep->id()) == nullptr);  // inside a collapsed group
+    QVERIFY(f.after([&] { f.document.focus(Selection{&graph, deep->id(), nullptr}); }));
+    BoxItem* box = f.canvas.scene()->boxForNode(deep->id());
+    QVERIFY(box);
+    QVERIFY(box->isHighlighted());
+    QVERIFY(!f.canvas.frames().back().expanded.empty());
+    QVERIFY(f.canvas.view()->visibleSceneRect().contains(box->box().center()));
+  }
+
+  void bodiesAreEnteredByDoubleClickAndFocusAndLeftByTheBreadcrumb() {
+    auto parsed = parseModelText(kIfModel);
+    QVERIFY2(parsed, parsed ? "" : parsed.error().toString().c_str());
+    std::shared_ptr<Model> model(std::move(parsed).value());
+    Fixture f(model);
+    QVERIFY(f.open());
+    const Graph& graph = model->graph();
+    const Node* ifNode = nullptr;
+    for (const Node* node : graph.nodes()) {
+      if (node->opType() == "If") ifNode = node;
+    }
+    QVERIFY(ifNode);
+    QCOMPARE(f.canvas.scene()->boxForNode(ifNode->id())->levelItem().bodies.size(), size_t(2));
+
+    QVERIFY(f.after([&] { QVERIFY(f.canvas.enterBody(ifNode->id(), 1)); }));
+    QCOMPARE(f.canvas.frames().size(), size_t(2));
+    QCOMPARE(f.level().graph, ifNode->subgraphs()[1]);
+    QCOMPARE(f.canvas.breadcrumbs()->crumbs().last(), QString("If: else_branch"));
+    QCOMPARE(f.level().nodeItemCount(), size_t(1));  // Neg; r enters through a port
+    QVERIFY(firstItemOfKind(f.level(), layout::ItemKind::PortIn) != nullptr);
+
+    QVERIFY(f.after([&] { Q_EMIT f.canvas.breadcrumbs()->crumbClicked(0); }));
+    QCOMPARE(f.canvas.frames().size(), size_t(1));
+    QCOMPARE(f.level().graph, &graph);
+
+    // Focus on the node inside the then-branch: the canvas enters that body and highlights it.
+    const Graph* thenBody = ifNode->subgraphs()[0];
+    const Node* sigmoid = firstNode(*thenBody);
+    QVERIFY(f.after([&] { f.document.focus(Selection{thenBody, sigmoid->id(), nullptr}); }));
+    QCOMPARE(f.level().graph, thenBody);
+    QVERIFY(f.canvas.scene()->boxForNode(sigmoid->id())->isHighlighted());
+  }
+
+  void layoutIsDeterministic() {
+    std::shared_ptr<Model> model = layout::makeResNet50Like();
+    Fixture first(model);
+    QVERIFY(first.open());
+    Fixture second(model);  // another document, another service: laid out afresh
+    QVERIFY(second.open());
+    QCOMPARE(second.canvas.layoutService().stats().dotRuns, uint64_t(1));
+    auto a = boxPositions(*first.canvas.scene());
+    auto b = boxPositions(*second.canvas.scene());
+    QCOMPARE(a.size(), first.level().items.size());
+    QVERIFY(a == b);
+  }
+
+  void edgesShowShapesAndRelabelWhenBindingsChange() {
+    std::shared_ptr<Model> model = layout::makeResNet50Like();
+    Fixture f(model);
+    QVERIFY(f.open());
+    const Value* input = model->graph().inputs().front();
+    std::vector<EdgeItem*> edges = f.canvas.scene()->edgesForValue(input);
+    QVERIFY(!edges.empty());
+    const QString before = edges.front()->label().plainText();
+    QVERIFY2(before.startsWith("float32[N, 3, 224, 224]"), qPrintable(before));
+    QSignalSpy shapes(&f.document, &ModelDocument::shapesChanged);
+    f.document.setBindings(SymBindings{{"N", 8}});
+    QVERIFY(shapes.wait(20000));
+    QCOMPARE(f.canvas.scene()->edgesForValue(input).front()->label().plainText(),
+             QString("float32[8, 3, 224, 224]"));
+  }
+
+  void unresolvedDimsAreMarked() {
+    auto parsed = parseModelText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, 4] x, int64[2] s) => (float[A, B] y) {
+  y = Reshape (x, s)
+}
+)");
+    QVERIFY(parsed);
+    std::shared_ptr<Model> model(std::move(parsed).value());
+    Fixture f(model);
+    QVERIFY(f.open());
+    const Value* reshaped = model->graph().outputs().front();
+    std::vector<EdgeItem*> edges = f.canvas.scene()->edgesForValue(reshaped);
+    QVERIFY(!edges.empty());
+    const EdgeLabel& label = edges.front()->label();
+    QVERIFY2(label.unresolved, qPrintable(label.plainText()));
+    bool red = false;
+    for (const LabelRun& run : label.runs) red = red || (run.unresolved && run.text == "?");
+    QVERIFY2(red, qPrintable(label.plainText()));
+  }
+
+  void overlaysColourNodesAndTotalGroups() {
+    std::shared_ptr<Model> model = layout::makeNetworkLike({.nodes = 2000});
+    Fixture f(model);
+    QVERIFY(f.open());
+    std::unordered_map<NodeId, NodeOverlay> overlay;
+    for (const Node* node : model->graph().nodes()) overlay[node->id()] = {QColor(Qt::red), "1 ms", 1.0};
+    f.canvas.setNodeOverlay(overlay, {{QColor(Qt::red), "slow"}},
+                            [](double total) { return QString("%1 ms").arg(total); });
+    const layout::Item* group = firstItemOfKind(f.level(), layout::ItemKind::Group);
+    BoxItem* box = f.canvas.scene()->boxForKey(group->key);
+    QVERIFY(box->overlay().has_value());
+    QCOMPARE(box->overlay()->label, QString("%1 ms").arg(group->nodeCount));
+    f.canvas.clearNodeOverlay();
+    QVERIFY(!box->overlay().has_value());
+  }
+
+  void cancellingALayoutKeepsTheShownLevel() {
+    std::shared_ptr<Model> model = layout::makeNetworkLike({.nodes = 2000});
+    Fixture f(model);
+    QVERIFY(f.open());
+    const size_t items = f.level().items.size();
+    f.canvas.expandInPlace(
+        QString::fromStdString(firstItemOfKind(f.level(), layout::ItemKind::Group)->scopePath));
+    QVERIFY(f.canvas.isLayingOut());
+    f.canvas.cancelLayout();
+    QVERIFY(!f.canvas.isLayingOut());
+    QVERIFY(f.canvas.frames().back().expanded.empty());
+    QTest::qWait(300);
+    QCOMPARE(f.level().items.size(), items);
+  }
+
+  void rendersAPngThatIsNotBlankAndAnSvgNamingTheOps() {
+    auto model = layout::makeResNet50Like();
+    auto png = renderModel(*model, nullptr, {}, RenderFormat::Png);
+    QVERIFY(png);
+    QImage image = QImage::fromData(*png, "PNG");
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() > 200 && image.height() > 1000);  // a tall chain of 175 nodes at 1 px per point
+    std::set<QRgb> colours;
+    size_t foreground = 0;
+    const QRgb background = image.pixel(0, 0);
+    for (int y = 0; y < image.height(); y += 2) {
+      for (int x = 0; x < image.width(); x += 2) {
+        colours.insert(image.pixel(x, y));
+        foreground += image.pixel(x, y) != background;
+      }
+    }
+    QVERIFY2(colours.size() > 50, qPrintable(QString::number(colours.size())));
+    QVERIFY(foreground * 20 > size_t(image.width() / 2) * size_t(image.height() / 2));
+
+    auto svg = renderModel(*model, nullptr, {.width = 800}, RenderFormat::Svg);
+    QVERIFY(svg);
+    const QString text = QString::fromUtf8(*svg);
+    QVERIFY(text.contains("<svg"));
+    QVERIFY(text.contains(">Conv<"));
+    QVERIFY(text.contains(">BatchNormalization<") || text.contains(">Relu<"));
+    QVERIFY(text.contains("float32[N, 64, 112, 112]"));
+
+    auto missing = renderModel(*model, nullptr, {.scopePath = "/nowhere"}, RenderFormat::Png);
+    QVERIFY(!missing);
+    QVERIFY(QString::fromStdString(missing.error().message).contains("no scope '/nowhere'"));
+  }
+};
+
+}  // namespace onyx::views
+
+QTEST_MAIN(onyx::views::TestGraphCanvas)
+#include "tst_graph_canvas.moc"

@@ -1,0 +1,34 @@
+#pragma once
+// What an edge says: the value's dtype and shape, each dim as text (symbolic dims as expressions such as
+// `floor((H - 1)/2) + 1`) with the unknown ones marked, so the canvas paints them red.
+#include <QString>
+#include <functional>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace onyx {
+struct ShapeInference;
+}
+
+namespace onyx::views {
+
+struct LabelRun {
+  QString text;
+  bool unresolved = false;
+};
+
+struct EdgeLabel {
+  std::vector<LabelRun> runs;  // "float32[", "N", ", ", "?", "]"
+  bool unresolved = false;     // some dim (or the rank) is unknown
+  bool empty() const { return runs.empty(); }
+  QString plainText() const;
+};
+
+// The label of a value from an inference (the declared type when the inference does not know it).
+EdgeLabel edgeLabelOf(const Value* value, const ShapeInference* inference);
+
+using EdgeLabelSource = std::function<EdgeLabel(const Value*)>;
+EdgeLabelSource edgeLabelsFrom(const ShapeInference* inference);
+
+}  // namespace onyx::views

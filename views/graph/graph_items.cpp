@@ -1,0 +1,263 @@
+#include "graph/graph_items.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPathStroker>
+#include <QStyleOptionGraphicsItem>
+#include <cmath>
+
+namespace onyx::views {
+namespace {
+
+constexpr double kNameSpace = 16;     // above a box, for its name when zoomed in
+constexpr double kNameOverhang = 80;  // a name may run this far past the box's right edge
+constexpr double kBadgeSpace = 90;    // right of a box, for an overlay label
+
+QRectF toQt(const layout::Rect& rect) {
+  return {rect.x, rect.y, rect.width, rect.height};
+}
+QPointF toQt(const layout::Point& point) {
+  return {point.x, point.y};
+}
+QString qs(const std::string& text) {
+  return QString::fromStdString(text);
+}
+
+}  // namespace
+
+double SceneState::lod(const QStyleOptionGraphicsItem*, const QPainter* painter) const {
+  if (fullDetail) return 100;
+  return QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+}
+
+// --- BoxItem ---
+
+BoxItem::BoxItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout, size_t index)
+    : state_(state), layout_(std::move(layout)), index_(index), box_(toQt(layout_->items[index])) {
+  const layout::Item& item = levelItem();
+  fill_ = state_.style->fillFor(item);
+  if (item.node) nodeId_ = item.node->id();
+  title_ = qs(item.title);
+  name_ = qs(item.name);
+  std::vector<std::string> lines = layout::itemDetailLines(item);
+  for (const std::string& line : lines) lines_.push_back(qs(line));
+  firstTag_ = item.kind == layout::ItemKind::Node ? static_cast<int>(item.attributeLines.size())
+                                                  : static_cast<int>(lines_.size());
+  QString tip = qs(item.title);
+  if (!item.name.empty() && item.name != item.title) tip += "\n" + qs(item.name);
+  if (item.kind == layout::ItemKind::Group)
+    tip += "\n" + QObject::tr("double-click to open, Shift+double-click to expand in place");
+  if (!item.bodies.empty()) tip += "\n" + QObject::tr("double-click to enter its body");
+  setToolTip(tip);
+}
+
+QRectF BoxItem::boundingRect() const {
+  double right = overlay_ && !overlay_->label.isEmpty() ? kBadgeSpace : kNameOverhang;
+  return box_.adjusted(-3, -kNameSpace, right, 3);
+}
+
+void BoxItem::setHighlighted(bool highlighted) {
+  if (highlighted == highlighted_) return;
+  highlighted_ = highlighted;
+  update();
+}
+
+void BoxItem::setOverlay(std::optional<NodeOverlay> overlay) {
+  prepareGeometryChange();
+  overlay_ = std::move(overlay);
+  update();
+}
+
+void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const GraphStyle& style = *state_.style;
+  const layout::Item& item = levelItem();
+  const double lod = state_.lod(option, painter);
+  const QColor fill = overlay_ && overlay_->fill.isValid() ? overlay_->fill : fill_;
+
+  if (lod < style.outlineLod) {
+    painter->fillRect(box_, highlighted_ ? style.selectionColor : fill);
+    return;
+  }
+  QPen border(highlighted_ ? style.selectionColor : fill.darker(150), highlighted_ ? 3.0 : 1.0);
+  if (item.kind == layout::ItemKind::PortIn || item.kind == layout::ItemKind::PortOut) {
+    border.setStyle(Qt::DashLine);
+  }
+  painter->setBrush(fill);
+  painter->setPen(border);
+  if (item.kind == layout::ItemKind::Group) {
+    // A collapsed group looks like a stack of boxes.
+    painter->drawRoundedRect(box_.translated(3, 3), 5, 5);
+    painter->drawRoundedRect(box_, 5, 5);
+  } else if (item.kind == layout::ItemKind::Input || item.kind == layout::ItemKind::Output) {
+    painter->drawRoundedRect(box_, box_.height() / 2, box_.height() / 2);
+  } else {
+    painter->drawRoundedRect(box_, 4, 4);
+  }
+  if (lod < style.titleLod) return;
+
+  const layout::BoxMetrics& metrics = style.metrics;
+  const QColor text = GraphStyle::textOn(fill);
+  painter->setPen(text);
+  painter->setFont(style.titleFont);
+  QRectF titleRect(box_.x() + metrics.paddingX, box_.y() + metrics.paddingY,
+                   box_.width() - 2 * metrics.paddingX, metrics.titleHeight);
+  painter->drawText(titleRect, Qt::AlignCenter, title_);
+
+  if (lod >= style.detailLod) {
+    painter->setFont(style.detailFont);
+    double y = titleRect.bottom();
+    for (int i = 0; i < lines_.size(); ++i) {
+      QRectF lineRect(titleRect.x(), y, titleRect.width(), metrics.lineHeight);
+      if (i >= firstTag_) {  // an initializer tag: a chip on the box
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(QColor(255, 255, 255, text.lightness() > 128 ? 50 : 150));
+        painter->drawRoundedRect(lineRect.adjusted(-3, 1, 3, -1), 3, 3);
+        painter->setPen(text);
+      }
+      painter->drawText(lineRect, Qt::AlignCenter, lines_[i]);
+      y += metrics.lineHeight;
+    }
+    if (lod >= style.nameLod && nodeId_ != kNoNode && !name_.isEmpty()) {
+      painter->setPen(style.nameColor);
+      QFontMetricsF fm(style.detailFont);
+      QString name = fm.elidedText(name_, Qt::ElideMiddle, box_.width() + kNameOverhang);
+      painter->drawText(QPointF(box_.x(), box_.y() - 4), name);
+    }
+  }
+  if (overlay_ && !overlay_->label.isEmpty()) {
+    painter->setFont(style.detailFont);
+    QFontMetricsF fm(style.detailFont);
+    QRectF badge(box_.right() + 4, box_.y(), fm.horizontalAdvance(overlay_->label) + 8,
+                 metrics.lineHeight + 2);
+    painter->setPen(fill.darker(150));
+    painter->setBrush(QColor(255, 255, 255, 230));
+    painter->drawRoundedRect(badge, 3, 3);
+    painter->setPen(QColor(20, 20, 24));
+    painter->drawText(badge, Qt::AlignCenter, overlay_->label);
+  }
+}
+
+// --- EdgeItem ---
+
+EdgeItem::EdgeItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout, size_t index)
+    : state_(state), layout_(std::move(layout)), index_(index) {
+  const layout::EdgeGeometry& geometry = layout_->edges[index_];
+  if (!geometry.points.empty()) {
+    path_.moveTo(toQt(geometry.points[0]));
+    for (size_t i = 1; i + 2 < geometry.points.size(); i += 3) {
+      path_.cubicTo(toQt(geometry.points[i]), toQt(geometry.points[i + 1]), toQt(geometry.points[i + 2]));
+    }
+  }
+  if (geometry.hasArrow && !geometry.points.empty()) {
+    QPointF tip = toQt(geometry.arrowTip);
+    QPointF from = toQt(geometry.points.back());
+    QPointF direction = tip - from;
+    double length = std::hypot(direction.x(), direction.y());
+    if (length > 0.01) {
+      direction /= length;
+      QPointF normal(-direction.y(), direction.x());
+      QPointF base = tip - direction * 8;
+      arrow_ << tip << base + normal * 3.5 << base - normal * 3.5;
+    }
+  }
+  labelAnchor_ = path_.isEmpty() ? QPointF() : path_.pointAtPercent(0.5) + QPointF(5, 3);
+  const layout::Edge& edge = levelEdge();
+  if (edge.valueCount > 1) {
+    setToolTip(QObject::tr("%1 values, the first %2").arg(edge.valueCount).arg(qs(edge.valueName)));
+  } else {
+    setToolTip(qs(edge.valueName));
+  }
+  setZValue(-1);
+  updateBounds();
+}
+
+void EdgeItem::setLabel(EdgeLabel label) {
+  prepareGeometryChange();
+  label_ = std::move(label);
+  const layout::Edge& edge = levelEdge();
+  if (edge.valueCount > 1 && !label_.empty())
+    label_.runs.push_back({QStringLiteral(" ×%1").arg(edge.valueCount)});
+  labelSize_ = label_.empty()
+                   ? QSizeF()
+                   : QSizeF(QFontMetricsF(state_.style->edgeFont).horizontalAdvance(label_.plainText()),
+                            QFontMetricsF(state_.style->edgeFont).height());
+  updateBounds();
+  update();
+}
+
+void EdgeItem::updateBounds() {
+  QRectF bounds = path_.boundingRect().united(arrow_.boundingRect());
+  if (!labelSize_.isEmpty()) bounds = bounds.united(QRectF(labelAnchor_, labelSize_));
+  bounds_ = bounds.adjusted(-3, -3, 3, 3);
+}
+
+void EdgeItem::setHighlighted(bool highlighted) {
+  if (highlighted == highlighted_) return;
+  highlighted_ = highlighted;
+  setZValue(highlighted ? -0.5 : -1);
+  update();
+}
+
+QPainterPath EdgeItem::shape() const {
+  QPainterPathStroker stroker;
+  stroker.setWidth(6);
+  QPainterPath shape = stroker.createStroke(path_);
+  if (!labelSize_.isEmpty()) shape.addRect(QRectF(labelAnchor_, labelSize_));
+  return shape;
+}
+
+void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const GraphStyle& style = *state_.style;
+  const double lod = state_.lod(option, painter);
+  const layout::EdgeGeometry& geometry = layout_->edges[index_];
+  const QColor color = highlighted_ ? style.selectionColor : style.edgeColor;
+  if (lod < style.outlineLod) {
+    if (geometry.points.empty()) return;
+    painter->setPen(QPen(color, 0));  // cosmetic: one pixel at any scale
+    painter->drawLine(toQt(geometry.points.front()),
+                      geometry.hasArrow ? toQt(geometry.arrowTip) : toQt(geometry.points.back()));
+    return;
+  }
+  painter->setPen(QPen(color, highlighted_ ? 2.5 : 1.1));
+  painter->setBrush(Qt::NoBrush);
+  painter->drawPath(path_);
+  if (!arrow_.isEmpty()) {
+    painter->setBrush(color);
+    painter->setPen(Qt::NoPen);
+    painter->drawPolygon(arrow_);
+  }
+  if (lod < style.detailLod || label_.empty()) return;
+  painter->setFont(style.edgeFont);
+  QFontMetricsF fm(style.edgeFont);
+  painter->fillRect(QRectF(labelAnchor_, labelSize_), QColor(250, 250, 250, 200));
+  double x = labelAnchor_.x();
+  double baseline = labelAnchor_.y() + fm.ascent();
+  for (const LabelRun& run : label_.runs) {
+    painter->setPen(run.unresolved ? style.unresolvedColor : style.edgeLabelColor);
+    painter->drawText(QPointF(x, baseline), run.text);
+    x += fm.horizontalAdvance(run.text);
+  }
+}
+
+// --- ClusterItem ---
+
+ClusterItem::ClusterItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout,
+                         size_t index)
+    : state_(state), layout_(std::move(layout)), index_(index), frame_(toQt(layout_->clusters[index])) {
+  setZValue(-2);
+  setToolTip(qs(cluster().scopePath) + "\n" + QObject::tr("double-click the frame to collapse it"));
+}
+
+void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+  const GraphStyle& style = *state_.style;
+  const double lod = state_.lod(option, painter);
+  painter->setPen(QPen(style.clusterBorder, lod < style.outlineLod ? 0 : 1.0, Qt::DashLine));
+  painter->setBrush(style.clusterFill);
+  painter->drawRoundedRect(frame_, 6, 6);
+  if (lod < style.titleLod) return;
+  painter->setPen(style.groupBorder);
+  painter->setFont(style.detailFont);
+  painter->drawText(frame_.adjusted(8, 3, -8, 0), Qt::AlignLeft | Qt::AlignTop, qs(cluster().title));
+}
+
+}  // namespace onyx::views

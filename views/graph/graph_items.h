@@ -1,0 +1,115 @@
+#pragma once
+// The scene items of one laid-out level: a box per level item (node, collapsed group, terminal, port), a
+// routed edge per level edge and a frame per inline-expanded scope. Items draw from the LevelLayout they
+// index into and drop detail as they get small on screen (level of detail).
+#include <QGraphicsItem>
+#include <QPainterPath>
+#include <QString>
+#include <QStringList>
+#include <memory>
+#include <optional>
+
+#include "graph/edge_label.h"
+#include "graph/graph_style.h"
+#include "layout/layout_result.h"
+
+namespace onyx::views {
+
+// A per-node overlay from a later view (profiling): a fill replacing the category colour and a label.
+struct NodeOverlay {
+  QColor fill;
+  QString label;     // "3.2 ms"
+  double value = 0;  // summed into the groups that hold the node
+};
+
+// What every item of a scene reads: the style and whether to ignore the level of detail (SVG output).
+struct SceneState {
+  const GraphStyle* style = &GraphStyle::standard();
+  bool fullDetail = false;
+  double lod(const QStyleOptionGraphicsItem* option, const QPainter* painter) const;
+};
+
+class BoxItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 1 };
+  BoxItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout, size_t index);
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  const layout::Item& levelItem() const { return layout_->level->items[index_]; }
+  size_t index() const { return index_; }
+  QRectF box() const { return box_; }
+  void setHighlighted(bool highlighted);
+  bool isHighlighted() const { return highlighted_; }
+  void setOverlay(std::optional<NodeOverlay> overlay);
+  const std::optional<NodeOverlay>& overlay() const { return overlay_; }
+  // The node's id (kNoNode for other items), read when built: painting and clicks never touch the IR, which
+  // an edit may have changed before the level is laid out again.
+  NodeId nodeId() const { return nodeId_; }
+
+ private:
+  const SceneState& state_;
+  std::shared_ptr<const layout::LevelLayout> layout_;
+  size_t index_;
+  QRectF box_;
+  QColor fill_;
+  NodeId nodeId_ = kNoNode;
+  QString title_;
+  QString name_;
+  QStringList lines_;
+  int firstTag_ = 0;  // lines from here on are initializer tags
+  bool highlighted_ = false;
+  std::optional<NodeOverlay> overlay_;
+};
+
+class EdgeItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 2 };
+  EdgeItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout, size_t index);
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override { return bounds_; }
+  QPainterPath shape() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  const layout::Edge& levelEdge() const { return layout_->level->edges[index_]; }
+  const EdgeLabel& label() const { return label_; }
+  void setLabel(EdgeLabel label);
+  void setHighlighted(bool highlighted);
+  bool isHighlighted() const { return highlighted_; }
+
+ private:
+  void updateBounds();
+
+  const SceneState& state_;
+  std::shared_ptr<const layout::LevelLayout> layout_;
+  size_t index_;
+  QPainterPath path_;
+  QPolygonF arrow_;
+  QPointF labelAnchor_;
+  QSizeF labelSize_;
+  QRectF bounds_;
+  EdgeLabel label_;
+  bool highlighted_ = false;
+};
+
+class ClusterItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 3 };
+  ClusterItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout, size_t index);
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override { return frame_.adjusted(-1, -1, 1, 1); }
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  const layout::Cluster& cluster() const { return layout_->level->clusters[index_]; }
+
+ private:
+  const SceneState& state_;
+  std::shared_ptr<const layout::LevelLayout> layout_;
+  size_t index_;
+  QRectF frame_;
+};
+
+}  // namespace onyx::views

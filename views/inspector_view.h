@@ -1,0 +1,52 @@
+#pragma once
+// The inspector: everything about the selected node or value of a ModelDocument.
+//   node:  domain, op type, name, attributes (tensors previewed), inputs and outputs with their inferred
+//          types (initializer inputs previewed);
+//   value: its type, producer, consumers, and each dim with where it came from ("why?" for unknown ones).
+// Rows that name another node or value are links: a click focuses that node or value in every view.
+#include <QPointer>
+#include <QTreeWidget>
+#include <optional>
+
+#include "model_document.h"
+
+namespace onyx::views {
+
+class InspectorView : public QTreeWidget {
+  Q_OBJECT
+
+ public:
+  static constexpr int kNameColumn = 0;
+  static constexpr int kValueColumn = 1;
+  static constexpr int kLinkColumn = 2;  // "why?" on unknown dims
+  // A Selection: where a click on the row goes.
+  static constexpr int kTargetRole = Qt::UserRole + 1;
+
+  explicit InspectorView(QWidget* parent = nullptr);
+
+  void setDocument(ModelDocument* document);
+  ModelDocument* document() const { return document_; }
+
+  // The section item titled `title` ("Attributes", "Inputs", "Dims"...), or null.
+  QTreeWidgetItem* section(const QString& title) const;
+  // The row of `section` whose first column reads `name`, or null.
+  QTreeWidgetItem* row(const QString& section, const QString& name) const;
+  // Where a click on the item goes, if anywhere.
+  static std::optional<Selection> targetOf(const QTreeWidgetItem* item);
+
+ public Q_SLOTS:
+  // Focuses the item's target (what a click does, without waiting for the event loop).
+  void followLink(QTreeWidgetItem* item);
+  void rebuild();
+
+ private:
+  void showNode(const Node& node);
+  void showValue(const Value& value);
+  void addValueRows(QTreeWidgetItem* section, const std::vector<Value*>& values, const QString& prefix);
+  void addDimRows(QTreeWidgetItem* section, const Value& value);
+  void showContextMenu(const QPoint& position);
+
+  QPointer<ModelDocument> document_;
+};
+
+}  // namespace onyx::views

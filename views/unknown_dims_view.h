@@ -1,0 +1,58 @@
+#pragma once
+// The unknown-dim debugger: every unresolved dim of the open model grouped by the node (and reason) where
+// it became unknown, as `onyx shapes` groups them, with the data-dependent ones marked. A click on a group
+// focuses its origin node; a click on one of its values focuses that value. Symbols typed into the
+// bindings field (`batch=1, seq=128`) re-run inference; the list and counts follow when it finishes.
+#include <QPointer>
+#include <QWidget>
+
+#include "model_document.h"
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace onyx::views {
+
+class UnknownDimsView : public QWidget {
+  Q_OBJECT
+
+ public:
+  static constexpr int kOriginColumn = 0;
+  static constexpr int kCountColumn = 1;
+  static constexpr int kKindColumn = 2;                 // "data-dependent" or empty
+  static constexpr int kTargetRole = Qt::UserRole + 1;  // a Selection
+
+  explicit UnknownDimsView(QWidget* parent = nullptr);
+
+  void setDocument(ModelDocument* document);
+  ModelDocument* document() const { return document_; }
+
+  QTreeWidget* groupsTree() const { return groups_; }
+  // The `onyx shapes` summary line of the shown inference ("values: V, static: S, ...").
+  QString summaryText() const;
+  QLineEdit* bindingsField() const { return bindings_; }
+  // The last binding error, empty when the text parsed.
+  QString bindingError() const;
+
+ public Q_SLOTS:
+  // Parses the text and re-runs inference with it; false (with the error shown) when it does not parse.
+  bool applyBindings(const QString& text);
+  // Focuses the origin of a group row, or the value of a value row.
+  void followLink(QTreeWidgetItem* item);
+  void rebuild();
+
+ private:
+  void showInferring();
+
+  QPointer<ModelDocument> document_;
+  QLabel* summary_ = nullptr;
+  QLineEdit* bindings_ = nullptr;
+  QPushButton* apply_ = nullptr;
+  QLabel* error_ = nullptr;
+  QTreeWidget* groups_ = nullptr;
+};
+
+}  // namespace onyx::views
