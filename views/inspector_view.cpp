@@ -119,7 +119,7 @@ void InspectorView::setDocument(ModelDocument* document) {
   if (document_) {
     connect(document_, &ModelDocument::selectionChanged, this, &InspectorView::rebuild);
     connect(document_, &ModelDocument::shapesChanged, this, &InspectorView::rebuild);
-    connect(document_, &ModelDocument::modelChanged, this, &InspectorView::rebuild);
+    connect(document_, &ModelDocument::modelChanged, this, &InspectorView::scheduleRebuild);
   }
   rebuild();
 }
@@ -149,7 +149,14 @@ void InspectorView::followLink(QTreeWidgetItem* item) {
   if (auto target = targetOf(item); target && document_) document_->focus(*target);
 }
 
+void InspectorView::scheduleRebuild() {
+  if (rebuildPending_) return;
+  rebuildPending_ = true;
+  QMetaObject::invokeMethod(this, &InspectorView::rebuild, Qt::QueuedConnection);
+}
+
 void InspectorView::rebuild() {
+  rebuildPending_ = false;
   clear();
   if (!document_) return;
   const Selection& selection = document_->selection();

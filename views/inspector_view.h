@@ -45,8 +45,11 @@ class InspectorView : public QTreeWidget {
   void addValueRows(QTreeWidgetItem* section, const std::vector<Value*>& values, const QString& prefix);
   void addDimRows(QTreeWidgetItem* section, const Value& value);
   void showContextMenu(const QPoint& position);
+  // An edit (or a pass) sends many change events: rebuild once after them.
+  void scheduleRebuild();
 
   QPointer<ModelDocument> document_;
+  bool rebuildPending_ = false;
 };
 
 }  // namespace onyx::views

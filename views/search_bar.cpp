@@ -50,12 +50,12 @@ void SearchBar::setDocument(ModelDocument* document) {
   document_ = document;
   if (document_) {
     // Matches hold pointers into the model and shapes: refresh them whenever either changes.
-    connect(document_, &ModelDocument::modelChanged, this, &SearchBar::rerun);
+    connect(document_, &ModelDocument::modelChanged, this, &SearchBar::modelEdited);
     connect(document_, &ModelDocument::shapesChanged, this, &SearchBar::rerun);
   }
   matches_.clear();
   current_ = -1;
-  if (!query_->text().isEmpty() && isVisible()) search(query_->text());
+  if (active_) search(query_->text());
   updateCount();
 }
 
@@ -75,13 +75,25 @@ void SearchBar::search(const QString& query) {
     query_->setText(query);  // textChanged calls back here
     return;
   }
+  active_ = true;
   runQuery();
   current_ = matches_.empty() ? -1 : 0;
   focusCurrent();
   updateCount();
 }
 
+void SearchBar::modelEdited() {
+  matches_.clear();
+  current_ = -1;
+  updateCount();
+  if (rerunPending_) return;
+  rerunPending_ = true;
+  QMetaObject::invokeMethod(this, &SearchBar::rerun, Qt::QueuedConnection);
+}
+
 void SearchBar::rerun() {
+  rerunPending_ = false;
+  if (!active_) return;
   // Keep the position when the same matches come back (re-inference with new bindings).
   const int keep = current_;
   runQuery();
@@ -129,14 +141,13 @@ void SearchBar::updateCount() {
 }
 
 void SearchBar::activate() {
-  show();
   query_->setFocus(Qt::ShortcutFocusReason);
   query_->selectAll();
   if (!query_->text().isEmpty() && matches_.empty()) search(query_->text());
 }
 
 void SearchBar::dismiss() {
-  hide();
+  active_ = false;
   if (document_) document_->clearHighlight();
   matches_.clear();
   current_ = -1;

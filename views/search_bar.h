@@ -36,9 +36,9 @@ class SearchBar : public QWidget {
   void search(const QString& query);
   void next();
   void previous();
-  // Shows the bar and puts the cursor in the field, its text selected.
+  // Puts the cursor in the field, its text selected (the owner shows the bar).
   void activate();
-  // Hides the bar and clears the highlight.
+  // Clears the matches and the highlight; dismissed() tells the owner to hide the bar (Esc, close button).
   void dismiss();
 
  Q_SIGNALS:
@@ -50,6 +50,9 @@ class SearchBar : public QWidget {
  private:
   void runQuery();
   void rerun();
+  // The model changed: the matches may point at removed nodes. Drop them now, search again once the
+  // burst of change events is over.
+  void modelEdited();
   void step(int delta);
   void focusCurrent();
   void updateCount();
@@ -61,6 +64,8 @@ class SearchBar : public QWidget {
   QToolButton* next_ = nullptr;
   std::vector<SearchMatch> matches_;
   int current_ = -1;
+  bool rerunPending_ = false;
+  bool active_ = false;  // between a search and dismiss(): only then do matches follow the model
 };
 
 }  // namespace onyx::views

@@ -75,7 +75,7 @@ QString UnknownDimsView::summaryText() const {
 }
 
 QString UnknownDimsView::bindingError() const {
-  return error_->isVisible() ? error_->text() : QString();
+  return error_->isHidden() ? QString() : error_->text();
 }
 
 bool UnknownDimsView::applyBindings(const QString& text) {

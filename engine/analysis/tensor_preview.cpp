@@ -138,7 +138,8 @@ TensorPreview previewTensor(const Tensor& tensor, size_t firstCount) {
     for (int64_t i = 0; i < shown; ++i) preview.firstValues.push_back(complexText(dtype, data, i));
     return preview;
   }
-  if (!numericElement(dtype, data, 0) && preview.elements > 0) {
+  // An empty tensor has no element 0 to probe the type with.
+  if (preview.elements > 0 && !numericElement(dtype, data, 0)) {
     preview.error = "no preview for " + preview.dtype + " elements";
     return preview;
   }

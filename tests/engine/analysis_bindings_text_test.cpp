@@ -64,7 +64,7 @@ agraph (float[N] x, bool c) => (float[N] y) {
     if (node->opType() == "If") branch = node;
   ASSERT_NE(branch, nullptr);
   EXPECT_EQ(printGraphText(*branch->attribute("then_branch")->getGraph()),
-            "g1 () => (float[N] z) {\nz = Add(t, x)\n}");
+            "g1 () => (float[N] z) {\nz = Add(t, x)\n}\n");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "analysis/search.h"
-#include "explorer_model.h"
+#include "support/explorer_model.h"
 #include "onnx/onnx_io.h"
 
 namespace onyx {
