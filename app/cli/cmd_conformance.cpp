@@ -35,20 +35,21 @@ Command conformanceCommand() {
             auto filter = std::make_shared<std::string>();
             auto json = std::make_shared<bool>(false);
             auto threads = std::make_shared<int>(2);
+            auto device = std::make_shared<std::string>();
             app.add_option("DIR", *dirs, "Case folders, or folders of case folders")->required();
             app.add_option("--backend", *backend, "cpu, vulkan or auto")
                 ->check(CLI::IsMember({"cpu", "vulkan", "auto"}));
             app.add_option("--filter", *filter, "Only cases whose folder name matches this regex");
             app.add_flag("--json", *json, "Print the results as JSON");
             app.add_option("--threads", *threads, "Threads for kernels")->check(CLI::Range(1, 256));
+            app.add_option("--device", *device, "Vulkan device: index or part of its name");
             return [=]() -> int {
               exec::ConformanceOptions options;
               options.executor.threads = *threads;
-              if (*backend == "auto") {
-                std::cerr << "note: no Vulkan backend in this build; running on cpu\n";
-              } else if (*backend != "cpu") {
-                options.executor.backends = {*backend};
-              }
+              auto backends = chooseBackends(*backend, *device);
+              if (!backends) return reportError("--device", backends.error());
+              options.executor.backends = *backends;
+              options.executor.device = *device;
               std::optional<std::regex> pattern;
               try {
                 if (!filter->empty()) pattern.emplace(*filter);

@@ -21,6 +21,7 @@ struct RunOptions {
   bool random = false;
   std::vector<std::string> binds;
   std::string backend = "cpu";
+  std::string device;
   int threads = 2;
   int iterations = 1;
   int warmup = 0;
@@ -75,6 +76,15 @@ Expected<exec::NamedValues> gatherInputs(const Model& model, const RunOptions& o
   return makeError("no inputs: give --inputs DIR|FILE.pb..., --check DIR, or --random");
 }
 
+std::string jsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -101,11 +111,10 @@ int runModel(const RunOptions& o) {
 
   exec::ExecutorOptions options;
   options.threads = o.threads;
-  if (o.backend == "vulkan") {
-    options.backends = {"vulkan"};
-  } else if (o.backend == "auto") {
-    std::cerr << "note: no Vulkan backend in this build; running on cpu\n";
-  }
+  auto backends = chooseBackends(o.backend, o.device);
+  if (!backends) return reportError(o.model, backends.error());
+  options.backends = *backends;
+  options.device = o.device;
   auto executor = exec::Executor::create(**model, options);
   if (!executor) return reportError(o.model, executor.error());
   exec::Executor& ex = **executor;
@@ -211,9 +220,13 @@ int runModel(const RunOptions& o) {
     std::cout << fmt::format(
         "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."
         "4f}}},"
-        "\"arena_bytes\":{},\"peak_bytes\":{},\"check\":[{}]}}\n",
-        o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, checkJson);
+        "\"arena_bytes\":{},\"peak_bytes\":{},\"backend\":\"{}\",\"device\":\"{}\",\"check\":[{}]}}\n",
+        o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, options.backends.front(),
+        jsonEscape(ex.devices().front().second), checkJson);
   } else {
+    if (options.backends.front() != "cpu")
+      std::cout << "device: " << ex.devices().front().second << " (" << options.backends.front() << ", "
+                << ex.transferCount() << " transfers)\n";
     std::cout << fmt::format(
         "latency: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms ({} iterations, {} threads)\n", med, lo, hi,
         latencies.size(), o.threads);
@@ -247,6 +260,9 @@ Command runCommand() {
             app.add_option("--bind", o->binds, "Symbol binding NAME=VALUE for --random");
             app.add_option("--backend", o->backend, "cpu, vulkan or auto")
                 ->check(CLI::IsMember({"cpu", "vulkan", "auto"}));
+            app.add_option("--device", o->device,
+                           "Vulkan device: index or part of its name (default: ONYX_VULKAN_DEVICE, else the "
+                           "best GPU)");
             app.add_option("--threads", o->threads, "Threads for kernels")->check(CLI::Range(1, 256));
             app.add_option("--iterations", o->iterations, "Timed runs")->check(CLI::Range(1, 1000000));
             app.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 1000000));

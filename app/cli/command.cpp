@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <iostream>
 
+#include "exec/vulkan/vulkan_backend.h"
+
 namespace onyx::cli {
 
 bool isCommand(const std::string& name) {
@@ -21,6 +23,15 @@ bool isCommand(const std::string& name) {
 int reportError(const std::string& file, const Error& error) {
   std::cerr << "error: " << file << ": " << error.toString() << "\n";
   return kExitBadInput;
+}
+
+Expected<std::vector<std::string>> chooseBackends(const std::string& backend, const std::string& device) {
+  if (backend == "cpu") return std::vector<std::string>{"cpu"};
+  auto probed = exec::vulkan::probeDevice(device);
+  if (probed) return std::vector<std::string>{"vulkan"};
+  if (probed.error().where == "--device") return probed.error();
+  std::cerr << "note: " << probed.error().message << "; running on cpu\n";
+  return std::vector<std::string>{"cpu"};
 }
 
 Expected<void> writeFileAtomically(const std::string& path, const std::string& content) {

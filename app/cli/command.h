@@ -34,6 +34,10 @@ int run(int argc, char** argv);
 // Prints `error: FILE: WHAT (WHERE)` and returns kExitBadInput.
 int reportError(const std::string& file, const Error& error);
 
+// Backends for `--backend cpu|vulkan|auto [--device D]`: vulkan and auto use the Vulkan device when one
+// opens, else print a note saying why and use the CPU. A --device that names no device is an error.
+Expected<std::vector<std::string>> chooseBackends(const std::string& backend, const std::string& device);
+
 // Writes `content` to `path` through a temporary file in the same folder and a rename, so readers never
 // see a half-written file and a failure leaves the old file intact.
 Expected<void> writeFileAtomically(const std::string& path, const std::string& content);

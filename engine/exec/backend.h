@@ -4,6 +4,7 @@
 // the rest. Tensors live in the memory of the backend that produced them; the scheduler inserts transfers.
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,7 +28,12 @@ class PreparedNode {
   virtual std::string_view variant() const = 0;  // kernel variant, for profiles
   virtual int64_t flops(const KernelContext&) const { return 0; }
   virtual const std::vector<std::pair<int, int>>& inPlace() const;
+  // Inputs a device node reads in host memory (shape, axes and index inputs; weights it uploaded once at
+  // prepare time): the scheduler inserts no transfer for them. Host backends read everything on the host.
+  virtual const std::vector<int>& hostInputs() const;
 };
+
+class Profiler;
 
 class Backend {
  public:
@@ -42,6 +48,14 @@ class Backend {
   // Copies between host memory and this backend's memory (device backends only).
   virtual Expected<TensorValue> toDevice(const TensorValue& host) { return host; }
   virtual Expected<TensorValue> toHost(const TensorValue& device) { return device; }
+  // The device the backend runs on, for reports ("llvmpipe (LLVM 15.0.6, 256 bits)").
+  virtual std::string deviceName() const { return std::string(name()); }
+  // Device backends that queue work: when profiling, the executor brackets each of their steps (nodes and
+  // transfers) with these, and the backend replaces the event's host times with device times once the work
+  // completed. finishRun submits what is still queued at the end of a run.
+  virtual void beginProfiledStep(Profiler&) {}
+  virtual void endProfiledStep(Profiler&, size_t /*eventIndex*/) {}
+  virtual Expected<void> finishRun() { return {}; }
 };
 
 class CpuBackend final : public Backend {

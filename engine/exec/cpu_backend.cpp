@@ -7,6 +7,11 @@ const std::vector<std::pair<int, int>>& PreparedNode::inPlace() const {
   return none;
 }
 
+const std::vector<int>& PreparedNode::hostInputs() const {
+  static const std::vector<int> none;
+  return none;
+}
+
 namespace {
 
 class CpuPreparedNode final : public PreparedNode {

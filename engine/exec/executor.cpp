@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "exec/vulkan/vulkan_backend.h"
+
 namespace onyx::exec {
 
 namespace {
@@ -252,6 +254,8 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
     host.newStep(int(s));
     int64_t start = profiler ? profiler->nowNs() : 0;
     int64_t flops = 0;
+    bool deviceStep = step.backend && !step.backend->usesHostMemory();
+    if (profiler && deviceStep) step.backend->beginProfiledStep(*profiler);
     if (!step.node) {  // transfer between backends
       const auto* t = std::get_if<TensorValue>(&frame.slots[size_t(step.inputs[0])]);
       if (t) {
@@ -325,6 +329,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         if (slot >= 0) e.bytesWritten += valueBytes(frame.slots[size_t(slot)]);
       e.flops = flops;
       profiler->record(std::move(e));
+      if (deviceStep) step.backend->endProfiledStep(*profiler, profiler->events().size() - 1);
     }
     // Release what this step was the last to read (and defined-but-unused outputs).
     auto release = [&](int slot) {
@@ -568,8 +573,12 @@ struct Builder {
         break;
       }
       if (!step.prepared) return lastError;
-      for (int& slot : step.inputs)
-        if (slot >= 0) slot = placeOn(slot, step.backend);
+      const std::vector<int>& hostInputs = step.prepared->hostInputs();
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        int& slot = step.inputs[i];
+        bool onHost = std::find(hostInputs.begin(), hostInputs.end(), int(i)) != hostInputs.end();
+        if (slot >= 0) slot = placeOn(slot, onHost ? nullptr : step.backend);
+      }
       for (size_t i = 0; i < node->outputCount(); ++i) {
         const onyx::Value* v = node->output(i);
         step.outputs.push_back(v && !v->name().empty() ? plan->addSlot(v) : -1);
@@ -618,6 +627,12 @@ Expected<void> Executor::build() {
     if (name == "cpu") continue;
     bool found = false;
     for (const auto& backend : backends_) found = found || backend->name() == name;
+    if (!found && name == "vulkan") {
+      auto vulkan = vulkan::makeVulkanBackend(model_, options_.device);
+      if (!vulkan) return vulkan.error();
+      backends_.push_back(std::move(*vulkan));
+      found = true;
+    }
     if (!found) {
       return makeError("backend '" + name + "' is not available in this build; use --backend cpu",
                        "executor");
@@ -715,6 +730,10 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   Profiler* profiler = options_.profile ? &profiler_ : nullptr;
   if (profiler) profiler->beginIteration();
   auto result = executePlan(*this, *main_, frame, options_.useArena, profiler, options_.arenaLimitBytes);
+  for (const auto& backend : backends_) {
+    auto finished = backend->finishRun();
+    if (!finished && result) result = finished.error();
+  }
   if (profiler) profiler->endIteration();
   return result;
 }
@@ -748,6 +767,12 @@ std::vector<Assignment> Executor::assignments() const {
   for (const Step& step : main_->steps)
     if (step.node)
       out.push_back({step.node, std::string(step.backend->name()), std::string(step.prepared->variant())});
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> Executor::devices() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& backend : backends_) out.push_back({std::string(backend->name()), backend->deviceName()});
   return out;
 }
 

@@ -17,6 +17,7 @@ namespace onyx::exec {
 struct ExecutorOptions {
   // Backends in preference order; "cpu" is always added last as the fallback.
   std::vector<std::string> backends = {"cpu"};
+  std::string device;  // Vulkan device: index or part of its name; "" the best one (or ONYX_VULKAN_DEVICE)
   int threads = 2;
   std::string kernelVariant;    // "" best available; "reference" pins the oracle kernels
   bool useArena = true;         // plan intermediates into one arena after the first run
@@ -71,6 +72,8 @@ class Executor {
   // Which backend and kernel each node of the main graph runs on.
   std::vector<Assignment> assignments() const;
   int transferCount() const;
+  // The device each backend in use runs on, preference order: {"vulkan", "llvmpipe (...)"}, {"cpu", "cpu"}.
+  std::vector<std::pair<std::string, std::string>> devices() const;
 
  private:
   friend class GraphPlan;

@@ -57,6 +57,8 @@ class Profiler {
   int iteration() const { return iteration_; }
   void record(ProfileEvent event) { events_.push_back(std::move(event)); }
   const std::vector<ProfileEvent>& events() const { return events_; }
+  // Device backends fill in device times after the work ran.
+  ProfileEvent& event(size_t index) { return events_[index]; }
   const std::vector<IterationMark>& iterations() const { return iterations_; }
   void clear();
 

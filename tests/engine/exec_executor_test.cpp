@@ -160,13 +160,13 @@ TEST(ExecExecutor, ArenaExhaustionNamesTheNode) {
   EXPECT_NE(result.error().where.find("(#"), std::string::npos) << result.error().toString();
 }
 
-TEST(ExecExecutor, VulkanWithoutBackendIsAClearError) {
+TEST(ExecExecutor, UnknownBackendIsAClearError) {
   auto model = parse(kChain);
   ExecutorOptions options;
-  options.backends = {"vulkan"};
+  options.backends = {"metal"};
   auto executor = Executor::create(*model, options);
   ASSERT_FALSE(executor.ok());
-  EXPECT_EQ(executor.error().message, "backend 'vulkan' is not available in this build; use --backend cpu");
+  EXPECT_EQ(executor.error().message, "backend 'metal' is not available in this build; use --backend cpu");
 }
 
 TEST(ExecExecutor, ProfileHasOneEventPerNodeAndAChromeTrace) {

@@ -1,0 +1,350 @@
+#include "exec/vulkan/vulkan_backend.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "exec/profiler.h"
+#include "exec/vulkan/vulkan_kernel.h"
+#include "shapes/shape_inference.h"
+
+namespace onyx::exec::vulkan {
+
+namespace {
+
+// Output memory for a node the CPU runs in place of the device (heap tensors, uploaded afterwards).
+class HeapHost final : public KernelHost {
+ public:
+  Expected<TensorValue> allocateOutput(size_t, DataType dtype, Dims dims) override {
+    return TensorValue::allocate(dtype, std::move(dims));
+  }
+  Expected<std::vector<RunValue>> runSubgraph(const Graph& body, std::vector<RunValue>) override {
+    return makeError("a Vulkan node has no body graphs", body.name());
+  }
+};
+
+struct TimedSlot {
+  Profiler* profiler = nullptr;
+  int64_t event = -1;
+  bool measured = false;
+  int64_t start = 0, duration = 0;
+  void apply() {
+    if (event < 0 || !measured) return;
+    ProfileEvent& e = profiler->event(size_t(event));
+    e.startNs = start;
+    e.durationNs = duration;
+  }
+};
+
+class VulkanBackend;
+
+class VulkanNode final : public PreparedNode {
+ public:
+  VulkanNode(VulkanBackend& backend, const VulkanKernelDef& def, const Node& node, int opset,
+             std::vector<TensorValue> weights, std::vector<const onyx::Tensor*> constants,
+             std::vector<int> hostInputs)
+      : backend_(backend),
+        def_(def),
+        node_(node),
+        opset_(opset),
+        weights_(std::move(weights)),
+        constants_(std::move(constants)),
+        hostInputs_(std::move(hostInputs)) {}
+  Expected<void> run(KernelContext& context) override;
+  std::string_view variant() const override { return "vulkan"; }
+  const std::vector<int>& hostInputs() const override { return hostInputs_; }
+
+ private:
+  Expected<void> runOnCpu(KernelContext& context, const std::string& reason);
+
+  VulkanBackend& backend_;
+  const VulkanKernelDef& def_;
+  const Node& node_;
+  int opset_;
+  std::vector<TensorValue> weights_;  // per input: the device copy of a constant input, else empty
+  std::vector<const onyx::Tensor*> constants_;
+  std::vector<int> hostInputs_;
+  std::unique_ptr<PreparedNode> cpu_;  // prepared on the first fallback
+};
+
+class VulkanBackend final : public Backend {
+ public:
+  VulkanBackend(const Model& model, std::shared_ptr<Context> context)
+      : context_(std::move(context)), stream_(context_) {
+    ShapeInference inferred = inferShapes(model);
+    for (auto& [value, info] : inferred.values)
+      if (info.type.isTensor()) types_[value] = info.type.elemType();
+  }
+  ~VulkanBackend() override { (void)stream_.flush(); }
+
+  std::string_view name() const override { return "vulkan"; }
+  bool usesHostMemory() const override { return false; }
+  std::string deviceName() const override { return context_->info().name; }
+
+  bool supports(const Node& node, int opset) const override {
+    const VulkanKernelDef* def = vulkanKernels().find(node, opset);
+    if (!def) return false;
+    DataType common = DataType::Undefined;
+    for (size_t i = 0; i < node.inputCount(); ++i) {
+      const onyx::Value* v = node.input(i);
+      if (!v || v->name().empty()) continue;
+      if (std::find(def->hostInputs.begin(), def->hostInputs.end(), int(i)) != def->hostInputs.end()) continue;
+      DataType t = typeOf(v);
+      if (!usable(t) || (common != DataType::Undefined && t != common)) return false;
+      common = t;
+    }
+    for (size_t i = 0; i < node.outputCount(); ++i) {
+      const onyx::Value* v = node.output(i);
+      if (!v || v->name().empty()) continue;
+      DataType t = typeOf(v);
+      if (!usable(t) || (!def->convertsType && common != DataType::Undefined && t != common)) return false;
+    }
+    return true;
+  }
+
+  Expected<std::unique_ptr<PreparedNode>> prepare(const Node& node, int opset, const NodeShapes&,
+                                                  const std::vector<const onyx::Tensor*>& constants) override {
+    const VulkanKernelDef* def = vulkanKernels().find(node, opset);
+    if (!def) return makeError("no Vulkan kernel for " + node.opType(), node.describe());
+    std::vector<int> hostInputs = def->hostInputs;
+    std::vector<TensorValue> weights(constants.size());
+    for (size_t i = 0; i < constants.size(); ++i) {
+      bool host = std::find(hostInputs.begin(), hostInputs.end(), int(i)) != hostInputs.end();
+      if (!constants[i] || host) continue;
+      auto uploaded = weight(*constants[i]);
+      if (!uploaded) return uploaded.error();
+      weights[i] = *uploaded;
+      hostInputs.push_back(int(i));
+    }
+    return std::unique_ptr<PreparedNode>(std::make_unique<VulkanNode>(*this, *def, node, opset,
+                                                                      std::move(weights), constants,
+                                                                      std::move(hostInputs)));
+  }
+
+  Expected<TensorValue> toDevice(const TensorValue& host) override {
+    if (host.device() == this) return host;
+    if (host.dtype() == DataType::String)
+      return makeError("string tensors cannot move to the Vulkan device", "transfer");
+    VkDeviceSize bytes = std::max<VkDeviceSize>(host.byteSize(), 4);
+    auto buffer = context_->allocate(bytes);
+    if (!buffer) return buffer.error();
+    auto uploaded = stream_.upload(host.raw(), host.byteSize(), *buffer);
+    if (!uploaded) return uploaded.error();
+    return deviceTensor(host.dtype(), host.dims(), *buffer);
+  }
+
+  Expected<TensorValue> toHost(const TensorValue& device) override {
+    if (device.device() != this) return device;
+    closeTimedStep();
+    TensorValue host = TensorValue::allocate(device.dtype(), device.dims());
+    auto buffer = bufferOf(device);
+    auto done = stream_.download(buffer, host.byteSize(), host.raw());
+    if (!done) return done.error();
+    return host;
+  }
+
+  void beginProfiledStep(Profiler& profiler) override {
+    open_ = std::make_shared<TimedSlot>();
+    open_->profiler = &profiler;
+    profiler_ = &profiler;
+    stream_.beginTimed();
+  }
+  void endProfiledStep(Profiler&, size_t eventIndex) override {
+    std::shared_ptr<TimedSlot> slot = open_;
+    closeTimedStep();
+    if (!slot) return;
+    slot->event = int64_t(eventIndex);
+    slot->apply();
+  }
+  Expected<void> finishRun() override {
+    closeTimedStep();
+    return flush();
+  }
+
+  Expected<void> flush() {
+    Profiler* profiler = profiler_;
+    return stream_.flush(profiler ? std::function<int64_t()>([profiler] { return profiler->nowNs(); })
+                                  : std::function<int64_t()>());
+  }
+
+  TensorValue deviceTensor(DataType dtype, Dims dims, const BufferRef& buffer) const {
+    TensorValue t = TensorValue::view(dtype, std::move(dims), buffer.get(), buffer);
+    t.setDevice(this);
+    return t;
+  }
+  static BufferRef bufferOf(const TensorValue& t) {
+    return std::const_pointer_cast<Buffer>(std::static_pointer_cast<const Buffer>(t.owner()));
+  }
+  Stream& stream() { return stream_; }
+  Context& context() { return *context_; }
+
+ private:
+  bool usable(DataType t) const {
+    return t == DataType::Float || (t == DataType::Float16 && context_->float16());
+  }
+  DataType typeOf(const onyx::Value* v) const {
+    if (v->type().isTensor() && v->type().elemType() != DataType::Undefined) return v->type().elemType();
+    auto it = types_.find(v);
+    return it == types_.end() ? DataType::Undefined : it->second;
+  }
+  // Weights go to the device once per backend and stay there.
+  Expected<TensorValue> weight(const onyx::Tensor& tensor) {
+    if (auto it = weights_.find(&tensor); it != weights_.end()) return it->second;
+    auto uploaded = toDevice(TensorValue::fromConstant(tensor));
+    if (!uploaded) return uploaded.error();
+    weights_[&tensor] = *uploaded;
+    return *uploaded;
+  }
+  void closeTimedStep() {
+    if (!open_) return;
+    std::shared_ptr<TimedSlot> slot = open_;
+    open_.reset();
+    stream_.endTimed([slot](int64_t start, int64_t duration) {
+      slot->measured = true;
+      slot->start = start;
+      slot->duration = duration;
+      slot->apply();
+    });
+  }
+
+  std::shared_ptr<Context> context_;
+  Stream stream_;
+  std::unordered_map<const onyx::Value*, DataType> types_;
+  std::unordered_map<const onyx::Tensor*, TensorValue> weights_;
+  std::shared_ptr<TimedSlot> open_;
+  Profiler* profiler_ = nullptr;
+};
+
+Expected<void> VulkanNode::run(KernelContext& context) {
+  backend_.stream().lastLabel = node_.describe();
+  std::vector<TensorValue> inputs(context.inputCount());
+  bool host = false;
+  std::string why;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (i < weights_.size() && !weights_[i].empty()) {
+      inputs[i] = weights_[i];
+    } else if (std::find(def_.hostInputs.begin(), def_.hostInputs.end(), int(i)) == def_.hostInputs.end() &&
+               context.hasInput(i)) {
+      const auto* t = std::get_if<TensorValue>(&context.inputValue(i));
+      if (!t) return runOnCpu(context, "input " + std::to_string(i) + " is not a tensor");
+      if (t->dtype() != DataType::Float && t->dtype() != DataType::Float16) {
+        host = true;
+        why = "input " + std::to_string(i) + " is " + t->describe();
+      }
+      if (t->device() != &backend_) {
+        auto moved = backend_.toDevice(*t);
+        if (!moved) return moved.error();
+        inputs[i] = *moved;
+      } else {
+        inputs[i] = *t;
+      }
+    }
+  }
+  if (host) return runOnCpu(context, why);
+  VulkanRun run(context, backend_.stream(), std::move(inputs), &backend_);
+  auto ran = def_.function(run);
+  if (ran || !run.fellBack()) return ran;
+  return runOnCpu(context, run.fallbackReason());
+}
+
+Expected<void> VulkanNode::runOnCpu(KernelContext& context, const std::string& reason) {
+  (void)reason;  // the node still runs, only slower; nothing for the user to do
+  if (!cpu_) {
+    CpuBackend cpu(context.pool());
+    auto prepared = cpu.prepare(node_, opset_, {}, constants_);
+    if (!prepared) return prepared.error();
+    cpu_ = std::move(*prepared);
+  }
+  std::vector<RunValue> inputs(context.inputCount());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const RunValue& value = context.inputValue(i);
+    const auto* t = std::get_if<TensorValue>(&value);
+    if (t && t->device() == &backend_) {
+      auto moved = backend_.toHost(*t);
+      if (!moved) return moved.error();
+      inputs[i] = std::move(*moved);
+    } else {
+      inputs[i] = value;
+    }
+  }
+  std::vector<const RunValue*> pointers;
+  for (const RunValue& v : inputs) pointers.push_back(&v);
+  std::vector<RunValue> outputs(context.outputCount());
+  HeapHost heap;
+  KernelContext cpuContext(node_, opset_, pointers, outputs, heap, context.pool());
+  auto ran = cpu_->run(cpuContext);
+  if (!ran) return ran;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (auto* t = std::get_if<TensorValue>(&outputs[i])) {
+      auto moved = backend_.toDevice(*t);
+      if (!moved) return moved.error();
+      context.setOutput(i, std::move(*moved));
+    } else {
+      context.setOutput(i, std::move(outputs[i]));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Backend>> makeVulkanBackend(const Model& model, const std::string& device) {
+  auto context = Context::open(device);
+  if (!context) return context.error();
+  return std::unique_ptr<Backend>(std::make_unique<VulkanBackend>(model, *context));
+}
+
+Expected<std::string> probeDevice(const std::string& device) {
+  auto context = Context::open(device);
+  if (!context) return context.error();
+  return (*context)->info().name;
+}
+
+// VulkanRun's device memory goes through the backend's pool.
+Expected<TensorValue> VulkanRun::allocate(DataType dtype, Dims dims) {
+  auto* backend = static_cast<const VulkanBackend*>(backend_);
+  int64_t bytes = elementCount(dims) * int64_t(elementBytes(dtype));
+  if (uint64_t(bytes) > context().maxStorageRange())
+    return fallback("a " + describeTensor(dtype, dims) + " tensor is past the device's storage buffer range");
+  auto buffer = context().allocate(VkDeviceSize(std::max<int64_t>(bytes, 4)));
+  if (!buffer) return fallback(buffer.error().message);
+  return backend->deviceTensor(dtype, std::move(dims), *buffer);
+}
+
+Expected<TensorValue> VulkanRun::upload(const TensorValue& host) {
+  auto t = allocate(host.dtype(), host.dims());
+  if (!t) return t;
+  auto done = stream_.upload(host.raw(), host.byteSize(), static_cast<const VulkanBackend*>(backend_)->bufferOf(*t));
+  if (!done) return done.error();
+  return t;
+}
+
+Expected<void> VulkanRun::dispatchGroups(const std::string& shader, std::vector<int32_t> spec,
+                                         std::vector<const TensorValue*> tensors, const Push& push, uint32_t x,
+                                         uint32_t y, uint32_t z, bool float16) {
+  uint32_t limit = context().maxGroupsPerDim();
+  if (x > limit || y > limit || z > limit) return fallback("dispatch larger than the device's group limit");
+  auto pipeline = context().pipeline(shader, float16, spec, uint32_t(tensors.size()), 128);
+  if (!pipeline) return pipeline.error();
+  std::vector<Binding> bindings;
+  for (const TensorValue* t : tensors) {
+    VkDeviceSize bytes = std::max<VkDeviceSize>((t->byteSize() + 3) / 4 * 4, 4);
+    if (bytes > context().maxStorageRange())
+      return fallback(t->describe() + " is past the device's storage buffer range");
+    bindings.push_back({VulkanBackend::bufferOf(*t), 0, bytes});
+  }
+  return stream_.dispatch(**pipeline, bindings, push.p.data(), x, y, z);
+}
+
+Expected<void> VulkanRun::dispatch(const std::string& shader, std::vector<int32_t> spec,
+                                   std::vector<const TensorValue*> tensors, const Push& push, int64_t invocations,
+                                   bool float16) {
+  if (invocations <= 0) return {};
+  int64_t groups = (invocations + 255) / 256;
+  int64_t limit = context().maxGroupsPerDim();
+  int64_t x = std::min(groups, limit);
+  int64_t y = (groups + x - 1) / x;
+  if (y > limit) return fallback("too many elements for one dispatch");
+  return dispatchGroups(shader, std::move(spec), std::move(tensors), push, uint32_t(x), uint32_t(y), 1, float16);
+}
+
+}  // namespace onyx::exec::vulkan

@@ -1,0 +1,108 @@
+#pragma once
+// One Vulkan device opened for compute: instance and device selection, the buffer pool and the pipeline
+// cache. Opened once per process and device choice and shared by every executor (pipelines compile once).
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "util/expected.h"
+
+namespace onyx::exec::vulkan {
+
+struct DeviceInfo {
+  uint32_t index = 0;
+  std::string name;  // "llvmpipe (LLVM 15.0.6, 256 bits)"
+  std::string type;  // "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other"
+  std::string apiVersion;
+};
+
+// Lists the devices the loader finds; an error (never a crash) when there is no loader, no driver or none.
+Expected<std::vector<DeviceInfo>> listDevices();
+
+class Context;
+
+// A device buffer from the pool: returned to it when the last reference goes.
+struct Buffer {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VkDeviceSize size = 0;   // capacity (the pool rounds requests up)
+  void* mapped = nullptr;  // host pointer when the memory is host-visible
+  bool staging = false;
+};
+using BufferRef = std::shared_ptr<Buffer>;
+
+struct Pipeline {
+  VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  uint32_t bindings = 0;
+  uint32_t pushBytes = 0;
+};
+
+class Context : public std::enable_shared_from_this<Context> {
+ public:
+  // `selector`: "" picks the best device (discrete GPU, integrated, virtual, then CPU); a number picks by
+  // index; anything else picks the first device whose name contains it (case-insensitive). Falls back to
+  // the ONYX_VULKAN_DEVICE environment variable when empty.
+  static Expected<std::shared_ptr<Context>> open(std::string selector = {});
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  VkDevice device() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queueFamily() const { return queueFamily_; }
+  bool float16() const { return float16_; }  // 16-bit storage buffers
+  bool timestamps() const { return timestampPeriod_ > 0; }
+  double timestampPeriodNs() const { return timestampPeriod_; }
+  uint64_t timestampMask() const { return timestampMask_; }
+  uint64_t maxStorageRange() const { return maxStorageRange_; }
+  uint32_t maxGroupsPerDim() const { return maxGroups_; }
+  uint32_t subgroupSize() const { return subgroupSize_; }
+  std::mutex& queueMutex() { return queueMutex_; }
+
+  // Device-local buffer (host-visible when the device has such memory, as lavapipe and UMA GPUs do), or a
+  // host-visible staging buffer. Out of memory is an error, never a crash.
+  Expected<BufferRef> allocate(VkDeviceSize bytes, bool staging = false);
+  // Compiled once per shader, precision and specialization.
+  Expected<const Pipeline*> pipeline(const std::string& shader, bool float16, std::span<const int32_t> spec,
+                                     uint32_t bindings, uint32_t pushBytes);
+
+ private:
+  Context() = default;
+  Expected<void> init(std::string_view selector);
+  Expected<uint32_t> memoryType(uint32_t typeBits, bool staging) const;
+  void release(Buffer* buffer);
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queueFamily_ = 0;
+  DeviceInfo info_;
+  VkPhysicalDeviceMemoryProperties memory_{};
+  bool float16_ = false;
+  double timestampPeriod_ = 0;
+  uint64_t timestampMask_ = ~0ull;
+  uint64_t maxStorageRange_ = 0;
+  uint32_t maxGroups_ = 65535;
+  uint32_t subgroupSize_ = 1;
+  std::mutex queueMutex_;
+
+  std::mutex poolMutex_;
+  std::multimap<std::pair<VkDeviceSize, bool>, Buffer*> free_;  // (capacity, staging) -> idle buffer
+  std::mutex pipelineMutex_;
+  std::map<std::tuple<std::string, bool, std::vector<int32_t>>, std::unique_ptr<Pipeline>> pipelines_;
+};
+
+std::string resultName(VkResult result);
+
+}  // namespace onyx::exec::vulkan

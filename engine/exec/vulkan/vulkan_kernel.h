@@ -1,0 +1,115 @@
+#pragma once
+// The Vulkan kernel API. A kernel records one node's dispatches; it is a function registered with the ops
+// it implements (engine/ops/<family>/<group>_vulkan.cpp, listed in engine/ops/register_vulkan_kernels.cpp),
+// its GLSL shaders sit beside it (<group>_vulkan.comp, or <group>_<what>_vulkan.comp when it needs several).
+// Inputs and outputs are device tensors; shape, axes and index inputs are read on the host.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "exec/kernel.h"
+#include "exec/vulkan/vulkan_stream.h"
+
+namespace onyx::exec::vulkan {
+
+// 32 ints of push constants, the layout every shader declares (onyx_common.glsl).
+struct Push {
+  std::array<int32_t, 32> p{};
+  int n = 0;
+  Push& add(int64_t v) {
+    p[size_t(n++)] = int32_t(v);
+    return *this;
+  }
+  Push& addFloat(float v);
+  Push& at(int index, int64_t v) {
+    p[size_t(index)] = int32_t(v);
+    return *this;
+  }
+};
+
+class VulkanRun {
+ public:
+  VulkanRun(KernelContext& kernel, Stream& stream, std::vector<TensorValue> deviceInputs, const Backend* backend)
+      : kernel_(kernel), stream_(stream), inputs_(std::move(deviceInputs)), backend_(backend) {}
+
+  KernelContext& kernel() { return kernel_; }
+  const Node& node() const { return kernel_.node(); }
+  Context& context() { return stream_.context(); }
+  Stream& stream() { return stream_; }
+  bool hasInput(size_t i) const { return i < inputs_.size() && !inputs_[i].empty(); }
+  // A device input (data), or a host input (shape, axes, indices) through kernel().
+  const TensorValue& input(size_t i) const { return inputs_[i]; }
+  bool float16(size_t input = 0) const { return inputs_[input].dtype() == DataType::Float16; }
+  // A new device tensor, stored as output i.
+  Expected<TensorValue> output(size_t i, DataType dtype, Dims dims);
+  // A device tensor that is not an output (im2col columns, partial results).
+  Expected<TensorValue> scratch(DataType dtype, Dims dims);
+  // A device copy of host data (indices, conditions).
+  Expected<TensorValue> upload(const TensorValue& host);
+
+  // Records one dispatch over `invocations` threads (groups of 256, spread over two dimensions).
+  Expected<void> dispatch(const std::string& shader, std::vector<int32_t> spec,
+                          std::vector<const TensorValue*> tensors, const Push& push, int64_t invocations,
+                          bool float16);
+  // Records one dispatch of explicit groups (tiled kernels).
+  Expected<void> dispatchGroups(const std::string& shader, std::vector<int32_t> spec,
+                                std::vector<const TensorValue*> tensors, const Push& push, uint32_t x,
+                                uint32_t y, uint32_t z, bool float16);
+
+  // Gives the node to the CPU kernel instead (an input the shaders do not handle, a tensor past the device's
+  // buffer range, device memory exhausted). Return it from the kernel.
+  Error fallback(std::string reason);
+  bool fellBack() const { return fellBack_; }
+  const std::string& fallbackReason() const { return fallbackReason_; }
+  Error error(std::string message) const { return kernel_.error(std::move(message)); }
+
+ private:
+  Expected<TensorValue> allocate(DataType dtype, Dims dims);
+
+  KernelContext& kernel_;
+  Stream& stream_;
+  std::vector<TensorValue> inputs_;
+  const Backend* backend_;
+  bool fellBack_ = false;
+  std::string fallbackReason_;
+};
+
+using VulkanKernelFunction = Expected<void> (*)(VulkanRun&);
+
+struct VulkanKernelDef {
+  std::string opType;  // ai.onnx ops only
+  int sinceVersion = 1;
+  int untilVersion = 1 << 30;
+  VulkanKernelFunction function = nullptr;
+  // Inputs read on the host (shapes, axes, pads, indices, conditions); the others are float tensors.
+  std::vector<int> hostInputs;
+  // Attributes and input counts the kernel handles; null: all.
+  bool (*supports)(const Node& node, int opset) = nullptr;
+  // Cast: the output type differs from the inputs'.
+  bool convertsType = false;
+};
+
+class VulkanKernelRegistry {
+ public:
+  void add(VulkanKernelDef def) { defs_.push_back(std::move(def)); }
+  const VulkanKernelDef* find(const Node& node, int opset) const;
+  const std::vector<VulkanKernelDef>& all() const { return defs_; }
+
+ private:
+  std::vector<VulkanKernelDef> defs_;
+};
+
+const VulkanKernelRegistry& vulkanKernels();
+void registerVulkanKernels(VulkanKernelRegistry& registry);
+
+// Shape helpers shared by kernels.
+Dims contiguousStrides(const Dims& dims);
+// Strides of `dims` broadcast to `outDims` (rank aligned at the right; broadcast dims get stride 0).
+Dims broadcastStridesTo(const Dims& dims, const Dims& outDims);
+// Merges adjacent dims whose strides (in every stride list) are contiguous, so rank-6 limits rarely bite.
+void collapseDims(Dims& dims, std::vector<Dims*> strides);
+constexpr int kMaxRank = 6;
+
+}  // namespace onyx::exec::vulkan

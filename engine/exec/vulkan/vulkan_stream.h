@@ -1,0 +1,70 @@
+#pragma once
+// Records work for one executor into a single command buffer: dispatches and copies over many nodes, each
+// followed by a barrier, submitted only when the host needs a result (a download, the end of a run). Buffers
+// the recorded work touches are kept alive until it completed. Timestamp pairs bracket profiled steps.
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "exec/vulkan/vulkan_context.h"
+
+namespace onyx::exec::vulkan {
+
+struct Binding {
+  BufferRef buffer;
+  VkDeviceSize offset = 0;
+  VkDeviceSize range = VK_WHOLE_SIZE;
+};
+
+class Stream {
+ public:
+  explicit Stream(std::shared_ptr<Context> context);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  Context& context() { return *context_; }
+  // Dispatches `groups` work groups (x, y, z) of the pipeline.
+  Expected<void> dispatch(const Pipeline& pipeline, const std::vector<Binding>& bindings, const void* push,
+                          uint32_t groupsX, uint32_t groupsY = 1, uint32_t groupsZ = 1);
+  Expected<void> copy(const BufferRef& from, VkDeviceSize fromOffset, const BufferRef& to,
+                      VkDeviceSize toOffset, VkDeviceSize bytes);
+  // Host bytes into a device buffer, through a staging buffer (ordered with the recorded work).
+  Expected<void> upload(const void* data, VkDeviceSize bytes, const BufferRef& to);
+  // Waits for everything recorded, then copies device bytes to host memory.
+  Expected<void> download(const BufferRef& from, VkDeviceSize bytes, void* data);
+
+  // Profiling: a timestamp before and after the work of one step; `done(startNs, durationNs)` runs once
+  // the work completed, with device time mapped onto the host clock of `hostNowNs`.
+  void beginTimed();
+  void endTimed(std::function<void(int64_t, int64_t)> done);
+  // Submits what is recorded and waits. Errors (device lost, timeout) leave the stream usable.
+  Expected<void> flush(std::function<int64_t()> hostNowNs = {});
+  bool idle() const { return !recording_; }
+  // Everything recorded since the last flush, for error messages ("after Conv 'x' (#3)").
+  std::string lastLabel;
+
+ private:
+  Expected<void> begin();
+  void barrier();
+  Expected<VkDescriptorSet> descriptorSet(const Pipeline& pipeline);
+
+  std::shared_ptr<Context> context_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer commands_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+  uint32_t queryCapacity_ = 4096;
+  uint32_t queriesUsed_ = 0;
+  std::vector<VkDescriptorPool> descriptorPools_;
+  size_t descriptorPoolInUse_ = 0;
+  bool recording_ = false;
+  std::vector<BufferRef> keepAlive_;
+  struct Timed {
+    uint32_t query;
+    std::function<void(int64_t, int64_t)> done;
+  };
+  std::vector<Timed> timed_;
+};
+
+}  // namespace onyx::exec::vulkan

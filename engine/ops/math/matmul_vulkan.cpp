@@ -1,0 +1,118 @@
+// Vulkan kernels for MatMul and Gemm: one tiled GEMM shader (matmul_vulkan.comp) reading A and B through
+// strides, so transposes and broadcast batches cost no copies. Conv's GEMM path uses it too (gemmOnDevice).
+#include <algorithm>
+
+#include "exec/kernel_util.h"
+#include "exec/vulkan/vulkan_kernel.h"
+#include "ops/math/matmul_vulkan.h"
+
+namespace onyx::exec::vulkan {
+
+
+Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue& a, const TensorValue& b,
+                            const TensorValue& y) {
+  if (g.m == 0 || g.n == 0) return {};
+  Push push;
+  push.add(g.m).add(g.n).add(g.k);
+  for (int d = 0; d < 3; ++d) push.at(3 + d, g.batchDims[size_t(d)]).at(6 + d, g.aBatch[size_t(d)]).at(9 + d, g.bBatch[size_t(d)]);
+  push.at(12, g.aM).at(13, g.aK).at(14, g.bK).at(15, g.bN).at(16, g.bias ? 1 : 0).at(17, g.biasM).at(18, g.biasN);
+  push.n = 19;
+  push.addFloat(g.alpha).addFloat(g.beta).add(g.aBase).add(g.bBase).add(g.yBase).add(g.biasBatch);
+  int64_t batches = g.batchDims[0] * g.batchDims[1] * g.batchDims[2];
+  const TensorValue* bias = g.bias ? g.bias : &y;
+  return run.dispatchGroups("matmul_vulkan", {}, {&a, &b, bias, &y}, push, uint32_t((g.n + 31) / 32),
+                            uint32_t((g.m + 31) / 32), uint32_t(batches), y.dtype() == DataType::Float16);
+}
+
+namespace {
+
+Expected<void> runMatMul(VulkanRun& run) {
+  const TensorValue& a = run.input(0);
+  const TensorValue& b = run.input(1);
+  if (a.rank() == 0 || b.rank() == 0) return run.error("MatMul needs inputs of rank >= 1");
+  Dims da = a.dims(), db = b.dims();
+  bool vecA = da.size() == 1, vecB = db.size() == 1;
+  if (vecA) da.insert(da.begin(), 1);
+  if (vecB) db.push_back(1);
+  int64_t m = da[da.size() - 2], k = da.back(), n = db.back();
+  if (db[db.size() - 2] != k) return run.error("inner dims differ: " + a.describe() + " x " + b.describe());
+  Dims batchA(da.begin(), da.end() - 2), batchB(db.begin(), db.end() - 2);
+  auto batch = broadcastShapes({&batchA, &batchB});
+  if (!batch) return run.error("batch dims do not broadcast: " + a.describe() + " x " + b.describe());
+  Dims outDims = *batch;
+  if (!vecA) outDims.push_back(m);
+  if (!vecB) outDims.push_back(n);
+  auto y = run.output(0, a.dtype(), outDims);
+  if (!y) return y.error();
+  if (y->count() == 0) return {};
+  GemmCall g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.aM = k;
+  g.aK = 1;
+  g.bK = n;
+  g.bN = 1;
+  Dims bd = *batch;
+  Dims sa = broadcastStridesTo(batchA, bd), sb = broadcastStridesTo(batchB, bd);
+  for (int64_t& s : sa) s *= m * k;
+  for (int64_t& s : sb) s *= k * n;
+  collapseDims(bd, {&sa, &sb});
+  if (bd.size() > 3) return run.fallback("more than 3 batch dims after merging");
+  size_t pad = 3 - bd.size();
+  for (size_t d = 0; d < bd.size(); ++d) {
+    g.batchDims[pad + d] = bd[d];
+    g.aBatch[pad + d] = sa[d];
+    g.bBatch[pad + d] = sb[d];
+  }
+  if (elementCount(bd) > int64_t(run.context().maxGroupsPerDim())) return run.fallback("too many batches");
+  if (k == 0) {
+    g.alpha = 0;  // an empty sum: zeros (the shader loops no times)
+  }
+  return gemmOnDevice(run, g, a, b, *y);
+}
+
+Expected<void> runGemm(VulkanRun& run) {
+  const TensorValue& a = run.input(0);
+  const TensorValue& b = run.input(1);
+  if (a.rank() != 2 || b.rank() != 2) return run.error("Gemm needs 2-D A and B");
+  bool ta = run.node().attrInt("transA", 0) != 0, tb = run.node().attrInt("transB", 0) != 0;
+  int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);
+  int64_t kb = tb ? b.dim(1) : b.dim(0), n = tb ? b.dim(0) : b.dim(1);
+  if (k != kb) return run.error("inner dims differ: " + a.describe() + " x " + b.describe());
+  auto y = run.output(0, a.dtype(), {m, n});
+  if (!y) return y.error();
+  GemmCall g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.aM = ta ? 1 : a.dim(1);
+  g.aK = ta ? a.dim(1) : 1;
+  g.bK = tb ? 1 : b.dim(1);
+  g.bN = tb ? b.dim(1) : 1;
+  g.alpha = run.node().attrFloat("alpha", 1.0f);
+  g.beta = run.node().attrFloat("beta", 1.0f);
+  if (run.hasInput(2)) {
+    const TensorValue& c = run.input(2);
+    Dims out = {m, n};
+    if (!broadcastShapes({&c.dims(), &out}) || c.rank() > 2) return run.error("C does not broadcast to [M, N]");
+    Dims s = broadcastStridesTo(c.dims(), out);
+    g.bias = &c;
+    g.biasM = s[0];
+    g.biasN = s[1];
+  }
+  return gemmOnDevice(run, g, a, b, *y);
+}
+
+}  // namespace
+
+void registerMatmulVulkanKernels(VulkanKernelRegistry& registry) {
+  VulkanKernelDef matmul{"MatMul", 1};
+  matmul.function = runMatMul;
+  registry.add(std::move(matmul));
+  VulkanKernelDef gemm{"Gemm", 7};
+  gemm.function = runGemm;
+  registry.add(std::move(gemm));
+}
+
+}  // namespace onyx::exec::vulkan
