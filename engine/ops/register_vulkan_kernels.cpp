@@ -1,7 +1,7 @@
 // The one list of Vulkan kernel groups. Each group lives beside its op family (engine/ops/<family>/
 // <group>_vulkan.cpp, with its shaders <group>*_vulkan.comp) and defines the function declared here.
-// (A fused element-wise node from the passes joins as one more group, its expression compiled into a
-// specialization of unary/binary shaders or its own shader.)
+// The fused element-wise node of the passes (onyx.fused functions) sits beside the CPU's fused kernel in
+// exec/fused_elementwise_vulkan.*.
 #include "exec/vulkan/vulkan_kernel.h"
 
 namespace onyx::exec::vulkan {
@@ -15,6 +15,7 @@ void registerConvVulkanKernels(VulkanKernelRegistry& registry);
 void registerPoolVulkanKernels(VulkanKernelRegistry& registry);
 void registerNormVulkanKernels(VulkanKernelRegistry& registry);
 void registerReduceVulkanKernels(VulkanKernelRegistry& registry);
+void registerFusedVulkanKernels(VulkanKernelRegistry& registry);
 
 void registerVulkanKernels(VulkanKernelRegistry& registry) {
   registerUnaryVulkanKernels(registry);
@@ -26,6 +27,7 @@ void registerVulkanKernels(VulkanKernelRegistry& registry) {
   registerPoolVulkanKernels(registry);
   registerNormVulkanKernels(registry);
   registerReduceVulkanKernels(registry);
+  registerFusedVulkanKernels(registry);
 }
 
 }  // namespace onyx::exec::vulkan

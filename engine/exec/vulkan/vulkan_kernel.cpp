@@ -27,9 +27,11 @@ Error VulkanRun::fallback(std::string reason) {
 }
 
 const VulkanKernelDef* VulkanKernelRegistry::find(const Node& node, int opset) const {
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return nullptr;
+  const std::string& domain = node.domain() == "ai.onnx" ? std::string() : node.domain();
   for (const VulkanKernelDef& def : defs_) {
-    if (def.opType != node.opType() || opset < def.sinceVersion || opset > def.untilVersion) continue;
+    if (def.domain != domain) continue;
+    if (!def.opType.empty() && def.opType != node.opType()) continue;
+    if (opset < def.sinceVersion || opset > def.untilVersion) continue;
     if (def.supports && !def.supports(node, opset)) continue;
     return &def;
   }

@@ -79,10 +79,11 @@ class VulkanRun {
 using VulkanKernelFunction = Expected<void> (*)(VulkanRun&);
 
 struct VulkanKernelDef {
-  std::string opType;  // ai.onnx ops only
+  std::string opType;  // empty: every op of `domain` (the onyx.fused functions)
   int sinceVersion = 1;
   int untilVersion = 1 << 30;
   VulkanKernelFunction function = nullptr;
+  std::string domain;  // "" for ai.onnx
   // Inputs read on the host (shapes, axes, pads, indices, conditions); the others are float tensors.
   std::vector<int> hostInputs;
   // Attributes and input counts the kernel handles; null: all.

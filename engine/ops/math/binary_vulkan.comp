@@ -2,6 +2,7 @@
 // Element-wise binary ops with numpy broadcasting: the output index is split over up to 6 dims and each
 // input reads through its own strides (0 on broadcast dims).
 #include "onyx_common.glsl"
+#include "onyx_math.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int OP = 0;
 layout(std430, binding = 0) readonly buffer A { SCALAR a[]; };
@@ -13,15 +14,6 @@ layout(std430, binding = 2) writeonly buffer Y { SCALAR y[]; };
 #define STRIDE_A(d) p[8 + (d)]
 #define STRIDE_B(d) p[14 + (d)]
 
-
-float power(float base, float e) {
-  if (e == 0.0) return 1.0;
-  if (base == 0.0) return e > 0.0 ? 0.0 : kInf;
-  if (base > 0.0) return exp2(e * log2(base));
-  if (e != floor(e)) return kNaN;
-  float magnitude = exp2(e * log2(-base));
-  return mod(e, 2.0) == 1.0 ? -magnitude : magnitude;
-}
 
 float apply(float u, float v) {
   switch (OP) {

@@ -1,6 +1,7 @@
 #version 450
 // Element-wise unary ops and activations: y = f(x), with up to two float parameters (alpha, beta).
 #include "onyx_common.glsl"
+#include "onyx_math.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int OP = 0;
 layout(std430, binding = 0) readonly buffer X { SCALAR x[]; };
@@ -9,18 +10,6 @@ layout(std430, binding = 1) writeonly buffer Y { SCALAR y[]; };
 #define ALPHA PF(1)
 #define BETA PF(2)
 
-
-float erfApprox(float v) {
-  float a = abs(v);
-  if (a < 0.5) {  // Taylor series: relative error stays far below float rounding near 0
-    float v2 = v * v;
-    return 1.1283791671 * v * (1.0 - v2 / 3.0 + v2 * v2 / 10.0 - v2 * v2 * v2 / 42.0 + v2 * v2 * v2 * v2 / 216.0);
-  }
-  // Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7).
-  float t = 1.0 / (1.0 + 0.3275911 * a);
-  float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
-  return sign(v) * (1.0 - poly * exp(-a * a));
-}
 
 float softplus(float v) { return max(v, 0.0) + log(1.0 + exp(-abs(v))); }
 
