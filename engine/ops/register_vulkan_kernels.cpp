@@ -16,6 +16,7 @@ void registerPoolVulkanKernels(VulkanKernelRegistry& registry);
 void registerNormVulkanKernels(VulkanKernelRegistry& registry);
 void registerReduceVulkanKernels(VulkanKernelRegistry& registry);
 void registerFusedVulkanKernels(VulkanKernelRegistry& registry);
+void registerResizeVulkanKernels(VulkanKernelRegistry& registry);
 
 void registerVulkanKernels(VulkanKernelRegistry& registry) {
   registerUnaryVulkanKernels(registry);
@@ -28,6 +29,7 @@ void registerVulkanKernels(VulkanKernelRegistry& registry) {
   registerNormVulkanKernels(registry);
   registerReduceVulkanKernels(registry);
   registerFusedVulkanKernels(registry);
+  registerResizeVulkanKernels(registry);
 }
 
 }  // namespace onyx::exec::vulkan

@@ -163,6 +163,49 @@ TEST(VulkanKernels, ReductionsMatchReference) {
   }
 }
 
+TensorValue floats(std::vector<float> values) {
+  TensorValue t = TensorValue::allocate(DataType::Float, {int64_t(values.size())});
+  std::copy(values.begin(), values.end(), t.data<float>());
+  return t;
+}
+
+TEST(VulkanKernels, ResizeMatchesReference) {
+  ONYX_REQUIRE_VULKAN();
+  TensorValue x = randomTensor(DataType::Float, {2, 3, 5, 7}, 1);
+  TensorValue noRoi;
+  TensorValue up = floats({1, 1, 2, 1.5f}), down = floats({1, 1, 0.6f, 0.45f});
+  for (const char* coord : {"half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"}) {
+    for (const TensorValue& scales : {up, down}) {
+      expectVulkanMatchesReference(NodeCase("Resize", {stringAttr("mode", "linear"),
+                                                       stringAttr("coordinate_transformation_mode", coord)}),
+                                   {x, noRoi, scales}, 1e-5, 1e-6);
+      expectVulkanMatchesReference(NodeCase("Resize", {stringAttr("mode", "cubic"),
+                                                       stringAttr("coordinate_transformation_mode", coord)}),
+                                   {x, noRoi, scales}, 1e-5, 1e-5);
+    }
+  }
+  for (const char* rounding : {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})
+    expectVulkanMatchesReference(NodeCase("Resize", {stringAttr("mode", "nearest"), stringAttr("nearest_mode", rounding),
+                                                     stringAttr("coordinate_transformation_mode", "asymmetric")}),
+                                 {x, noRoi, up}, 0, 0);
+}
+
+TEST(VulkanKernels, RunTimeFallbacksAreVisible) {
+  ONYX_REQUIRE_VULKAN();
+  // Antialiased downsampling needs more than 4 taps per output: the Vulkan node hands it to the CPU at run
+  // time, the result is still right, and the profile names the fallback.
+  NodeCase c("Resize", {stringAttr("mode", "linear"), intAttr("antialias", 1)}, 18);
+  std::vector<TensorValue> inputs = {randomTensor(DataType::Float, {1, 2, 12, 12}, 3), TensorValue(),
+                                     floats({1, 1, 0.25f, 0.25f})};
+  std::string backend;
+  auto gpu = runOnVulkan(c, inputs, &backend);
+  ASSERT_TRUE(gpu.ok()) << gpu.error().toString();
+  EXPECT_EQ(backend, "cpu-fallback");
+  auto ref = runNode(c, inputs, "reference");
+  ASSERT_TRUE(ref.ok()) << ref.error().toString();
+  EXPECT_TRUE(closeTensors(std::get<TensorValue>((*gpu)[0]), std::get<TensorValue>((*ref)[0]), 1e-5, 1e-6));
+}
+
 TEST(VulkanKernels, UnsupportedInputsFallBackToTheCpu) {
   ONYX_REQUIRE_VULKAN();
   // Double tensors are not Vulkan tensors: the scheduler gives the node to the CPU, and results still match.

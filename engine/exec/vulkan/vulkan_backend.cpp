@@ -50,8 +50,10 @@ class VulkanNode final : public PreparedNode {
         constants_(std::move(constants)),
         hostInputs_(std::move(hostInputs)) {}
   Expected<void> run(KernelContext& context) override;
-  std::string_view variant() const override { return "vulkan"; }
+  // "cpu-fallback" after a run the device could not do (the profile shows which nodes left the device).
+  std::string_view variant() const override { return fellBack_ ? "cpu-fallback" : "vulkan"; }
   const std::vector<int>& hostInputs() const override { return hostInputs_; }
+  const std::string& fallbackReason() const { return fallbackReason_; }
 
  private:
   Expected<void> runOnCpu(KernelContext& context, const std::string& reason);
@@ -64,6 +66,8 @@ class VulkanNode final : public PreparedNode {
   std::vector<const onyx::Tensor*> constants_;
   std::vector<int> hostInputs_;
   std::unique_ptr<PreparedNode> cpu_;  // prepared on the first fallback
+  bool fellBack_ = false;               // the last run went to the CPU
+  std::string fallbackReason_;
 };
 
 class VulkanBackend final : public Backend {
@@ -240,6 +244,7 @@ Expected<void> VulkanNode::run(KernelContext& context) {
     }
   }
   if (host) return runOnCpu(context, why);
+  fellBack_ = false;
   VulkanRun run(context, backend_.stream(), std::move(inputs), &backend_);
   auto ran = def_.function(run);
   if (ran || !run.fellBack()) return ran;
@@ -247,7 +252,9 @@ Expected<void> VulkanNode::run(KernelContext& context) {
 }
 
 Expected<void> VulkanNode::runOnCpu(KernelContext& context, const std::string& reason) {
-  (void)reason;  // the node still runs, only slower; nothing for the user to do
+  // The node still runs, only slower; the profile names it (variant "cpu-fallback") and tests check it.
+  fellBack_ = true;
+  fallbackReason_ = reason;
   if (!cpu_) {
     CpuBackend cpu(context.pool());
     auto prepared = cpu.prepare(node_, opset_, {}, constants_);

@@ -1,5 +1,5 @@
 #version 450
-// Element-wise binary ops with numpy broadcasting: the output index is split over up to 6 dims and each
+// Element-wise binary ops with numpy broadcasting: the output index is split over up to 8 dims and each
 // input reads through its own strides (0 on broadcast dims).
 #include "onyx_common.glsl"
 #include "onyx_math.glsl"
@@ -10,9 +10,10 @@ layout(std430, binding = 1) readonly buffer B { SCALAR b[]; };
 layout(std430, binding = 2) writeonly buffer Y { SCALAR y[]; };
 #define COUNT p[0]
 #define RANK p[1]
+// Up to 8 dims: ONNX models broadcast past 6 more often than one would think (rank-7 attention masks).
 #define DIM(d) p[2 + (d)]
-#define STRIDE_A(d) p[8 + (d)]
-#define STRIDE_B(d) p[14 + (d)]
+#define STRIDE_A(d) p[10 + (d)]
+#define STRIDE_B(d) p[18 + (d)]
 
 
 float apply(float u, float v) {

@@ -28,17 +28,20 @@ const BinaryOp* findOp(const std::string& opType) {
   return nullptr;
 }
 
+// The shader's push constants hold 8 dims and two stride lists.
+constexpr size_t kMaxBinaryRank = 8;
+
 // y = a (op) b over y's dims; a and b broadcast to them. y may be a itself (same dims: read before write).
 Expected<void> dispatchBinary(VulkanRun& run, int code, const TensorValue& a, const TensorValue& b,
                               const TensorValue& y) {
   Dims dims = y.dims();
   Dims sa = broadcastStridesTo(a.dims(), dims), sb = broadcastStridesTo(b.dims(), dims);
   collapseDims(dims, {&sa, &sb});
-  if (dims.size() > size_t(kMaxRank)) return run.fallback("broadcast over more than 6 dims");
+  if (dims.size() > kMaxBinaryRank) return run.fallback("broadcast over more than 8 dims");
   Push push;
   push.add(y.count()).add(int64_t(dims.size()));
   for (size_t d = 0; d < dims.size(); ++d) {
-    push.at(2 + int(d), dims[d]).at(8 + int(d), sa[d]).at(14 + int(d), sb[d]);
+    push.at(2 + int(d), dims[d]).at(10 + int(d), sa[d]).at(18 + int(d), sb[d]);
   }
   return run.dispatch("binary_vulkan", {code}, {&a, &b, &y}, push, y.count(), y.dtype() == DataType::Float16);
 }
