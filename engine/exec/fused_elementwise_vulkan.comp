@@ -56,7 +56,7 @@ float apply(int op, float a, float b, float alpha, float beta) {
     case 10: return a >= 0.0 ? 1.0 / (1.0 + exp(-a)) : exp(a) / (1.0 + exp(a));
     case 11: return clamp(alpha * a + beta, 0.0, 1.0);
     case 12: return a * clamp(a / 6.0 + 0.5, 0.0, 1.0);
-    case 13: return tanh(a);
+    case 13: return tanhAccurate(a);
     case 14: return exp(a);
     case 15: return a < 0.0 ? kNaN : (a == 0.0 ? -kInf : log(a));
     case 16: return a < 0.0 ? kNaN : sqrt(a);

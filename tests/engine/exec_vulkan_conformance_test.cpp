@@ -22,7 +22,7 @@ TEST(VulkanConformance, NodeCasesPassAsOftenAsOnTheCpu) {
                         : "^test_(add|sub|mul|div|relu|sigmoid|tanh|exp|matmul|gemm|conv|maxpool|averagepool|"
                           "globalaveragepool|softmax|logsoftmax|batchnorm|layer_normalization|"
                           "instancenorm|reduce_sum|reduce_mean|reduce_max|transpose|concat|slice|gather_[0-9]|"
-                          "split|pad|expand|where|clip|leakyrelu|elu|pow|erf|gelu)");
+                          "split|pad|expand|where|clip|leakyrelu|elu|pow|erf|gelu|mish|softplus|tanh|resize)");
   ConformanceOptions cpu, vulkan;
   vulkan.executor.backends = {"vulkan"};
   int cases = 0, cpuPassed = 0, vulkanPassed = 0;

@@ -21,3 +21,11 @@ float power(float base, float e) {
   float magnitude = exp2(e * log2(-base));
   return mod(e, 2.0) == 1.0 ? -magnitude : magnitude;
 }
+
+// tanh near 0 by its series: drivers may compute tanh as (e^2x - 1) / (e^2x + 1), which cancels away the
+// digits of small x (lavapipe does; Mish on small negative inputs was off by 2e-3 relative).
+float tanhAccurate(float v) {
+  if (abs(v) >= 0.3) return tanh(v);
+  float v2 = v * v;
+  return v * (1.0 + v2 * (-1.0 / 3.0 + v2 * (2.0 / 15.0 + v2 * (-17.0 / 315.0 + v2 * (62.0 / 2835.0)))));
+}

@@ -11,7 +11,13 @@ layout(std430, binding = 1) writeonly buffer Y { SCALAR y[]; };
 #define BETA PF(2)
 
 
-float softplus(float v) { return max(v, 0.0) + log(1.0 + exp(-abs(v))); }
+// log(1 + x) without losing x when it is tiny (Goldberg's trick: the rounding of 1 + x cancels out).
+float log1pAccurate(float x) {
+  float u = 1.0 + x;
+  return u == 1.0 ? x : log(u) * x / (u - 1.0);
+}
+
+float softplus(float v) { return max(v, 0.0) + log1pAccurate(exp(-abs(v))); }
 
 float apply(float v) {
   switch (OP) {
@@ -25,9 +31,9 @@ float apply(float v) {
     case 7: return v * clamp(v / 6.0 + 0.5, 0.0, 1.0);
     case 8: return softplus(v);
     case 9: return v / (1.0 + abs(v));
-    case 10: return tanh(v);
+    case 10: return tanhAccurate(v);
     case 11:
-      if (ALPHA != 0.0) return 0.5 * v * (1.0 + tanh(0.7978845608 * (v + 0.044715 * v * v * v)));
+      if (ALPHA != 0.0) return 0.5 * v * (1.0 + tanhAccurate(0.7978845608 * (v + 0.044715 * v * v * v)));
       return 0.5 * v * (1.0 + erfApprox(v * 0.7071067812));
     case 12: return erfApprox(v);
     case 13: return exp(v);
@@ -52,7 +58,7 @@ float apply(float v) {
     case 32: return acosh(v);
     case 33: return atanh(v);
     case 34: return min(max(v, ALPHA), BETA);
-    case 35: return v * tanh(softplus(v));
+    case 35: return v * tanhAccurate(softplus(v));
     case 36: return v > ALPHA ? v : 0.0;
     case 37: return max(0.0, v) + min(0.0, ALPHA * (exp(v / ALPHA) - 1.0));
     case 38: return v < -ALPHA ? v + BETA : (v > ALPHA ? v - BETA : 0.0);
