@@ -147,7 +147,18 @@ Expected<void> globalPoolKernel(KernelContext& ctx) {
 
 }  // namespace
 
+// The reference kernels, for the fast 2-D variant (pool2d_cpu.cpp) to hand other inputs to.
+Expected<void> maxPoolReference(KernelContext& ctx) {
+  return poolKernel<Pool::Max>(ctx);
+}
+Expected<void> averagePoolReference(KernelContext& ctx) {
+  return poolKernel<Pool::Average>(ctx);
+}
+
+void addPool2dCpuKernels(KernelRegistry& r);  // pool2d_cpu.cpp: the fast 2-D float32 variant
+
 void registerPoolCpuKernels(KernelRegistry& r) {
+  addPool2dCpuKernels(r);
   r.add(kernel("MaxPool", poolKernel<Pool::Max>, 1));
   r.add(kernel("AveragePool", poolKernel<Pool::Average>, 1));
   r.add(kernel("LpPool", poolKernel<Pool::Lp>, 1));
