@@ -42,4 +42,32 @@ Expected<WindowGeometry> windowGeometry(const KernelContext& ctx, const std::vec
   return g;
 }
 
+std::vector<int64_t> convTransposeOutputSize(const std::vector<int64_t>& spatial, const std::vector<int64_t>& kernel,
+                                             const std::vector<int64_t>& strides,
+                                             const std::vector<int64_t>& dilations,
+                                             const std::vector<int64_t>& outputPadding, const std::string& autoPad,
+                                             const std::optional<std::vector<int64_t>>& outputShape,
+                                             std::vector<int64_t>& pads) {
+  const size_t sr = spatial.size();
+  std::vector<int64_t> out(sr);
+  for (size_t d = 0; d < sr; ++d) {
+    int64_t full = strides[d] * (spatial[d] - 1) + outputPadding[d] + (kernel[d] - 1) * dilations[d] + 1;
+    auto padTo = [&](int64_t target) {
+      int64_t total = full - target;
+      bool upper = autoPad == "SAME_UPPER";
+      pads[d] = upper ? total / 2 : total - total / 2;
+      pads[d + sr] = upper ? total - total / 2 : total / 2;
+      out[d] = target;
+    };
+    if (outputShape) {
+      padTo((*outputShape)[outputShape->size() - sr + d]);
+    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      padTo(spatial[d] * strides[d]);
+    } else {
+      out[d] = full - pads[d] - pads[d + sr];
+    }
+  }
+  return out;
+}
+
 }  // namespace onyx::exec

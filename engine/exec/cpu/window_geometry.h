@@ -17,4 +17,14 @@ struct WindowGeometry {
 Expected<WindowGeometry> windowGeometry(const KernelContext& ctx, const std::vector<int64_t>& spatial,
                                         const std::vector<int64_t>& kernel, bool ceilMode);
 
+// ConvTranspose's output size per spatial dim. output_shape and SAME_* fix it; the difference is split as
+// padding (written into `pads`, begins then ends), the odd unit going to the end for SAME_UPPER and to the
+// start otherwise. Shared by the CPU and Vulkan kernels.
+std::vector<int64_t> convTransposeOutputSize(const std::vector<int64_t>& spatial, const std::vector<int64_t>& kernel,
+                                             const std::vector<int64_t>& strides,
+                                             const std::vector<int64_t>& dilations,
+                                             const std::vector<int64_t>& outputPadding, const std::string& autoPad,
+                                             const std::optional<std::vector<int64_t>>& outputShape,
+                                             std::vector<int64_t>& pads);
+
 }  // namespace onyx::exec

@@ -102,26 +102,7 @@ Expected<void> convTransposeReference(KernelContext& ctx) {
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
   if (strides.size() != sr || dil.size() != sr || outPad.size() != sr || pads.size() != 2 * sr)
     return ctx.error("attribute sizes do not match the spatial rank", 0);
-  std::vector<int64_t> out(sr);
-  for (size_t d = 0; d < sr; ++d) {
-    int64_t full = strides[d] * (spatial[d] - 1) + outPad[d] + (kernel[d] - 1) * dil[d] + 1;
-    // Both output_shape and SAME_* fix the output size; the difference is split as padding, the odd
-    // unit going to the end for SAME_UPPER and to the start otherwise.
-    auto padTo = [&](int64_t target) {
-      int64_t total = full - target;
-      bool upper = autoPad == "SAME_UPPER";
-      pads[d] = upper ? total / 2 : total - total / 2;
-      pads[d + sr] = upper ? total - total / 2 : total / 2;
-      out[d] = target;
-    };
-    if (outShape) {
-      padTo((*outShape)[outShape->size() - sr + d]);
-    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      padTo(spatial[d] * strides[d]);
-    } else {
-      out[d] = full - pads[d] - pads[d + sr];
-    }
-  }
+  std::vector<int64_t> out = convTransposeOutputSize(spatial, kernel, strides, dil, outPad, autoPad, outShape, pads);
   Dims outDims = {n, m};
   for (int64_t o : out) outDims.push_back(o);
   auto y = ctx.allocateOutput(0, x.dtype(), outDims);

@@ -120,24 +120,7 @@ Expected<void> runConvTranspose(VulkanRun& run) {
   std::string autoPad = node.attrString("auto_pad", "NOTSET");
   if (strides.size() != sr || dil.size() != sr || outPad.size() != sr || pads.size() != 2 * sr || kernel.size() != sr)
     return run.error("attribute sizes do not match the spatial rank");
-  std::vector<int64_t> out(sr);
-  for (size_t d = 0; d < sr; ++d) {
-    int64_t full = strides[d] * (spatial[d] - 1) + outPad[d] + (kernel[d] - 1) * dil[d] + 1;
-    auto padTo = [&](int64_t target) {  // as the CPU kernel: the odd unit at the end for SAME_UPPER
-      int64_t total = full - target;
-      bool upper = autoPad == "SAME_UPPER";
-      pads[d] = upper ? total / 2 : total - total / 2;
-      pads[d + sr] = upper ? total - total / 2 : total / 2;
-      out[d] = target;
-    };
-    if (outShape) {
-      padTo((*outShape)[outShape->size() - sr + d]);
-    } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      padTo(spatial[d] * strides[d]);
-    } else {
-      out[d] = full - pads[d] - pads[d + sr];
-    }
-  }
+  std::vector<int64_t> out = convTransposeOutputSize(spatial, kernel, strides, dil, outPad, autoPad, outShape, pads);
   WindowGeometry g{kernel, strides, dil, std::vector<int64_t>(pads.begin(), pads.begin() + long(sr)),
                    std::vector<int64_t>(pads.begin() + long(sr), pads.end()), out};
   Dims outDims = {n, m};
