@@ -41,35 +41,49 @@ Expected<void> nmsKernel(KernelContext& ctx) {
       out[3] = std::max(v[1], v[3]);
     }
   };
-  for (int64_t b = 0; b < batches; ++b)
+  // Corners and areas once per batch, kept boxes contiguous: detection heads send thousands of boxes and
+  // no per-class limit (torchvision's batched NMS), so the pairwise loop is the whole cost.
+  struct Box {
+    double x0, y0, x1, y1, area;
+  };
+  std::vector<Box> all(static_cast<size_t>(n));
+  std::vector<double> classScores(static_cast<size_t>(n));
+  for (int64_t b = 0; b < batches; ++b) {
+    for (int64_t i = 0; i < n; ++i) {
+      double v[4];
+      corners(b, i, v);
+      all[size_t(i)] = {v[0], v[1], v[2], v[3], (v[2] - v[0]) * (v[3] - v[1])};
+    }
     for (int64_t c = 0; c < classes; ++c) {
       std::vector<int64_t> order;
       for (int64_t i = 0; i < n; ++i) {
         double s = scores.doubleAt((b * classes + c) * n + i);
+        classScores[size_t(i)] = s;
         if (!hasScoreThreshold || s > scoreThreshold) order.push_back(i);
       }
       std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-        return scores.doubleAt((b * classes + c) * n + x) > scores.doubleAt((b * classes + c) * n + y);
+        return classScores[size_t(x)] > classScores[size_t(y)];
       });
       std::vector<int64_t> kept;
+      std::vector<Box> keptBoxes;
       for (int64_t i : order) {
         if (int64_t(kept.size()) >= maxOut) break;
-        double a[4];
-        corners(b, i, a);
+        const Box& a = all[size_t(i)];
         bool suppressed = false;
-        for (int64_t j : kept) {
-          double o[4];
-          corners(b, j, o);
-          double iw = std::max(0.0, std::min(a[2], o[2]) - std::max(a[0], o[0]));
-          double ih = std::max(0.0, std::min(a[3], o[3]) - std::max(a[1], o[1]));
+        for (const Box& o : keptBoxes) {
+          double iw = std::max(0.0, std::min(a.x1, o.x1) - std::max(a.x0, o.x0));
+          double ih = std::max(0.0, std::min(a.y1, o.y1) - std::max(a.y0, o.y0));
           double inter = iw * ih;
-          double uni = (a[2] - a[0]) * (a[3] - a[1]) + (o[2] - o[0]) * (o[3] - o[1]) - inter;
+          double uni = a.area + o.area - inter;
           if (uni > 0 && inter / uni > iouThreshold) {
             suppressed = true;
             break;
           }
         }
-        if (!suppressed) kept.push_back(i);
+        if (!suppressed) {
+          kept.push_back(i);
+          keptBoxes.push_back(a);
+        }
       }
       for (int64_t i : kept) {
         selected.push_back(b);
@@ -77,6 +91,7 @@ Expected<void> nmsKernel(KernelContext& ctx) {
         selected.push_back(i);
       }
     }
+  }
   int64_t count = int64_t(selected.size()) / 3;
   auto y = ctx.allocateOutput(0, DataType::Int64, {count, 3});
   if (!y) return y.error();
