@@ -31,6 +31,9 @@ class PreparedNode {
   // Inputs a device node reads in host memory (shape, axes and index inputs; weights it uploaded once at
   // prepare time): the scheduler inserts no transfer for them. Host backends read everything on the host.
   virtual const std::vector<int>& hostInputs() const;
+  // Epilogue fusion (see EpilogueOp in kernel.h); backends without it keep the defaults.
+  virtual bool setEpilogue(const std::vector<EpilogueOp>&) { return false; }
+  virtual bool canFuseEpilogue(const KernelContext&) const { return false; }
 };
 
 class Profiler;

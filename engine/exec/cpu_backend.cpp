@@ -24,6 +24,10 @@ class CpuPreparedNode final : public PreparedNode {
   std::string_view variant() const override { return def_.variant; }
   int64_t flops(const KernelContext& context) const override { return def_.flops ? def_.flops(context) : 0; }
   const std::vector<std::pair<int, int>>& inPlace() const override { return def_.inPlace; }
+  bool setEpilogue(const std::vector<EpilogueOp>& ops) override { return kernel_ && kernel_->setEpilogue(ops); }
+  bool canFuseEpilogue(const KernelContext& context) const override {
+    return kernel_ && kernel_->canFuseEpilogue(context);
+  }
 
  private:
   const KernelDef& def_;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <span>
 #include <cstdlib>
 #include <deque>
 #include <random>
@@ -60,6 +62,16 @@ int64_t valueBytes(const RunValue& value) {
 
 }  // namespace
 
+// A node fused into the step before it (see EpilogueOp). Its own kernel runs only when the producer's
+// kernel cannot fuse it in a run (other types or shapes).
+struct EpilogueStep {
+  const Node* node = nullptr;
+  int opset = 0;
+  std::unique_ptr<PreparedNode> prepared;
+  std::vector<int> inputs;  // frame slot; -1 absent; kChainValue - k: value k of the chain (0: the producer's)
+};
+constexpr int kChainValue = kEpilogueChain;
+
 struct Step {
   const Node* node = nullptr;  // null: an inserted transfer
   int opset = 0;
@@ -69,6 +81,9 @@ struct Step {
   std::vector<int> outputs;   // slot per node output, -1 when omitted
   std::vector<int> captures;  // outer values the node's bodies read (kept alive until it ran)
   bool toHost = false;        // transfers: direction
+  std::vector<EpilogueStep> epilogue;  // output 0 is then the value of the last epilogue node
+  std::string fusedOps;                // "+Relu", for profiles
+  size_t ownInputs = SIZE_MAX;         // inputs past this many are epilogue operands
 };
 
 // Arena bookkeeping for one binding of the input shapes.
@@ -127,10 +142,11 @@ class FrameHost final : public KernelHost {
   FrameHost(Executor& executor, GraphPlan& plan, Frame& frame, ArenaState* arena, bool recording)
       : executor_(executor), plan_(plan), frame_(frame), arena_(arena), recording_(recording) {}
   int step = 0;
+  bool heapOnly = false;  // intermediates of an epilogue chain run node by node
 
   Expected<TensorValue> allocateOutput(size_t index, DataType dtype, Dims dims) override {
     int64_t bytes = int64_t(elementCount(dims) * int64_t(elementBytes(dtype)));
-    if (!arena_ || dtype == DataType::String) return TensorValue::allocate(dtype, std::move(dims));
+    if (!arena_ || heapOnly || dtype == DataType::String) return TensorValue::allocate(dtype, std::move(dims));
     const Step& s = plan_.steps[size_t(step)];
     if (recording_) {
       TensorValue t = TensorValue::allocate(dtype, std::move(dims));
@@ -139,7 +155,9 @@ class FrameHost final : public KernelHost {
       r.bytes = bytes;
       r.firstStep = step;
       r.lastStep = step;
-      const onyx::Value* value = s.node->output(index);
+      const onyx::Value* value = index < s.outputs.size() && s.outputs[index] >= 0
+                                     ? plan_.slotValue[size_t(s.outputs[index])]
+                                     : s.node->output(index);
       r.label =
           s.node->describe() + " output " + std::to_string(index) + (value ? " '" + value->name() + "'" : "");
       for (auto [out, in] : s.prepared->inPlace()) {
@@ -221,6 +239,45 @@ Expected<std::vector<RunValue>> FrameHost::runSubgraph(const Graph& body, std::v
 
 namespace {
 
+// Runs a step's epilogue nodes one by one after its kernel declined to fuse them; `value` holds the
+// producer's output 0 and receives the last node's output. Only the last output goes to the arena.
+Expected<void> runEpilogue(const Step& step, const Frame& frame, RunValue& value, FrameHost& host,
+                           ThreadPool& pool, Profiler* profiler, std::vector<ProfileEvent>& events) {
+  std::vector<RunValue> chain;
+  chain.push_back(std::move(value));
+  const RunValue absent;
+  for (size_t i = 0; i < step.epilogue.size(); ++i) {
+    const EpilogueStep& ep = step.epilogue[i];
+    std::vector<const RunValue*> inputs;
+    for (int slot : ep.inputs)
+      inputs.push_back(slot >= 0 ? &frame.slots[size_t(slot)]
+                                 : slot == -1 ? &absent : &chain[size_t(kChainValue - slot)]);
+    std::vector<RunValue> outputs(1);
+    host.heapOnly = i + 1 < step.epilogue.size();
+    KernelContext context(*ep.node, ep.opset, inputs, outputs, host, pool);
+    int64_t start = profiler ? profiler->nowNs() : 0;
+    auto ran = ep.prepared->run(context);
+    host.heapOnly = false;
+    if (!ran) return ran.error();
+    if (profiler) {
+      ProfileEvent e;
+      e.startNs = start;
+      e.durationNs = profiler->nowNs() - start;
+      e.node = ep.node->id();
+      e.name = ep.node->name();
+      e.opType = ep.node->opType();
+      e.variant = std::string(ep.prepared->variant());
+      for (const RunValue* in : inputs) e.bytesRead += valueBytes(*in);
+      e.bytesWritten = valueBytes(outputs[0]);
+      e.flops = ep.prepared->flops(context);
+      events.push_back(std::move(e));
+    }
+    chain.push_back(std::move(outputs[0]));
+  }
+  value = std::move(chain.back());
+  return {};
+}
+
 Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan, Frame& frame, bool useArena,
                                             Profiler* profiler, int64_t arenaLimit) {
   // Graph inputs that are also initializers keep their initializer unless the caller gave a value.
@@ -247,6 +304,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
   FrameHost host(executor, plan, frame, arena, recording);
   std::vector<const RunValue*> inputPtrs;
   std::vector<RunValue> outputs;
+  std::vector<ProfileEvent> epilogueEvents;  // epilogue nodes run one by one
   const RunValue absent;
 
   for (size_t s = 0; s < plan.steps.size(); ++s) {
@@ -254,6 +312,8 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
     host.newStep(int(s));
     int64_t start = profiler ? profiler->nowNs() : 0;
     int64_t flops = 0;
+    bool fused = false;
+    epilogueEvents.clear();
     bool deviceStep = step.backend && !step.backend->usesHostMemory();
     if (profiler && deviceStep) step.backend->beginProfiledStep(*profiler);
     if (!step.node) {  // transfer between backends
@@ -269,9 +329,20 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       inputPtrs.clear();
       for (int slot : step.inputs) inputPtrs.push_back(slot >= 0 ? &frame.slots[size_t(slot)] : &absent);
       outputs.assign(step.outputs.size(), RunValue());
-      KernelContext context(*step.node, step.opset, inputPtrs, outputs, host, executor.pool());
+      std::span<const RunValue* const> all(inputPtrs);
+      size_t own = std::min(step.ownInputs, all.size());
+      KernelContext context(*step.node, step.opset, all.first(own), outputs, host, executor.pool());
+      context.setEpilogueOperands(all.subspan(own));
+      fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
+      context.setFusingEpilogue(fused);
+      host.heapOnly = !step.epilogue.empty() && !fused;
       auto ran = step.prepared->run(context);
+      host.heapOnly = false;
       if (!ran) return ran.error();
+      if (!step.epilogue.empty() && !fused) {
+        auto chained = runEpilogue(step, frame, outputs[0], host, executor.pool(), profiler, epilogueEvents);
+        if (!chained) return chained.error();
+      }
       for (size_t i = 0; i < outputs.size(); ++i) {
         if (step.outputs[i] >= 0 && std::holds_alternative<std::monostate>(outputs[i])) {
           return context.error("produced no value for output " + std::to_string(i));
@@ -318,7 +389,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         e.node = step.node->id();
         e.name = step.node->name();
         e.opType = step.node->opType();
-        e.variant = std::string(step.prepared->variant());
+        e.variant = std::string(step.prepared->variant()) + (fused ? step.fusedOps : "");
       } else {
         e.opType = "Transfer";
         e.variant = "transfer";
@@ -328,7 +399,27 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       for (int slot : step.outputs)
         if (slot >= 0) e.bytesWritten += valueBytes(frame.slots[size_t(slot)]);
       e.flops = flops;
+      for (const ProfileEvent& after : epilogueEvents) e.durationNs -= after.durationNs;
       profiler->record(std::move(e));
+      for (ProfileEvent& after : epilogueEvents) {
+        after.iteration = profiler->iteration();
+        after.depth = plan.depth;
+        after.backend = "cpu";
+        profiler->record(std::move(after));
+      }
+      for (const EpilogueStep& fusedNode : step.epilogue) {  // their time is in the producer's event
+        if (!fused) break;
+        ProfileEvent f;
+        f.startNs = profiler->nowNs();
+        f.iteration = profiler->iteration();
+        f.depth = plan.depth;
+        f.backend = "cpu";
+        f.node = fusedNode.node->id();
+        f.name = fusedNode.node->name();
+        f.opType = fusedNode.node->opType();
+        f.variant = "fused into " + step.node->describe();
+        profiler->record(std::move(f));
+      }
       if (deviceStep) step.backend->endProfiledStep(*profiler, profiler->events().size() - 1);
     }
     // Release what this step was the last to read (and defined-but-unused outputs).
@@ -403,6 +494,7 @@ struct Builder {
   std::map<const Graph*, std::unique_ptr<GraphPlan>>& bodies;
   // While planning a function body: the function's opset imports, which its nodes' versions come from.
   const std::vector<OpsetImport>* imports = nullptr;
+  bool fuseEpilogues = true;
 
   int opsetFor(const std::string& domain) const {
     if (imports) {
@@ -516,7 +608,97 @@ struct Builder {
       return temp;
     };
 
+    std::unordered_set<const onyx::Value*> pinned;  // must be materialized: graph outputs, read by bodies
+    for (const onyx::Value* v : graph.outputs()) pinned.insert(v);
+    for (const auto& [n, refs] : outerRefs) pinned.insert(refs.begin(), refs.end());
+    std::unordered_set<const Node*> absorbed;
+    auto onlyUser = [&](const onyx::Value* v) -> const Node* {
+      if (!v || v->name().empty() || pinned.count(v) || v->uses().size() != 1) return nullptr;
+      const Node* user = v->uses()[0].node;
+      return user && user->graph() == &graph && user->outputCount() == 1 && user->subgraphs().empty() ? user
+                                                                                                    : nullptr;
+    };
+    // The element-wise nodes after `step` that its kernel agrees to compute in its output pass. Returns the
+    // value the step's output 0 then holds.
+    auto planEpilogue = [&](Step& step, const Node& node) -> Expected<const onyx::Value*> {
+      const onyx::Value* last = node.output(0);
+      std::vector<EpilogueOp> ops;
+      std::vector<const onyx::Value*> chain = {last};
+      std::vector<int> extraSlots;  // operands appended to the step's inputs
+      while (last) {
+        std::vector<const Node*> group;
+        if (const Node* user = onlyUser(last)) {
+          group = {user};
+        } else if (last->uses().size() == 2 && !pinned.count(last)) {  // SiLU: x * Sigmoid(x)
+          const Node* a = last->uses()[0].node;
+          const Node* b = last->uses()[1].node;
+          if (a && b && b->opType() == "Sigmoid") std::swap(a, b);
+          if (a && b && a->opType() == "Sigmoid" && b->opType() == "Mul" && onlyUser(a->output(0)) == b)
+            group = {a, b};
+        }
+        if (group.empty()) break;
+        std::vector<EpilogueOp> tentative = ops;
+        std::vector<const onyx::Value*> tentativeChain = chain;
+        std::vector<int> tentativeExtra = extraSlots;
+        bool usable = true;
+        for (const Node* member : group) {
+          EpilogueOp op;
+          op.node = member;
+          op.opset = opsetFor(member->domain());
+          for (const onyx::Value* in : member->inputs()) {
+            op.constants.push_back(in ? in->initializer() : nullptr);
+            auto at = std::find(tentativeChain.begin(), tentativeChain.end(), in);
+            if (!in || in->name().empty() || in->initializer()) {
+              op.inputs.push_back(-1);
+            } else if (at != tentativeChain.end()) {
+              op.inputs.push_back(kChainValue - int(at - tentativeChain.begin()));
+            } else {
+              int slot = slotFor(in);
+              if (slot < 0) {  // computed later in the schedule: cannot be read at the producer's step
+                usable = false;
+                break;
+              }
+              op.inputs.push_back(int(tentativeExtra.size()));
+              tentativeExtra.push_back(slot);
+            }
+          }
+          tentativeChain.push_back(member->output(0));
+          tentative.push_back(std::move(op));
+        }
+        if (!usable || !step.prepared->setEpilogue(tentative)) break;
+        ops = std::move(tentative);
+        chain = std::move(tentativeChain);
+        extraSlots = std::move(tentativeExtra);
+        last = chain.back();
+      }
+      if (ops.empty()) return node.output(0);
+      Backend* cpu = backends.back();
+      for (const EpilogueOp& op : ops) {
+        EpilogueStep ep;
+        ep.node = op.node;
+        ep.opset = op.opset;
+        auto prepared = cpu->prepare(*op.node, op.opset, NodeShapes{}, op.constants);
+        if (!prepared) return prepared.error();
+        ep.prepared = std::move(*prepared);
+        for (size_t i = 0; i < op.inputs.size(); ++i) {
+          const onyx::Value* in = op.node->input(i);
+          int ref = op.inputs[i];
+          ep.inputs.push_back(ref <= kChainValue ? ref
+                              : ref >= 0         ? extraSlots[size_t(ref)]
+                              : in && !in->name().empty() ? slotFor(in)
+                                                          : -1);
+        }
+        step.fusedOps += "+" + op.node->opType();
+        step.epilogue.push_back(std::move(ep));
+        absorbed.insert(op.node);
+      }
+      step.ownInputs = step.inputs.size();
+      for (int slot : extraSlots) step.inputs.push_back(placeOn(slot, step.backend));
+      return last;
+    };
+
     for (const Node* node : order) {
+      if (absorbed.count(node)) continue;
       Step step;
       step.node = node;
       step.opset = opsetFor(node->domain());
@@ -579,8 +761,14 @@ struct Builder {
         bool onHost = std::find(hostInputs.begin(), hostInputs.end(), int(i)) != hostInputs.end();
         if (slot >= 0) slot = placeOn(slot, onHost ? nullptr : step.backend);
       }
+      const onyx::Value* fusedOutput = nullptr;
+      if (fuseEpilogues && step.backend->usesHostMemory() && node->outputCount() > 0 && node->output(0)) {
+        auto planned = planEpilogue(step, *node);
+        if (!planned) return planned.error();
+        fusedOutput = *planned;
+      }
       for (size_t i = 0; i < node->outputCount(); ++i) {
-        const onyx::Value* v = node->output(i);
+        const onyx::Value* v = i == 0 && fusedOutput ? fusedOutput : node->output(i);
         step.outputs.push_back(v && !v->name().empty() ? plan->addSlot(v) : -1);
       }
       location.resize(plan->slotValue.size(), nullptr);
@@ -646,7 +834,7 @@ Expected<void> Executor::build() {
         order.push_back(backend.get());
   if (std::find(order.begin(), order.end(), backends_.back().get()) == order.end())
     order.push_back(backends_.back().get());
-  Builder builder{*this, model_, order, bodies_};
+  Builder builder{*this, model_, order, bodies_, nullptr, options_.fuseEpilogues};
   auto plan = builder.build(model_.graph(), 0);
   if (!plan) return plan.error();
   main_ = std::move(*plan);

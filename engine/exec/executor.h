@@ -24,6 +24,8 @@ struct ExecutorOptions {
   int64_t arenaLimitBytes = 0;  // 0: no limit; otherwise runs needing more fail, naming the node
   bool profile = false;
   bool validateInputs = true;
+  // Let kernels compute the element-wise nodes after them in their output pass (Conv + Relu/Clip/SiLU/Add).
+  bool fuseEpilogues = true;
 };
 
 struct MemoryReport {

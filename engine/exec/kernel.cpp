@@ -67,6 +67,13 @@ const Graph* KernelContext::attrGraph(std::string_view name) const {
   return attr ? attr->getGraph() : nullptr;
 }
 
+const TensorValue& KernelContext::epilogueOperand(size_t i) const {
+  static const TensorValue empty;
+  if (i >= epilogueOperands_.size()) return empty;
+  const auto* t = std::get_if<TensorValue>(epilogueOperands_[i]);
+  return t ? *t : empty;
+}
+
 bool KernelContext::wantsOutput(size_t i) const {
   const Value* value = node_.output(i);
   return i < outputs_.size() && value && !value->name().empty();

@@ -74,6 +74,14 @@ class KernelContext {
     return host_.runSubgraph(body, std::move(inputs));
   }
 
+  // True when the kernel computes its fused epilogue (Kernel::setEpilogue) in this run: output 0 is then the
+  // value of the epilogue's last node. False when the executor runs the epilogue nodes after it.
+  bool fusingEpilogue() const { return fusingEpilogue_; }
+  void setFusingEpilogue(bool on) { fusingEpilogue_ = on; }
+  // Operands of the epilogue nodes computed before this node ran (EpilogueOp::inputs indexes them).
+  const TensorValue& epilogueOperand(size_t i) const;
+  void setEpilogueOperands(std::span<const RunValue* const> operands) { epilogueOperands_ = operands; }
+
   ThreadPool& pool() const { return pool_; }
   void parallelFor(int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& body) const;
 
@@ -88,13 +96,36 @@ class KernelContext {
   std::span<RunValue> outputs_;
   KernelHost& host_;
   ThreadPool& pool_;
+  bool fusingEpilogue_ = false;
+  std::span<const RunValue* const> epilogueOperands_;
 };
+
+// An element-wise node that follows a node and reads its output 0 (Conv then Relu, Clip, an Add of the
+// residual branch, or Sigmoid and Mul for SiLU): the executor asks the producer's kernel to compute it in
+// its output pass instead of writing the intermediate tensor and reading it back.
+struct EpilogueOp {
+  const Node* node = nullptr;
+  int opset = 0;
+  std::vector<const onyx::Tensor*> constants;  // per input of `node`, null when not an initializer
+  // Per input of `node`: kEpilogueChain - k for value k of the chain (0: the producer's output 0, k: the
+  // output of epilogue node k-1); an operand computed
+  // before the producer ran (the residual of an Add): an index for KernelContext::epilogueOperand; -1 for an
+  // absent or constant input.
+  std::vector<int> inputs;
+};
+constexpr int kEpilogueChain = -2;
 
 // A kernel with state prepared once per node (parsed attributes, packed weights, oneDNN primitives).
 class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual Expected<void> run(KernelContext& context) = 0;
+  // Offers the kernel the whole epilogue chain so far; true when it will compute all of it (it keeps the
+  // list), false to leave its state as it was. The default kernel computes no epilogue.
+  virtual bool setEpilogue(const std::vector<EpilogueOp>&) { return false; }
+  // Whether this run's inputs let the kernel fuse its epilogue (types, matching shapes); when not, the
+  // executor runs it without and then the epilogue nodes' own kernels.
+  virtual bool canFuseEpilogue(const KernelContext&) const { return true; }
 };
 
 // What a kernel factory sees at prepare time.

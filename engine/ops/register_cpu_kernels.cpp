@@ -17,6 +17,7 @@ void registerPoolCpuKernels(KernelRegistry& registry);
 void registerMatmulCpuKernels(KernelRegistry& registry);
 void registerDnnlCpuKernels(KernelRegistry& registry);
 void registerRnnCpuKernels(KernelRegistry& registry);
+void registerRnnGemmCpuKernels(KernelRegistry& registry);
 void registerSelectCpuKernels(KernelRegistry& registry);
 void registerNmsCpuKernels(KernelRegistry& registry);
 void registerResizeCpuKernels(KernelRegistry& registry);
@@ -64,6 +65,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerMatmulCpuKernels(registry);
   registerDnnlCpuKernels(registry);
   registerRnnCpuKernels(registry);
+  registerRnnGemmCpuKernels(registry);
   registerSelectCpuKernels(registry);
   registerNmsCpuKernels(registry);
   registerResizeCpuKernels(registry);
