@@ -618,6 +618,15 @@ struct Builder {
       return user && user->graph() == &graph && user->outputCount() == 1 && user->subgraphs().empty() ? user
                                                                                                     : nullptr;
     };
+    // Exporters write Clip bounds and scalars as Constant nodes as often as initializers; both are known now.
+    auto constantOf = [](const onyx::Value* v) -> const onyx::Tensor* {
+      if (!v) return nullptr;
+      if (v->initializer()) return v->initializer();
+      const Node* producer = v->producer();
+      if (!producer || producer->opType() != "Constant" || !producer->domain().empty()) return nullptr;
+      const Attribute* value = producer->attribute("value");
+      return value ? value->getTensor() : nullptr;
+    };
     // The element-wise nodes after `step` that its kernel agrees to compute in its output pass. Returns the
     // value the step's output 0 then holds.
     auto planEpilogue = [&](Step& step, const Node& node) -> Expected<const onyx::Value*> {
@@ -646,9 +655,10 @@ struct Builder {
           op.node = member;
           op.opset = opsetFor(member->domain());
           for (const onyx::Value* in : member->inputs()) {
-            op.constants.push_back(in ? in->initializer() : nullptr);
+            const onyx::Tensor* constant = constantOf(in);
+            op.constants.push_back(constant);
             auto at = std::find(tentativeChain.begin(), tentativeChain.end(), in);
-            if (!in || in->name().empty() || in->initializer()) {
+            if (!in || in->name().empty() || constant) {
               op.inputs.push_back(-1);
             } else if (at != tentativeChain.end()) {
               op.inputs.push_back(kChainValue - int(at - tentativeChain.begin()));
@@ -789,6 +799,9 @@ struct Builder {
       for (int slot : step.inputs)
         if (slot >= 0) plan->lastUse[size_t(slot)] = int(s);
       for (int slot : step.captures) plan->lastUse[size_t(slot)] = int(s);
+      for (const EpilogueStep& ep : step.epilogue)  // constants the absorbed nodes read when run one by one
+        for (int slot : ep.inputs)
+          if (slot >= 0) plan->lastUse[size_t(slot)] = std::max(plan->lastUse[size_t(slot)], int(s));
       for (int slot : step.outputs)
         if (slot >= 0 && plan->lastUse[size_t(slot)] < int(s)) plan->lastUse[size_t(slot)] = int(s);
     }

@@ -91,6 +91,17 @@ TEST(ExecConvEpilogue, ActivationsBecomePostOps) {
                "dnnl+LeakyRelu+Tanh", 2);
 }
 
+TEST(ExecConvEpilogue, ClipBoundsFromConstantNodes) {
+  // torchvision's ReLU6 exports as Clip whose bounds are Constant nodes, not initializers.
+  expectFusion(std::string(kHeader) + R"(g (float[1,3,6,6] x, float[4,3,1,1] w) => (float[1,4,6,6] y) {
+      lo = Constant <value = float {0.0}> ()
+      hi = Constant <value = float {0.25}> ()
+      c = Conv (x, w)
+      y = Clip (c, lo, hi)
+    })",
+               "dnnl+Clip", 1);
+}
+
 TEST(ExecConvEpilogue, ResidualAddThenRelu) {
   // A ResNet basic block: the identity branch is read by the second Conv's sum post-op.
   expectFusion(std::string(kHeader) + R"(g (float[1,4,8,8] x, float[4,4,3,3] w1, float[4,4,3,3] w2) => (float[1,4,8,8] y) {
