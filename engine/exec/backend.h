@@ -34,6 +34,9 @@ class PreparedNode {
   // Epilogue fusion (see EpilogueOp in kernel.h); backends without it keep the defaults.
   virtual bool setEpilogue(const std::vector<EpilogueOp>&) { return false; }
   virtual bool canFuseEpilogue(const KernelContext&) const { return false; }
+  // Channels-last storage (see Kernel); backends without it keep the defaults.
+  virtual bool acceptsChannelsLast(size_t) const { return false; }
+  virtual bool producesChannelsLast() const { return false; }
 };
 
 class Profiler;

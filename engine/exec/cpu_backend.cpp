@@ -28,6 +28,8 @@ class CpuPreparedNode final : public PreparedNode {
   bool canFuseEpilogue(const KernelContext& context) const override {
     return kernel_ && kernel_->canFuseEpilogue(context);
   }
+  bool acceptsChannelsLast(size_t input) const override { return kernel_ && kernel_->acceptsChannelsLast(input); }
+  bool producesChannelsLast() const override { return kernel_ && kernel_->producesChannelsLast(); }
 
  private:
   const KernelDef& def_;

@@ -1,5 +1,6 @@
 #include "exec/executor.h"
 
+#include "exec/channels_last.h"
 #include "exec/function_call.h"
 
 #include <algorithm>
@@ -84,6 +85,7 @@ struct Step {
   std::vector<EpilogueStep> epilogue;  // output 0 is then the value of the last epilogue node
   std::string fusedOps;                // "+Relu", for profiles
   size_t ownInputs = SIZE_MAX;         // inputs past this many are epilogue operands
+  bool channelsLastOut = false;        // output 0 may be channels-last: every reader takes it
 };
 
 // Arena bookkeeping for one binding of the input shapes.
@@ -249,9 +251,14 @@ Expected<void> runEpilogue(const Step& step, const Frame& frame, RunValue& value
   for (size_t i = 0; i < step.epilogue.size(); ++i) {
     const EpilogueStep& ep = step.epilogue[i];
     std::vector<const RunValue*> inputs;
-    for (int slot : ep.inputs)
-      inputs.push_back(slot >= 0 ? &frame.slots[size_t(slot)]
-                                 : slot == -1 ? &absent : &chain[size_t(kChainValue - slot)]);
+    std::vector<RunValue> plain;  // the node's kernel reads plain storage
+    plain.reserve(ep.inputs.size());
+    for (int slot : ep.inputs) {
+      const RunValue& in = slot >= 0 ? frame.slots[size_t(slot)]
+                           : slot == -1 ? absent : chain[size_t(kChainValue - slot)];
+      plain.push_back(plainLayout(in));
+      inputs.push_back(&plain.back());
+    }
     std::vector<RunValue> outputs(1);
     host.heapOnly = i + 1 < step.epilogue.size();
     KernelContext context(*ep.node, ep.opset, inputs, outputs, host, pool);
@@ -305,6 +312,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
   std::vector<const RunValue*> inputPtrs;
   std::vector<RunValue> outputs;
   std::vector<ProfileEvent> epilogueEvents;  // epilogue nodes run one by one
+  std::vector<RunValue> converted;            // channels-last inputs in plain storage, for this step
   const RunValue absent;
 
   for (size_t s = 0; s < plan.steps.size(); ++s) {
@@ -319,7 +327,8 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
     if (!step.node) {  // transfer between backends
       const auto* t = std::get_if<TensorValue>(&frame.slots[size_t(step.inputs[0])]);
       if (t) {
-        auto moved = step.toHost ? step.backend->toHost(*t) : step.backend->toDevice(*t);
+        TensorValue plain = t->toPlainLayout();
+        auto moved = step.toHost ? step.backend->toHost(plain) : step.backend->toDevice(plain);
         if (!moved) return moved.error();
         frame.slots[size_t(step.outputs[0])] = std::move(*moved);
       } else {
@@ -329,16 +338,37 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       inputPtrs.clear();
       for (int slot : step.inputs) inputPtrs.push_back(slot >= 0 ? &frame.slots[size_t(slot)] : &absent);
       outputs.assign(step.outputs.size(), RunValue());
+      // Channels-last inputs: viewed as plain (N, spatial..., C) tensors by a layout-transparent node whose
+      // output may stay channels-last, converted for kernels that do not take them.
+      Dims channelsLastDims;
+      std::optional<std::vector<RunValue>> views;
+      if (step.channelsLastOut && step.epilogue.empty() && isLayoutTransparent(*step.node))
+        views = channelsLastViews(inputPtrs, channelsLastDims);
+      converted.clear();
+      converted.reserve(inputPtrs.size());
+      for (size_t i = 0; i < inputPtrs.size(); ++i) {
+        if (views) {
+          inputPtrs[i] = &(*views)[i];
+        } else if (const auto* t = std::get_if<TensorValue>(inputPtrs[i]);
+                   t && t->channelsLast() &&
+                   !step.prepared->acceptsChannelsLast(i < step.ownInputs ? i : kEpilogueOperands)) {
+          converted.emplace_back(t->toPlainLayout());
+          inputPtrs[i] = &converted.back();
+        }
+      }
       std::span<const RunValue* const> all(inputPtrs);
       size_t own = std::min(step.ownInputs, all.size());
       KernelContext context(*step.node, step.opset, all.first(own), outputs, host, executor.pool());
       context.setEpilogueOperands(all.subspan(own));
+      context.setOutputMayBeChannelsLast(step.channelsLastOut);
       fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
       context.setFusingEpilogue(fused);
       host.heapOnly = !step.epilogue.empty() && !fused;
       auto ran = step.prepared->run(context);
       host.heapOnly = false;
       if (!ran) return ran.error();
+      if (views && !adoptChannelsLast(outputs[0], channelsLastDims))
+        return context.error("computed an output of unexpected dims on channels-last inputs");
       if (!step.epilogue.empty() && !fused) {
         auto chained = runEpilogue(step, frame, outputs[0], host, executor.pool(), profiler, epilogueEvents);
         if (!chained) return chained.error();
@@ -434,7 +464,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
 
   std::vector<RunValue> results;
   for (int slot : plan.outputSlots) {
-    RunValue v = slot >= 0 ? frame.slots[size_t(slot)] : RunValue();
+    RunValue v = slot >= 0 ? plainLayout(frame.slots[size_t(slot)]) : RunValue();
     if (arena && !recording) {
       for (const void* id : storageIds(v)) {
         if (arena->requestOfStorage.count(id)) {
@@ -487,6 +517,41 @@ Executor::~Executor() = default;
 
 namespace {
 
+// Which steps may leave output 0 channels-last: kernels that write it (oneDNN's Conv) or layout-transparent
+// nodes, whose readers all take it (a Conv's data input or residual, another such node). Readers come later
+// in the schedule, so one backward sweep decides every step.
+void markChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const onyx::Value*>& pinned) {
+  std::vector<std::vector<std::pair<size_t, size_t>>> readers(plan.slotValue.size());  // (step, input)
+  for (size_t s = 0; s < plan.steps.size(); ++s)
+    for (size_t i = 0; i < plan.steps[s].inputs.size(); ++i)
+      if (int slot = plan.steps[s].inputs[i]; slot >= 0) readers[size_t(slot)].push_back({s, i});
+  std::vector<bool> escapes(plan.slotValue.size(), false);  // read outside this graph's steps
+  for (int slot : plan.outputSlots)
+    if (slot >= 0) escapes[size_t(slot)] = true;
+  for (const Step& step : plan.steps)
+    for (int slot : step.captures) escapes[size_t(slot)] = true;
+  auto transparent = [](const Step& step) {
+    return step.node && step.epilogue.empty() && step.backend->usesHostMemory() && isLayoutTransparent(*step.node);
+  };
+  for (size_t s = plan.steps.size(); s-- > 0;) {
+    Step& step = plan.steps[s];
+    if (!step.node || step.outputs.empty() || step.outputs[0] < 0) continue;
+    if (!step.prepared->producesChannelsLast() && !transparent(step)) continue;
+    int slot = step.outputs[0];
+    const onyx::Value* value = plan.slotValue[size_t(slot)];
+    if (!value || pinned.count(value) || escapes[size_t(slot)] || readers[size_t(slot)].empty()) continue;
+    bool allTake = true;
+    for (auto [r, input] : readers[size_t(slot)]) {
+      const Step& reader = plan.steps[r];
+      size_t asked = input < reader.ownInputs ? input : kEpilogueOperands;
+      bool takes = reader.node && (reader.prepared->acceptsChannelsLast(asked) ||
+                                   (transparent(reader) && reader.channelsLastOut));
+      allTake = allTake && takes;
+    }
+    step.channelsLastOut = allTake;
+  }
+}
+
 struct Builder {
   Executor& executor;
   const Model& model;
@@ -495,6 +560,7 @@ struct Builder {
   // While planning a function body: the function's opset imports, which its nodes' versions come from.
   const std::vector<OpsetImport>* imports = nullptr;
   bool fuseEpilogues = true;
+  bool channelsLast = true;
 
   int opsetFor(const std::string& domain) const {
     if (imports) {
@@ -792,6 +858,8 @@ struct Builder {
       plan->outputSlots.push_back(slot >= 0 ? placeOn(slot, nullptr) : -1);
     }
 
+    if (channelsLast) markChannelsLastOutputs(*plan, pinned);
+
     // Last reader of each slot.
     plan->lastUse.assign(plan->slotValue.size(), -1);
     for (size_t s = 0; s < plan->steps.size(); ++s) {
@@ -847,7 +915,7 @@ Expected<void> Executor::build() {
         order.push_back(backend.get());
   if (std::find(order.begin(), order.end(), backends_.back().get()) == order.end())
     order.push_back(backends_.back().get());
-  Builder builder{*this, model_, order, bodies_, nullptr, options_.fuseEpilogues};
+  Builder builder{*this, model_, order, bodies_, nullptr, options_.fuseEpilogues, options_.channelsLast};
   auto plan = builder.build(model_.graph(), 0);
   if (!plan) return plan.error();
   main_ = std::move(*plan);
@@ -967,7 +1035,8 @@ std::vector<Assignment> Executor::assignments() const {
   std::vector<Assignment> out;
   for (const Step& step : main_->steps)
     if (step.node)
-      out.push_back({step.node, std::string(step.backend->name()), std::string(step.prepared->variant())});
+      out.push_back({step.node, std::string(step.backend->name()), std::string(step.prepared->variant()),
+                     step.channelsLastOut});
   return out;
 }
 

@@ -26,6 +26,8 @@ struct ExecutorOptions {
   bool validateInputs = true;
   // Let kernels compute the element-wise nodes after them in their output pass (Conv + Relu/Clip/SiLU/Add).
   bool fuseEpilogues = true;
+  // Conv outputs stay channels-last (oneDNN's preferred layout) while every reader takes that layout.
+  bool channelsLast = true;
 };
 
 struct MemoryReport {
@@ -48,6 +50,7 @@ struct Assignment {
   const Node* node;
   std::string backend;
   std::string variant;
+  bool channelsLastOutput = false;  // output 0 may stay channels-last (ExecutorOptions::channelsLast)
 };
 
 class GraphPlan;  // per graph (main graph and each body), in plan.h

@@ -82,6 +82,11 @@ class KernelContext {
   const TensorValue& epilogueOperand(size_t i) const;
   void setEpilogueOperands(std::span<const RunValue* const> operands) { epilogueOperands_ = operands; }
 
+  // True when output 0 may be written channels-last (TensorValue::channelsLast): every reader of it takes
+  // that layout. Kernels that cannot produce it write plain storage as always.
+  bool outputMayBeChannelsLast() const { return outputMayBeChannelsLast_; }
+  void setOutputMayBeChannelsLast(bool on) { outputMayBeChannelsLast_ = on; }
+
   ThreadPool& pool() const { return pool_; }
   void parallelFor(int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& body) const;
 
@@ -97,6 +102,7 @@ class KernelContext {
   KernelHost& host_;
   ThreadPool& pool_;
   bool fusingEpilogue_ = false;
+  bool outputMayBeChannelsLast_ = false;
   std::span<const RunValue* const> epilogueOperands_;
 };
 
@@ -114,6 +120,7 @@ struct EpilogueOp {
   std::vector<int> inputs;
 };
 constexpr int kEpilogueChain = -2;
+constexpr size_t kEpilogueOperands = SIZE_MAX;
 
 // A kernel with state prepared once per node (parsed attributes, packed weights, oneDNN primitives).
 class Kernel {
@@ -126,6 +133,11 @@ class Kernel {
   // Whether this run's inputs let the kernel fuse its epilogue (types, matching shapes); when not, the
   // executor runs it without and then the epilogue nodes' own kernels.
   virtual bool canFuseEpilogue(const KernelContext&) const { return true; }
+  // Channels-last storage (TensorValue::channelsLast): whether the kernel reads it for node input i (or
+  // kEpilogueOperands: its epilogue operands), and whether it can write output 0 that way when
+  // KernelContext::outputMayBeChannelsLast allows.
+  virtual bool acceptsChannelsLast(size_t) const { return false; }
+  virtual bool producesChannelsLast() const { return false; }
 };
 
 // What a kernel factory sees at prepare time.

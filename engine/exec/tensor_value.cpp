@@ -1,5 +1,6 @@
 #include "exec/tensor_value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <new>
@@ -188,9 +189,48 @@ std::vector<int64_t> TensorValue::toInts() const {
 
 TensorValue TensorValue::reshaped(Dims dims) const {
   TensorValue t = *this;
+  t.channelsLast_ = false;
   t.count_ = elementCount(dims);
   t.dims_ = std::move(dims);
   return t;
+}
+
+Dims TensorValue::channelsLastOrder(const Dims& dims) {
+  if (dims.size() < 3) return dims;
+  Dims out = {dims[0]};
+  out.insert(out.end(), dims.begin() + 2, dims.end());
+  out.push_back(dims[1]);
+  return out;
+}
+
+namespace {
+// A batch of (spatial x C) matrices transposed to (C x spatial), in tiles so both sides stay in cache.
+template <class T>
+void channelsLastToPlain(const T* src, T* dst, int64_t n, int64_t c, int64_t spatial) {
+  constexpr int64_t kTile = 32;
+  for (int64_t b = 0; b < n; ++b) {
+    const T* in = src + b * spatial * c;
+    T* out = dst + b * spatial * c;
+    for (int64_t s0 = 0; s0 < spatial; s0 += kTile)
+      for (int64_t c0 = 0; c0 < c; c0 += kTile)
+        for (int64_t ch = c0; ch < std::min(c, c0 + kTile); ++ch)
+          for (int64_t s = s0; s < std::min(spatial, s0 + kTile); ++s) out[ch * spatial + s] = in[s * c + ch];
+  }
+}
+}  // namespace
+
+TensorValue TensorValue::toPlainLayout() const {
+  if (!channelsLast_) return *this;
+  TensorValue out = allocate(dtype_, dims_);
+  const int64_t n = dims_[0], c = dims_[1], spatial = count_ / std::max<int64_t>(n * c, 1);
+  switch (elementBytes(dtype_)) {
+    case 1: channelsLastToPlain(data<uint8_t>(), out.data<uint8_t>(), n, c, spatial); break;
+    case 2: channelsLastToPlain(data<uint16_t>(), out.data<uint16_t>(), n, c, spatial); break;
+    case 4: channelsLastToPlain(data<uint32_t>(), out.data<uint32_t>(), n, c, spatial); break;
+    default: channelsLastToPlain(data<uint64_t>(), out.data<uint64_t>(), n, c, spatial); break;
+  }
+  out.device_ = device_;
+  return out;
 }
 
 TensorValue TensorValue::clone() const {

@@ -90,6 +90,16 @@ class TensorValue {
   // Identity of the storage owner: two tensors with the same id share memory (the memory planner uses it).
   const void* storageId() const { return owner_.get(); }
   const std::shared_ptr<const void>& owner() const { return owner_; }
+  // Channels-last storage: dims stay logical (N, C, spatial...) while the bytes are ordered (N, spatial..., C),
+  // oneDNN's acdb. Only kernels that opt in (Kernel::acceptsChannelsLast) ever see such a tensor; the executor
+  // converts it for everyone else. reshaped() views are plain.
+  bool channelsLast() const { return channelsLast_; }
+  void setChannelsLast(bool on) { channelsLast_ = on; }
+  // The same values in plain (N, C, spatial...) storage; the tensor itself when it already is plain.
+  TensorValue toPlainLayout() const;
+  // (N, C, S1..Sk) -> (N, S1..Sk, C): the dims under which channels-last bytes read as a plain tensor.
+  static Dims channelsLastOrder(const Dims& dims);
+
   // The backend whose memory holds the data; null for host memory.
   const Backend* device() const { return device_; }
   void setDevice(const Backend* device) { device_ = device; }
@@ -101,6 +111,7 @@ class TensorValue {
   void* data_ = nullptr;
   std::shared_ptr<const void> owner_;
   const Backend* device_ = nullptr;
+  bool channelsLast_ = false;
 };
 
 struct SequenceValue {

@@ -47,16 +47,27 @@ Tag plainTag(size_t rank) {
   }
 }
 
-// A Conv prepared for one input shape.
+// The tag of channels-last storage (TensorValue::channelsLast) for a rank.
+Tag channelsLastTag(size_t rank) {
+  return rank == 3 ? Tag::acb : rank == 4 ? Tag::acdb : rank == 5 ? Tag::acdeb : Tag::undef;
+}
+
+Tag layoutTag(const TensorValue& t) {
+  return t.channelsLast() ? channelsLastTag(size_t(t.rank())) : plainTag(size_t(t.rank()));
+}
+
+// A Conv prepared for one input shape and layout.
 struct ConvPlan {
   dnnl::convolution_forward primitive;
   dnnl::convolution_forward::primitive_desc pd;
   memory weights;  // in the primitive's layout
   memory bias;
   Dims outDims;
+  Tag srcTag = Tag::undef, dstTag = Tag::undef;  // the layouts of the tensors we read and write
   bool srcReorder = false, dstReorder = false;
-  memory srcBlocked, dstBlocked;  // the primitive's layouts when they differ from NCHW: allocated once
-  dnnl::reorder toBlocked, fromBlocked, residualToBlocked;
+  memory srcBlocked, dstBlocked;  // the primitive's layouts when they differ from ours: allocated once
+  dnnl::reorder toBlocked, fromBlocked;
+  std::map<Tag, dnnl::reorder> residualReorders;  // per residual layout, into the primitive's dst
 };
 
 // One element-wise op of a Conv epilogue as a oneDNN post-op: an eltwise algorithm, or the sum of a
@@ -163,6 +174,9 @@ class DnnlConv final : public Kernel {
     return true;
   }
 
+  bool acceptsChannelsLast(size_t input) const override { return input == 0 || input == kEpilogueOperands; }
+  bool producesChannelsLast() const override { return true; }
+
   Expected<void> run(KernelContext& ctx) override {
     const TensorValue& x = ctx.input(0);
     const TensorValue& w = ctx.input(1);
@@ -170,7 +184,7 @@ class DnnlConv final : public Kernel {
         w.rank() != x.rank())
       return fallback(ctx);
     bool fused = ctx.fusingEpilogue() && !postOps_.empty();
-    auto key = std::make_pair(x.dims(), fused);
+    auto key = std::make_tuple(x.dims(), fused, x.channelsLast());
     auto it = plans_.find(key);
     if (it == plans_.end() || !constantWeights_) {
       auto plan = makePlan(ctx, x, w, fused);
@@ -180,10 +194,10 @@ class DnnlConv final : public Kernel {
     ConvPlan& plan = it->second;
     auto y = ctx.allocateOutput(0, DataType::Float, plan.outDims);
     if (!y) return y.error();
+    (*y)->setChannelsLast(plan.dstTag != plainTag(size_t(x.rank())));
     dnnl::stream stream(cpuEngine());
-    Tag tag = plainTag(size_t(x.rank()));
-    memory userSrc({x.dims(), memory::data_type::f32, tag}, cpuEngine(), const_cast<void*>(x.raw()));
-    memory userDst({plan.outDims, memory::data_type::f32, tag}, cpuEngine(), (*y)->raw());
+    memory userSrc({x.dims(), memory::data_type::f32, plan.srcTag}, cpuEngine(), const_cast<void*>(x.raw()));
+    memory userDst({plan.outDims, memory::data_type::f32, plan.dstTag}, cpuEngine(), (*y)->raw());
     memory src = userSrc, dst = userDst;
     if (plan.srcReorder) {
       if (!plan.srcBlocked) {
@@ -197,7 +211,6 @@ class DnnlConv final : public Kernel {
       if (!plan.dstBlocked) {
         plan.dstBlocked = memory(plan.pd.dst_desc(), cpuEngine());
         plan.fromBlocked = dnnl::reorder(plan.dstBlocked, userDst);
-        plan.residualToBlocked = dnnl::reorder(userDst, plan.dstBlocked);
       }
       dst = plan.dstBlocked;
     }
@@ -205,11 +218,15 @@ class DnnlConv final : public Kernel {
       if (!fused || op.residual < 0) continue;
       // The sum post-op adds to what dst holds: start it from the residual.
       const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
-      memory residual({plan.outDims, memory::data_type::f32, tag}, cpuEngine(), const_cast<void*>(r.raw()));
-      if (plan.dstReorder)
-        plan.residualToBlocked.execute(stream, residual, dst);
-      else
-        std::memcpy((*y)->raw(), r.raw(), r.byteSize());
+      memory residual({plan.outDims, memory::data_type::f32, layoutTag(r)}, cpuEngine(),
+                      const_cast<void*>(r.raw()));
+      if (residual.get_desc() == dst.get_desc()) {
+        std::memcpy(dst.get_data_handle(), r.raw(), r.byteSize());
+      } else {
+        auto [at, added] = plan.residualReorders.try_emplace(layoutTag(r));
+        if (added) at->second = dnnl::reorder(residual, dst);
+        at->second.execute(stream, residual, dst);
+      }
     }
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}};
@@ -299,8 +316,13 @@ class DnnlConv final : public Kernel {
         std::memcpy(plan.bias.get_data_handle(), bias.raw(), size_t(m) * sizeof(float));
       }
       stream.wait();
-      plan.srcReorder = plan.pd.src_desc() != memory::desc(x.dims(), memory::data_type::f32, tag);
-      plan.dstReorder = plan.pd.dst_desc() != memory::desc(plan.outDims, memory::data_type::f32, tag);
+      plan.srcTag = layoutTag(x);
+      plan.srcReorder = plan.pd.src_desc() != memory::desc(x.dims(), memory::data_type::f32, plan.srcTag);
+      // Channels-last output when the readers take it and it is what the primitive writes anyway.
+      Tag last = channelsLastTag(size_t(x.rank()));
+      bool writesLast = plan.pd.dst_desc() == memory::desc(plan.outDims, memory::data_type::f32, last);
+      plan.dstTag = ctx.outputMayBeChannelsLast() && writesLast ? last : tag;
+      plan.dstReorder = plan.pd.dst_desc() != memory::desc(plan.outDims, memory::data_type::f32, plan.dstTag);
     } catch (const dnnl::error& e) {
       return ctx.error(std::string("oneDNN could not create the convolution: ") + e.what());
     }
@@ -309,7 +331,7 @@ class DnnlConv final : public Kernel {
 
   bool constantWeights_;
   std::vector<PostOp> postOps_;
-  std::map<std::pair<Dims, bool>, ConvPlan> plans_;  // per input shape, with or without the epilogue
+  std::map<std::tuple<Dims, bool, bool>, ConvPlan> plans_;  // per input shape, epilogue or not, layout
 };
 
 // MatMul (and Gemm without transposes of the activations) through oneDNN's matmul, with batch broadcast.

@@ -1,0 +1,31 @@
+// Channels-last storage between the kernels that prefer it (oneDNN's convolutions write acdb on machines
+// with AVX-512): the executor keeps a Conv's output channels-last when every reader takes that layout, so
+// Conv -> Conv chains skip two transposes each. Element-wise nodes in between are layout-transparent: they
+// compute on the same bytes read as a plain (N, spatial..., C) tensor.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "exec/tensor_value.h"
+#include "ir/graph.h"
+
+namespace onyx::exec {
+
+// Ops whose output element depends only on the same element of each input (plus broadcast operands).
+bool isLayoutTransparent(const Node& node);
+
+// The inputs of a layout-transparent node viewed in channels-last order, when at least one is channels-last
+// and every other operand is a scalar or broadcasts along batch and channels only ([C,1,1], [1,C,1,1]).
+// `logical` receives the dims of the channels-last operands. Nullopt: run the node on plain inputs instead.
+std::optional<std::vector<RunValue>> channelsLastViews(std::span<const RunValue* const> inputs, Dims& logical);
+
+// The output computed on channelsLastViews as a channels-last tensor of `logical` dims; false when the
+// kernel's output does not have the expected (N, spatial..., C) dims.
+bool adoptChannelsLast(RunValue& output, const Dims& logical);
+
+// The value with channels-last tensors converted to plain storage (sequences never hold them).
+RunValue plainLayout(const RunValue& value);
+
+}  // namespace onyx::exec

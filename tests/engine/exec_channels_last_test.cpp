@@ -1,0 +1,146 @@
+// Channels-last storage between oneDNN convolutions: the plan keeps a Conv's output channels-last only when
+// every reader takes it, and the values equal a run with plain storage everywhere.
+#include <gtest/gtest.h>
+
+#include "exec/channels_last.h"
+#include "exec_kernel_test_util.h"
+#include "onnx/onnx_io.h"
+
+namespace onyx::exec::testing {
+namespace {
+
+NamedValues randomInputs(const Model& model, uint64_t seed) {
+  NamedValues named;
+  for (const Value* v : model.graph().inputs()) {
+    Dims dims;
+    for (const Dim& d : *v->type().shape()) dims.push_back(*d.value());
+    named.push_back({v->name(), randomTensor(DataType::Float, dims, seed++, -1.0f, 1.0f)});
+  }
+  return named;
+}
+
+struct Run {
+  std::vector<RunValue> outputs;
+  std::map<std::string, bool> channelsLast;  // per node, by its output: planned channels-last
+};
+
+Run runGraph(const Model& model, const NamedValues& inputs, bool channelsLast) {
+  ExecutorOptions options;
+  options.channelsLast = channelsLast;
+  auto executor = Executor::create(model, options);
+  EXPECT_TRUE(executor.ok()) << executor.error().toString();
+  if (!executor.ok()) return {};
+  Run out;
+  for (int run = 0; run < 2; ++run) {  // the second run uses the arena planned by the first
+    auto result = (*executor)->run(inputs);
+    EXPECT_TRUE(result.ok()) << result.error().toString();
+    if (!result.ok()) return {};
+    out.outputs = std::move(*result);
+  }
+  for (const Assignment& a : (*executor)->assignments()) out.channelsLast[a.node->output(0)->name()] = a.channelsLastOutput;
+  return out;
+}
+
+// Runs with and without channels-last storage; returns the planned layout per node of the first.
+std::map<std::string, bool> expectSameValues(const std::string& text) {
+  auto model = parseModelText(text);
+  EXPECT_TRUE(model.ok()) << model.error().toString();
+  if (!model.ok()) return {};
+  NamedValues inputs = randomInputs(**model, 11);
+  Run last = runGraph(**model, inputs, true);
+  Run plain = runGraph(**model, inputs, false);
+  EXPECT_EQ(last.outputs.size(), plain.outputs.size());
+  for (size_t i = 0; i < plain.outputs.size() && i < last.outputs.size(); ++i) {
+    const auto& a = std::get<TensorValue>(last.outputs[i]);
+    const auto& b = std::get<TensorValue>(plain.outputs[i]);
+    EXPECT_FALSE(a.channelsLast()) << "graph outputs are plain";
+    EXPECT_TRUE(closeTensors(a, b, 1e-5, 1e-5)) << "output " << i;
+  }
+  for (const auto& [node, on] : plain.channelsLast) EXPECT_FALSE(on) << node;
+  return last.channelsLast;
+}
+
+const char* kHeader = R"(<ir_version: 8, opset_import: ["" : 17]>
+)";
+
+TEST(ExecChannelsLast, ConvChainThroughElementwiseNodesStaysChannelsLast) {
+  // A squeeze-excitation-like scale (Mul by [1,C,1,1]) and a Tanh between two Convs: both are computed on
+  // the channels-last bytes. The last Conv writes a graph output: plain.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,3,10,10] x, float[16,3,3,3] w1, float[1,16,1,1] s, float[16,16,1,1] w2) => (float[1,16,10,10] y) {
+      c = Conv <pads = [1, 1, 1, 1]> (x, w1)
+      m = Mul (c, s)
+      t = Tanh (m)
+      y = Conv (t, w2)
+    })");
+  EXPECT_TRUE(planned["c"]);
+  EXPECT_TRUE(planned["m"]);
+  EXPECT_TRUE(planned["t"]);
+  EXPECT_FALSE(planned["y"]);
+}
+
+TEST(ExecChannelsLast, ReadersThatNeedPlainStorageKeepItPlain) {
+  // Concat and MaxPool read plain storage: the Conv feeding them writes plain.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,4,8,8] x, float[8,4,1,1] w, float[8,4,3,3] v) => (float[1,16,4,4] y) {
+      p = Conv (x, w)
+      q = Conv <pads = [1, 1, 1, 1]> (x, v)
+      c = Concat <axis = 1> (p, q)
+      y = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (c)
+    })");
+  EXPECT_FALSE(planned["p"]);
+  EXPECT_FALSE(planned["q"]);
+}
+
+TEST(ExecChannelsLast, OperandsThatBroadcastOverSpatialDimsAreConvertedAtRunTime) {
+  // The Add's other operand is a full plain tensor and the Sub's varies along W: both nodes read the
+  // channels-last Conv output converted to plain; the values stay right.
+  expectSameValues(std::string(kHeader) + R"(g (float[1,2,6,6] x, float[4,2,1,1] w, float[1,4,6,6] r, float[6] b, float[4,4,1,1] w2) => (float[1,4,6,6] y) {
+      c = Conv (x, w)
+      a = Add (c, r)
+      d = Sub (a, b)
+      y = Conv (d, w2)
+    })");
+}
+
+TEST(ExecChannelsLast, ResidualOperandInEitherLayout) {
+  // The block input is read by two Convs and as the second Conv's fused residual.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,8,6,6] x, float[8,8,3,3] w1, float[8,8,3,3] w2, float[8,8,1,1] w3) => (float[1,8,6,6] y) {
+      s = Conv (x, w3)
+      a = Conv <pads = [1, 1, 1, 1]> (s, w1)
+      r = Relu (a)
+      b = Conv <pads = [1, 1, 1, 1]> (r, w2)
+      o = Add (b, s)
+      y = Relu (o)
+    })");
+  EXPECT_TRUE(planned["s"]);
+  EXPECT_TRUE(planned["a"]);
+}
+
+TEST(ExecChannelsLast, ToPlainLayoutTransposesEachBatch) {
+  // (N=2, C=3, H=1, W=2) stored as (N, H, W, C).
+  TensorValue last = TensorValue::fromVector<float>(DataType::Float, {2, 3, 1, 2},
+                                                    {0, 10, 20, 1, 11, 21, 100, 110, 120, 101, 111, 121});
+  last.setChannelsLast(true);
+  TensorValue plain = last.toPlainLayout();
+  EXPECT_FALSE(plain.channelsLast());
+  std::vector<float> want = {0, 1, 10, 11, 20, 21, 100, 101, 110, 111, 120, 121};
+  EXPECT_EQ(std::vector<float>(plain.span<float>().begin(), plain.span<float>().end()), want);
+}
+
+TEST(ExecChannelsLast, ViewsRejectOperandsThatVaryOverSpace) {
+  TensorValue last = TensorValue::allocate(DataType::Float, {1, 4, 3, 3});
+  last.setChannelsLast(true);
+  RunValue a = last, channel = TensorValue::allocate(DataType::Float, {4, 1, 1}),
+           row = TensorValue::allocate(DataType::Float, {3}), scalar = TensorValue::scalar(DataType::Float, 2.0f);
+  Dims logical;
+  std::vector<const RunValue*> ok = {&a, &channel, &scalar};
+  auto views = channelsLastViews(ok, logical);
+  ASSERT_TRUE(views.has_value());
+  EXPECT_EQ(logical, (Dims{1, 4, 3, 3}));
+  EXPECT_EQ(std::get<TensorValue>((*views)[0]).dims(), (Dims{1, 3, 3, 4}));
+  EXPECT_EQ(std::get<TensorValue>((*views)[1]).dims(), (Dims{1, 1, 1, 4}));
+  std::vector<const RunValue*> bad = {&a, &row};
+  EXPECT_FALSE(channelsLastViews(bad, logical).has_value());
+}
+
+}  // namespace
+}  // namespace onyx::exec::testing
