@@ -1,6 +1,7 @@
 // oneDNN kernels for float32 Conv, MatMul and Gemm: the one module that talks to oneDNN (its 2.x API
 // changed in 3.x). Primitives are created per input shape and cached; constant weights are reordered into
 // oneDNN's preferred (blocked) layout once per primitive. Other types go to the reference kernels.
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
@@ -506,6 +507,15 @@ void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alph
            const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+void sgemmSerial(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  // oneDNN sizes its OpenMP teams by the calling thread's max-threads setting.
+  int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  omp_set_num_threads(saved);
 }
 
 void registerDnnlCpuKernels(KernelRegistry& r) {

@@ -142,7 +142,7 @@ Expected<void> recurrentGemm(KernelContext& ctx, const KernelDef& reference) {
     for (int64_t step = 0; step < steps; ++step) {
       // Recurrent projection of every batch row at once (GRU without linear_before_reset: z and r only).
       int64_t recurrentGates = C == Cell::Gru && !linearBeforeReset ? 2 : G;
-      sgemm(false, true, s.batch, recurrentGates * H, H, 1.0f, h.data(), H, r, H, 0.0f, hproj.data(), G * H);
+      sgemmSerial(false, true, s.batch, recurrentGates * H, H, 1.0f, h.data(), H, r, H, 0.0f, hproj.data(), G * H);
       for (int64_t b = 0; b < s.batch; ++b) {
         if (step >= lens[size_t(b)]) continue;
         int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
@@ -182,7 +182,7 @@ Expected<void> recurrentGemm(KernelContext& ctx, const KernelDef& reference) {
           } else {
             float* rhb = rh.data() + b * H;
             for (int64_t k = 0; k < H; ++k) rhb[k] = gr[k] * hb[k];
-            sgemm(false, true, 1, H, H, 1.0f, rhb, H, r + 2 * H * H, H, 0.0f, gh, H);
+            sgemmSerial(false, true, 1, H, H, 1.0f, rhb, H, r + 2 * H * H, H, 0.0f, gh, H);
             for (int64_t k = 0; k < H; ++k) gh[k] += xp[2 * H + k];
           }
           clipInPlace(gh, H, clip);
