@@ -10,10 +10,11 @@ CACHE=${ONYX_BENCH_CACHE:-$HOME/.cache/onyx-ort-bench}
 WARMUP=${WARMUP:-3}
 ITERATIONS=${ITERATIONS:-20}
 HERE=$(cd "$(dirname "$0")" && pwd)
-# oneDNN and our kernels share OpenMP threads. On a machine shared with other work (the 2-core build
-# machine), spinning OpenMP workers wait for descheduled peers at every barrier; passive waiting measured
-# 112 ms instead of 360-3800 ms for efficientnet_b0 there. ONNX Runtime does not use OpenMP.
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+# oneDNN and our kernels share OpenMP threads. Workers that sleep between parallel regions (passive waiting)
+# pay a futex wake-up per region, which doubled to tripled the latency of models made of many small ops
+# (shufflenet 6.5 ms passive, 2.0 ms spinning); unbounded spinning starves descheduled peers on a busy
+# machine. A bounded spin (GOMP_SPINCOUNT, in spin iterations, then sleep) keeps both.
+export GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-100000}
 
 if [ ! -d "$CACHE/node_modules/onnxruntime-node" ]; then
   mkdir -p "$CACHE"
