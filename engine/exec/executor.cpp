@@ -86,6 +86,10 @@ struct Step {
   std::string fusedOps;                // "+Relu", for profiles
   size_t ownInputs = SIZE_MAX;         // inputs past this many are epilogue operands
   bool channelsLastOut = false;        // output 0 may be channels-last: every reader takes it
+  // Reads only constants (initializers, other such steps) and is deterministic: computed by the first run,
+  // its outputs kept for the following ones (ONNX Runtime folds the same nodes when it loads a model).
+  bool foldable = false;
+  std::optional<std::vector<RunValue>> folded;
 };
 
 // Arena bookkeeping for one binding of the input shapes.
@@ -321,6 +325,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
     int64_t start = profiler ? profiler->nowNs() : 0;
     int64_t flops = 0;
     bool fused = false;
+    bool reused = false;  // a folded constant step's kept outputs
     epilogueEvents.clear();
     bool deviceStep = step.backend && !step.backend->usesHostMemory();
     if (profiler && deviceStep) step.backend->beginProfiledStep(*profiler);
@@ -334,6 +339,10 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       } else {
         frame.slots[size_t(step.outputs[0])] = frame.slots[size_t(step.inputs[0])];
       }
+    } else if (step.folded) {
+      for (size_t i = 0; i < step.outputs.size(); ++i)
+        if (step.outputs[i] >= 0) frame.slots[size_t(step.outputs[i])] = (*step.folded)[i];
+      reused = true;
     } else {
       inputPtrs.clear();
       for (int slot : step.inputs) inputPtrs.push_back(slot >= 0 ? &frame.slots[size_t(slot)] : &absent);
@@ -363,7 +372,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       context.setOutputMayBeChannelsLast(step.channelsLastOut);
       fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
       context.setFusingEpilogue(fused);
-      host.heapOnly = !step.epilogue.empty() && !fused;
+      host.heapOnly = (!step.epilogue.empty() && !fused) || step.foldable;  // kept values: not arena
       auto ran = step.prepared->run(context);
       host.heapOnly = false;
       if (!ran) return ran.error();
@@ -406,6 +415,10 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         }
         frame.slots[size_t(slot)] = std::move(outputs[i]);
       }
+      if (step.foldable) {
+        step.folded.emplace();
+        for (int slot : step.outputs) step.folded->push_back(slot >= 0 ? frame.slots[size_t(slot)] : RunValue());
+      }
     }
     if (profiler) {
       ProfileEvent e;
@@ -419,7 +432,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         e.node = step.node->id();
         e.name = step.node->name();
         e.opType = step.node->opType();
-        e.variant = std::string(step.prepared->variant()) + (fused ? step.fusedOps : "");
+        e.variant = reused ? std::string("folded") : std::string(step.prepared->variant()) + (fused ? step.fusedOps : "");
       } else {
         e.opType = "Transfer";
         e.variant = "transfer";
@@ -552,6 +565,28 @@ void markChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const ony
   }
 }
 
+// A CPU step whose inputs are all constants (initializers that are not graph inputs, outputs of other such
+// steps) and whose op gives the same outputs every time.
+bool isFoldable(const GraphPlan& plan, const Step& step) {
+  static const std::unordered_set<std::string> kRandom = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                                                          "RandomUniformLike", "Multinomial", "Bernoulli",
+                                                          "Dropout"};
+  const Node& node = *step.node;
+  if (!step.backend->usesHostMemory() || !node.subgraphs().empty() || !step.captures.empty()) return false;
+  if ((node.domain().empty() || node.domain() == "ai.onnx") && kRandom.count(node.opType())) return false;
+  if (!node.domain().empty() && node.domain() != "ai.onnx" && node.domain() != "ai.onnx.ml") return false;
+  for (int slot : step.inputs) {
+    if (slot < 0) continue;
+    if (!plan.isConstant[size_t(slot)]) return false;
+    if (std::find(plan.inputSlots.begin(), plan.inputSlots.end(), slot) != plan.inputSlots.end())
+      return false;  // an initializer the caller may override
+  }
+  for (const EpilogueStep& ep : step.epilogue)
+    for (int slot : ep.inputs)
+      if (slot >= 0 && !plan.isConstant[size_t(slot)]) return false;
+  return true;
+}
+
 struct Builder {
   Executor& executor;
   const Model& model;
@@ -561,6 +596,7 @@ struct Builder {
   const std::vector<OpsetImport>* imports = nullptr;
   bool fuseEpilogues = true;
   bool channelsLast = true;
+  bool foldConstants = true;
 
   int opsetFor(const std::string& domain) const {
     if (imports) {
@@ -850,6 +886,11 @@ struct Builder {
       location.resize(plan->slotValue.size(), nullptr);
       for (int slot : step.outputs)
         if (slot >= 0) location[size_t(slot)] = step.backend->usesHostMemory() ? nullptr : step.backend;
+      if (foldConstants && isFoldable(*plan, step)) {
+        step.foldable = true;
+        for (int slot : step.outputs)
+          if (slot >= 0) plan->isConstant[size_t(slot)] = true;
+      }
       plan->steps.push_back(std::move(step));
     }
     for (const onyx::Value* v : graph.outputs()) {
@@ -915,7 +956,8 @@ Expected<void> Executor::build() {
         order.push_back(backend.get());
   if (std::find(order.begin(), order.end(), backends_.back().get()) == order.end())
     order.push_back(backends_.back().get());
-  Builder builder{*this, model_, order, bodies_, nullptr, options_.fuseEpilogues, options_.channelsLast};
+  Builder builder{*this, model_, order, bodies_, nullptr, options_.fuseEpilogues, options_.channelsLast,
+                  options_.foldConstants};
   auto plan = builder.build(model_.graph(), 0);
   if (!plan) return plan.error();
   main_ = std::move(*plan);

@@ -28,6 +28,8 @@ struct ExecutorOptions {
   bool fuseEpilogues = true;
   // Conv outputs stay channels-last (oneDNN's preferred layout) while every reader takes that layout.
   bool channelsLast = true;
+  // Nodes that read only constants run once, in the first run; later runs reuse their outputs.
+  bool foldConstants = true;
 };
 
 struct MemoryReport {

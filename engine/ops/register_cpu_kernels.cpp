@@ -9,6 +9,7 @@ void registerBinaryCpuKernels(KernelRegistry& registry);
 void registerUnaryCpuKernels(KernelRegistry& registry);
 void registerShapeCpuKernels(KernelRegistry& registry);
 void registerMovementCpuKernels(KernelRegistry& registry);
+void registerTransposeTiledCpuKernels(KernelRegistry& registry);
 void registerCompareCpuKernels(KernelRegistry& registry);
 void registerReduceCpuKernels(KernelRegistry& registry);
 void registerNormCpuKernels(KernelRegistry& registry);
@@ -57,6 +58,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerUnaryCpuKernels(registry);
   registerShapeCpuKernels(registry);
   registerMovementCpuKernels(registry);
+  registerTransposeTiledCpuKernels(registry);
   registerCompareCpuKernels(registry);
   registerReduceCpuKernels(registry);
   registerNormCpuKernels(registry);
