@@ -115,6 +115,38 @@ TEST(ExecChannelsLast, ResidualOperandInEitherLayout) {
   EXPECT_TRUE(planned["a"]);
 }
 
+TEST(ExecChannelsLast, PoolingReadsChannelsLast) {
+  // MaxPool (ceil_mode, padding) between Convs stays channels-last; AveragePool with count_include_pad
+  // writes a graph output, so plain.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[2,3,11,9] x, float[16,3,3,3] w1, float[8,16,1,1] w2) => (float[2,8,6,5] y, float[2,16,6,5] a) {
+      c = Conv <pads = [1, 1, 1, 1]> (x, w1)
+      p = MaxPool <kernel_shape = [3, 3], strides = [2, 2], pads = [1, 0, 1, 1], ceil_mode = 1> (c)
+      y = Conv (p, w2)
+      a = AveragePool <kernel_shape = [2, 3], strides = [2, 2], pads = [1, 1, 0, 1], count_include_pad = 1> (c)
+    })");
+  EXPECT_TRUE(planned["c"]);
+  EXPECT_TRUE(planned["p"]);
+  EXPECT_FALSE(planned["a"]);
+}
+
+TEST(ExecChannelsLast, SqueezeExcitationBlock) {
+  // EfficientNet's block: Conv+SiLU read by GlobalAveragePool and by the Mul that scales it.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,8,7,7] x, float[16,8,1,1] w, float[4,16,1,1] wr, float[16,4,1,1] we, float[8,16,1,1] wp) => (float[1,8,7,7] y) {
+      c = Conv (x, w)
+      s = Sigmoid (c)
+      a = Mul (c, s)
+      g = GlobalAveragePool (a)
+      r = Conv (g, wr)
+      rr = Relu (r)
+      e = Conv (rr, we)
+      se = Sigmoid (e)
+      m = Mul (a, se)
+      y = Conv (m, wp)
+    })");
+  EXPECT_TRUE(planned["c"]);
+  EXPECT_TRUE(planned["m"]);
+}
+
 TEST(ExecChannelsLast, ToPlainLayoutTransposesEachBatch) {
   // (N=2, C=3, H=1, W=2) stored as (N, H, W, C).
   TensorValue last = TensorValue::fromVector<float>(DataType::Float, {2, 3, 1, 2},

@@ -1,8 +1,10 @@
 // MaxPool and AveragePool over 2-D float32 images: the common case of CNNs, without the reference kernel's
 // per-element index arithmetic. Each output walks only the window rows and columns inside the image (found
 // once per row and column), so the inner loop is a plain strided scan. The reference kernel (pool_cpu.cpp)
-// stays the oracle and handles everything else (Indices output, other ranks and types, LpPool).
+// stays the oracle and handles everything else (Indices output, other ranks and types, LpPool). Both also
+// read the channels-last storage of oneDNN convolutions, and GlobalAveragePool has that path too.
 #include <algorithm>
+#include <vector>
 
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
@@ -95,6 +97,121 @@ Expected<void> pool2d(KernelContext& ctx) {
   return {};
 }
 
+// The same windows over channels-last storage (after a oneDNN Conv): every tap is a contiguous vector of C
+// channels. Writes channels-last when the readers take it, else plain.
+template <bool IsMax>
+Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
+  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+  auto kernelShape = ctx.attrInts("kernel_shape");
+  if (!kernelShape || kernelShape->size() != 2) return ctx.error("needs a 2-D kernel_shape");
+  auto g = windowGeometry(ctx, {H, W}, *kernelShape, ctx.attrInt("ceil_mode", 0) != 0);
+  if (!g) return g.error();
+  const bool countPad = ctx.attrInt("count_include_pad", 0) != 0;
+  const int64_t OH = g->outSize[0], OW = g->outSize[1];
+  auto y = ctx.allocateOutput(0, DataType::Float, {N, C, OH, OW});
+  if (!y) return y.error();
+  const bool lastOut = ctx.outputMayBeChannelsLast();
+  (*y)->setChannelsLast(lastOut);
+  const int64_t KH = (*kernelShape)[0], KW = (*kernelShape)[1];
+  const int64_t sh = g->strides[0], sw = g->strides[1], dh = g->dilations[0], dw = g->dilations[1];
+  const int64_t ph = g->padsBegin[0], pw = g->padsBegin[1];
+  const float* px = x.data<float>();
+  float* py = (*y)->data<float>();
+  ctx.parallelFor(N * OH, 1, [&](int64_t rb, int64_t re) {
+    std::vector<float> acc(static_cast<size_t>(C));
+    std::vector<float> row(lastOut ? 0 : size_t(OW * C));  // one output row, channels-last, for plain writes
+    for (int64_t r = rb; r < re; ++r) {
+      const int64_t n = r / OH, oh = r % OH, h0 = oh * sh - ph;
+      const TapRange rows = tapsWithin(h0, dh, KH, 0, H);
+      const TapRange paddedRows = tapsWithin(h0, dh, KH, -ph, H + g->padsEnd[0]);
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const int64_t w0 = ow * sw - pw;
+        const TapRange cols = tapsWithin(w0, dw, KW, 0, W);
+        float* out = lastOut ? py + ((n * OH + oh) * OW + ow) * C : row.data() + ow * C;
+        bool any = false;
+        for (int64_t kh = rows.begin; kh < rows.end; ++kh) {
+          for (int64_t kw = cols.begin; kw < cols.end; ++kw) {
+            const float* v = px + ((n * H + h0 + kh * dh) * W + w0 + kw * dw) * C;
+            if (!any) {
+              std::copy(v, v + C, acc.data());
+            } else if constexpr (IsMax) {
+              for (int64_t c = 0; c < C; ++c) acc[size_t(c)] = v[c] > acc[size_t(c)] ? v[c] : acc[size_t(c)];
+            } else {
+              for (int64_t c = 0; c < C; ++c) acc[size_t(c)] += v[c];
+            }
+            any = true;
+          }
+        }
+        if (!any) {
+          std::fill(out, out + C, 0.0f);
+          continue;
+        }
+        if constexpr (IsMax) {
+          std::copy(acc.begin(), acc.end(), out);
+        } else {
+          int64_t count = (rows.end - rows.begin) * (cols.end - cols.begin);
+          if (countPad) {
+            const TapRange paddedCols = tapsWithin(w0, dw, KW, -pw, W + g->padsEnd[1]);
+            count = (paddedRows.end - paddedRows.begin) * (paddedCols.end - paddedCols.begin);
+          }
+          const float scale = count ? 1.0f / float(count) : 0.0f;
+          for (int64_t c = 0; c < C; ++c) out[c] = acc[size_t(c)] * scale;
+        }
+      }
+      if (!lastOut)
+        for (int64_t c = 0; c < C; ++c)
+          for (int64_t ow = 0; ow < OW; ++ow) py[((n * C + c) * OH + oh) * OW + ow] = row[size_t(ow * C + c)];
+    }
+  });
+  return {};
+}
+
+template <bool IsMax>
+class Pool2d final : public Kernel {
+ public:
+  Expected<void> run(KernelContext& ctx) override {
+    const TensorValue& x = ctx.input(0);
+    if (x.channelsLast() && x.rank() == 4 && x.dtype() == DataType::Float) return pool2dChannelsLast<IsMax>(ctx, x);
+    return pool2d<IsMax>(ctx);
+  }
+  bool acceptsChannelsLast(size_t input) const override { return input == 0; }
+  bool producesChannelsLast() const override { return true; }
+};
+
+// GlobalAveragePool of float32 channels-last storage: sums of contiguous channel vectors. The output has
+// one element per (N, C), the same bytes in both layouts, so it is written plain.
+class GlobalAveragePoolChannelsLast final : public Kernel {
+ public:
+  Expected<void> run(KernelContext& ctx) override {
+    const TensorValue& x = ctx.input(0);
+    if (!x.channelsLast() || x.dtype() != DataType::Float) {
+      for (const KernelDef* def : cpuKernels().variants("", "GlobalAveragePool"))
+        if (def->variant == "reference") return def->function(ctx);
+    }
+    const int64_t N = x.dim(0), C = x.dim(1), spatial = x.count() / std::max<int64_t>(N * C, 1);
+    Dims outDims = {N, C};
+    for (int64_t d = 2; d < x.rank(); ++d) outDims.push_back(1);
+    auto y = ctx.allocateOutput(0, DataType::Float, outDims);
+    if (!y) return y.error();
+    const float* px = x.data<float>();
+    float* py = (*y)->data<float>();
+    ctx.parallelFor(N, 1, [&](int64_t b, int64_t e) {
+      for (int64_t n = b; n < e; ++n) {
+        float* out = py + n * C;
+        std::fill(out, out + C, 0.0f);
+        for (int64_t s = 0; s < spatial; ++s) {
+          const float* v = px + (n * spatial + s) * C;
+          for (int64_t c = 0; c < C; ++c) out[c] += v[c];
+        }
+        const float scale = spatial ? 1.0f / float(spatial) : 0.0f;
+        for (int64_t c = 0; c < C; ++c) out[c] *= scale;
+      }
+    });
+    return {};
+  }
+  bool acceptsChannelsLast(size_t input) const override { return input == 0; }
+};
+
 // 2-D windows without MaxPool's Indices output; the reference runs the rest.
 bool supportsPool2d(const Node& node, int) {
   auto kernelShape = node.attrInts("kernel_shape");
@@ -106,12 +223,24 @@ bool supportsPool2d(const Node& node, int) {
 
 void addPool2dCpuKernels(KernelRegistry& r) {
   for (bool isMax : {true, false}) {
-    KernelDef def = kernel(isMax ? "MaxPool" : "AveragePool", isMax ? pool2d<true> : pool2d<false>, 1);
+    KernelFactory make = isMax ? KernelFactory([](const PrepareContext&) -> Expected<std::unique_ptr<Kernel>> {
+      return std::unique_ptr<Kernel>(std::make_unique<Pool2d<true>>());
+    })
+                               : KernelFactory([](const PrepareContext&) -> Expected<std::unique_ptr<Kernel>> {
+                                   return std::unique_ptr<Kernel>(std::make_unique<Pool2d<false>>());
+                                 });
+    KernelDef def = kernelFactory(isMax ? "MaxPool" : "AveragePool", make, 1);
     def.variant = "fast";
     def.priority = 10;
     def.supports = supportsPool2d;
     r.add(std::move(def));
   }
+  KernelDef global = kernelFactory("GlobalAveragePool", [](const PrepareContext&) -> Expected<std::unique_ptr<Kernel>> {
+    return std::unique_ptr<Kernel>(std::make_unique<GlobalAveragePoolChannelsLast>());
+  });
+  global.variant = "channels-last";
+  global.priority = 10;
+  r.add(std::move(global));
 }
 
 }  // namespace onyx::exec
