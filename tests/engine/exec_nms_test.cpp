@@ -1,0 +1,68 @@
+// NonMaxSuppression with many boxes (the bucketed path) against a plain greedy loop written here: clusters,
+// boxes offset far apart per class (torchvision's batched NMS), very wide boxes, zero-width boxes, score
+// ties, and thresholds of 0, 0.5 and below 0 (every pair suppresses).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "exec_kernel_test_util.h"
+
+namespace onyx::exec::testing {
+namespace {
+
+std::vector<int64_t> greedy(const std::vector<float>& boxes, const std::vector<float>& scores, double threshold) {
+  size_t n = scores.size();
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return scores[a] > scores[b]; });
+  auto box = [&](int64_t i, int k) { return double(boxes[size_t(i) * 4 + size_t(k)]); };
+  std::vector<int64_t> kept;
+  for (int64_t i : order) {
+    bool suppressed = false;
+    for (int64_t j : kept) {
+      double iw = std::max(0.0, std::min(box(i, 2), box(j, 2)) - std::max(box(i, 0), box(j, 0)));
+      double ih = std::max(0.0, std::min(box(i, 3), box(j, 3)) - std::max(box(i, 1), box(j, 1)));
+      double inter = iw * ih;
+      double uni = (box(i, 2) - box(i, 0)) * (box(i, 3) - box(i, 1)) + (box(j, 2) - box(j, 0)) * (box(j, 3) - box(j, 1)) - inter;
+      if (uni > 0 && inter / uni > threshold) suppressed = true;
+    }
+    if (!suppressed) kept.push_back(i);
+  }
+  return kept;
+}
+
+TEST(ExecNms, ManyBoxesMatchThePlainGreedyLoop) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const int64_t n = 3000;
+  std::vector<float> boxes, scores;
+  for (int64_t i = 0; i < n; ++i) {
+    float offset = float(i % 5) * 1000.0f;  // five "classes" far apart
+    float x = offset + 300.0f * u(rng), y = offset + 300.0f * u(rng);
+    float w = i % 97 == 0 ? 900.0f : i % 53 == 0 ? 0.0f : 5.0f + 40.0f * u(rng);
+    float h = 5.0f + 40.0f * u(rng);
+    boxes.insert(boxes.end(), {x, y, x + w, y + h});
+    scores.push_back(i % 11 == 0 ? 0.5f : u(rng));  // ties
+  }
+  for (double threshold : {0.0, 0.5, -0.1}) {
+    SCOPED_TRACE(threshold);
+    auto out = runNode({"NonMaxSuppression"},
+                       {TensorValue::fromVector<float>(DataType::Float, {1, n, 4}, boxes),
+                        TensorValue::fromVector<float>(DataType::Float, {1, 1, n}, scores),
+                        TensorValue::fromVector<int64_t>(DataType::Int64, {1}, {n}),
+                        TensorValue::fromVector<float>(DataType::Float, {1}, {float(threshold)})},
+                       "reference");
+    ASSERT_TRUE(out.ok()) << out.error().toString();
+    const auto& selected = std::get<TensorValue>((*out)[0]);
+    std::vector<int64_t> got;
+    for (int64_t r = 0; r < selected.dim(0); ++r) got.push_back(selected.template data<int64_t>()[r * 3 + 2]);
+    std::vector<int64_t> want = greedy(boxes, scores, threshold);
+    EXPECT_GT(want.size(), threshold < 0 ? 0u : 100u);
+    EXPECT_EQ(got, want);
+  }
+}
+
+}  // namespace
+}  // namespace onyx::exec::testing
