@@ -16,9 +16,10 @@ bool isLayoutTransparent(const Node& node) {
 }
 
 std::optional<std::vector<RunValue>> channelsLastViews(std::span<const RunValue* const> inputs, Dims& logical) {
-  const TensorValue* reference = nullptr;
+  const TensorValue* reference = nullptr;  // the largest channels-last operand
   for (const RunValue* in : inputs)
-    if (const auto* t = std::get_if<TensorValue>(in); t && t->channelsLast()) reference = t;
+    if (const auto* t = std::get_if<TensorValue>(in); t && t->channelsLast() && (!reference || t->count() > reference->count()))
+      reference = t;
   if (!reference) return std::nullopt;
   logical = reference->dims();
   const size_t rank = logical.size();
@@ -30,14 +31,16 @@ std::optional<std::vector<RunValue>> channelsLastViews(std::span<const RunValue*
       views.emplace_back();
       continue;
     }
-    if (t->channelsLast()) {
-      if (t->dims() != logical) return std::nullopt;
+    if (t->channelsLast() && t->dims() == logical) {
       views.emplace_back(t->reshaped(TensorValue::channelsLastOrder(logical)));
       continue;
     }
+    // Other operands as plain tensors: a channels-last one without spatial extent ([N,C,1,1], the
+    // squeeze-excitation scale) has the same bytes in both orders.
+    if (t->channelsLast() && t->count() / std::max<int64_t>(t->dim(0) * t->dim(1), 1) != 1) return std::nullopt;
     if (size_t(t->rank()) > rank) return std::nullopt;
     if (t->count() == 1) {
-      views.emplace_back(*t);
+      views.emplace_back(t->reshaped(t->dims()));
       continue;
     }
     // Aligned from the right to the channels-last operand's rank: only batch and channels may vary, so

@@ -221,8 +221,13 @@ void channelsLastToPlain(const T* src, T* dst, int64_t n, int64_t c, int64_t spa
 
 TensorValue TensorValue::toPlainLayout() const {
   if (!channelsLast_) return *this;
-  TensorValue out = allocate(dtype_, dims_);
   const int64_t n = dims_[0], c = dims_[1], spatial = count_ / std::max<int64_t>(n * c, 1);
+  if (spatial == 1 || c == 1) {  // the same bytes in both orders
+    TensorValue same = *this;
+    same.channelsLast_ = false;
+    return same;
+  }
+  TensorValue out = allocate(dtype_, dims_);
   switch (elementBytes(dtype_)) {
     case 1: channelsLastToPlain(data<uint8_t>(), out.data<uint8_t>(), n, c, spatial); break;
     case 2: channelsLastToPlain(data<uint16_t>(), out.data<uint16_t>(), n, c, spatial); break;

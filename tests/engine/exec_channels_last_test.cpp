@@ -170,6 +170,15 @@ TEST(ExecChannelsLast, ViewsRejectOperandsThatVaryOverSpace) {
   EXPECT_EQ(logical, (Dims{1, 4, 3, 3}));
   EXPECT_EQ(std::get<TensorValue>((*views)[0]).dims(), (Dims{1, 3, 3, 4}));
   EXPECT_EQ(std::get<TensorValue>((*views)[1]).dims(), (Dims{1, 1, 1, 4}));
+  // A channels-last [N,C,1,1] operand (a Conv over a pooled vector) reads the same in both orders.
+  TensorValue scale = TensorValue::allocate(DataType::Float, {1, 4, 1, 1});
+  scale.setChannelsLast(true);
+  RunValue scaleValue = scale;
+  std::vector<const RunValue*> withScale = {&scaleValue, &a};
+  views = channelsLastViews(withScale, logical);
+  ASSERT_TRUE(views.has_value());
+  EXPECT_EQ(logical, (Dims{1, 4, 3, 3}));
+  EXPECT_EQ(std::get<TensorValue>((*views)[0]).dims(), (Dims{1, 1, 1, 4}));
   std::vector<const RunValue*> bad = {&a, &row};
   EXPECT_FALSE(channelsLastViews(bad, logical).has_value());
 }
