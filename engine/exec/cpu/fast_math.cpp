@@ -8,10 +8,23 @@
 namespace onyx::exec {
 namespace {
 
+// Comparisons and plain arithmetic only, so GCC vectorises every loop below in every clone: std::fmin,
+// std::fmax and std::nearbyint kept them scalar. Selects written this way also pass NaN through.
+inline float clampTo(float x, float lo, float hi) {
+  x = x < lo ? lo : x;
+  return x > hi ? hi : x;
+}
+
+// Round to nearest for |v| < 2^22: adding 1.5 * 2^23 leaves the integer part in the mantissa.
+inline float roundNearest(float v) {
+  constexpr float kShift = 12582912.0f;
+  return (v + kShift) - kShift;
+}
+
 // exp(x) by range reduction to r in [-ln2/2, ln2/2] and a degree-6 polynomial; 2^n built in the exponent.
 inline float expApprox(float x) {
-  x = std::fmin(std::fmax(x, -87.3f), 88.3f);
-  float n = std::nearbyint(x * 1.44269504088896341f);
+  x = clampTo(x, -87.3f, 88.3f);
+  float n = roundNearest(x * 1.44269504088896341f);
   float r = x - n * 0.693145751953125f;
   r = r - n * 1.428606765330187045e-06f;
   float p = 1.0f / 720.0f;
@@ -70,11 +83,11 @@ ONYX_CLONES void fastTanh(const float* x, float* y, int64_t n, float, float) {
 }
 
 ONYX_CLONES void fastHardSigmoid(const float* x, float* y, int64_t n, float alpha, float beta) {
-  for (int64_t i = 0; i < n; ++i) y[i] = std::fmax(0.0f, std::fmin(1.0f, alpha * x[i] + beta));
+  for (int64_t i = 0; i < n; ++i) y[i] = clampTo(alpha * x[i] + beta, 0.0f, 1.0f);
 }
 
 ONYX_CLONES void fastHardSwish(const float* x, float* y, int64_t n, float, float) {
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * std::fmax(0.0f, std::fmin(1.0f, x[i] * (1.0f / 6.0f) + 0.5f));
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * clampTo(x[i] * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
 }
 
 ONYX_CLONES void fastExp(const float* x, float* y, int64_t n, float, float) {
@@ -86,7 +99,7 @@ ONYX_CLONES void fastErf(const float* x, float* y, int64_t n, float, float) {
 }
 
 ONYX_CLONES void fastClip(const float* x, float* y, int64_t n, float lo, float hi) {
-  for (int64_t i = 0; i < n; ++i) y[i] = std::fmin(std::fmax(x[i], lo), hi);
+  for (int64_t i = 0; i < n; ++i) y[i] = clampTo(x[i], lo, hi);
 }
 
 }  // namespace onyx::exec
