@@ -13,6 +13,7 @@ void registerTransposeTiledCpuKernels(KernelRegistry& registry);
 void registerCompareCpuKernels(KernelRegistry& registry);
 void registerReduceCpuKernels(KernelRegistry& registry);
 void registerNormCpuKernels(KernelRegistry& registry);
+void registerSoftmaxFastCpuKernels(KernelRegistry& registry);
 void registerConvCpuKernels(KernelRegistry& registry);
 void registerPoolCpuKernels(KernelRegistry& registry);
 void registerMatmulCpuKernels(KernelRegistry& registry);
@@ -62,6 +63,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerCompareCpuKernels(registry);
   registerReduceCpuKernels(registry);
   registerNormCpuKernels(registry);
+  registerSoftmaxFastCpuKernels(registry);
   registerConvCpuKernels(registry);
   registerPoolCpuKernels(registry);
   registerMatmulCpuKernels(registry);

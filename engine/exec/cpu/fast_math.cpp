@@ -102,4 +102,43 @@ ONYX_CLONES void fastClip(const float* x, float* y, int64_t n, float lo, float h
   for (int64_t i = 0; i < n; ++i) y[i] = clampTo(x[i], lo, hi);
 }
 
+// Sixteen partial results, so the loops vectorise without reassociating one serial chain.
+ONYX_CLONES float fastMax(const float* x, int64_t n) {
+  constexpr int kLanes = 16;
+  float lanes[kLanes];
+  bool nan = false;
+  for (int j = 0; j < kLanes; ++j) lanes[j] = -INFINITY;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      nan |= x[i + j] != x[i + j];
+      lanes[j] = x[i + j] > lanes[j] ? x[i + j] : lanes[j];
+    }
+  float m = -INFINITY;
+  for (; i < n; ++i) {
+    nan |= x[i] != x[i];
+    m = x[i] > m ? x[i] : m;
+  }
+  for (int j = 0; j < kLanes; ++j) m = lanes[j] > m ? lanes[j] : m;
+  return nan ? NAN : m;
+}
+
+ONYX_CLONES float fastExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
+  constexpr int kLanes = 16;
+  float lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      y[i + j] = expApprox(x[i + j] - shift);
+      lanes[j] += y[i + j];
+    }
+  float sum = 0;
+  for (; i < n; ++i) {
+    y[i] = expApprox(x[i] - shift);
+    sum += y[i];
+  }
+  for (int j = 0; j < kLanes; ++j) sum += lanes[j];
+  return sum;
+}
+
 }  // namespace onyx::exec

@@ -15,5 +15,8 @@ void fastExp(const float* x, float* y, int64_t n, float, float);
 void fastErf(const float* x, float* y, int64_t n, float, float);
 void fastSilu(const float* x, float* y, int64_t n, float, float);  // x * sigmoid(x)
 void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
+// Row reductions for Softmax: the largest element (NaN if any is NaN), and y = exp(x - shift) with its sum.
+float fastMax(const float* x, int64_t n);
+float fastExpShiftedSum(const float* x, float* y, int64_t n, float shift);
 
 }  // namespace onyx::exec
