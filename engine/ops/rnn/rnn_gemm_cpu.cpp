@@ -109,11 +109,15 @@ Expected<void> recurrentGemm(KernelContext& ctx, const KernelDef& reference) {
   std::vector<float> hLast(size_t(s.dirs * s.batch * H)), cLast(hLast.size());
 
   const int64_t rows = s.seqLen * s.batch;
-  std::vector<float> xproj(size_t(rows * G * H)), hproj(size_t(s.batch * G * H));
-  std::vector<float> h(size_t(s.batch * H)), c(size_t(s.batch * H)), rh(size_t(s.batch * H));
-  std::vector<float> gate(size_t(4 * H)), combinedBias(size_t(G * H));
   const float* x = X.data<float>();
-  for (int64_t d = 0; d < s.dirs; ++d) {
+  // A bidirectional cell runs its two directions side by side, one thread each: every step's product is
+  // too small to split well, and the directions share nothing until the outputs.
+  const bool sideBySide = s.dirs == 2;
+  auto product = sideBySide ? sgemmSerial : sgemm;
+  auto runDirection = [&](int64_t d) {
+    std::vector<float> xproj(size_t(rows * G * H)), hproj(size_t(s.batch * G * H));
+    std::vector<float> h(size_t(s.batch * H)), c(size_t(s.batch * H)), rh(size_t(s.batch * H));
+    std::vector<float> gate(size_t(4 * H)), combinedBias(size_t(G * H));
     bool reverse = direction == "reverse" || d == 1;
     const float* w = W.data<float>() + d * G * H * s.inputSize;
     const float* r = R.data<float>() + d * G * H * H;
@@ -126,7 +130,7 @@ Expected<void> recurrentGemm(KernelContext& ctx, const KernelDef& reference) {
     if (wb)
       for (int64_t j = 0; j < G * H; ++j)
         combinedBias[size_t(j)] = wb[j] + (C == Cell::Gru && linearBeforeReset && j >= 2 * H ? 0.0f : rb[j]);
-    sgemm(false, true, rows, G * H, s.inputSize, 1.0f, x, s.inputSize, w, s.inputSize, 0.0f, xproj.data(), G * H);
+    product(false, true, rows, G * H, s.inputSize, 1.0f, x, s.inputSize, w, s.inputSize, 0.0f, xproj.data(), G * H);
     for (int64_t row = 0; row < rows; ++row) {
       float* p = xproj.data() + row * G * H;
       for (int64_t j = 0; j < G * H; ++j) p[j] += combinedBias[size_t(j)];
@@ -142,7 +146,7 @@ Expected<void> recurrentGemm(KernelContext& ctx, const KernelDef& reference) {
     for (int64_t step = 0; step < steps; ++step) {
       // Recurrent projection of every batch row at once (GRU without linear_before_reset: z and r only).
       int64_t recurrentGates = C == Cell::Gru && !linearBeforeReset ? 2 : G;
-      sgemmSerial(false, true, s.batch, recurrentGates * H, H, 1.0f, h.data(), H, r, H, 0.0f, hproj.data(), G * H);
+      product(false, true, s.batch, recurrentGates * H, H, 1.0f, h.data(), H, r, H, 0.0f, hproj.data(), G * H);
       for (int64_t b = 0; b < s.batch; ++b) {
         if (step >= lens[size_t(b)]) continue;
         int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
@@ -201,6 +205,13 @@ Expected<void> recurrentGemm(KernelContext& ctx, const KernelDef& reference) {
       std::memcpy(hLast.data() + at, h.data() + b * H, size_t(H) * sizeof(float));
       std::memcpy(cLast.data() + at, c.data() + b * H, size_t(H) * sizeof(float));
     }
+  };
+  if (sideBySide) {
+    ctx.parallelFor(2, 1, [&](int64_t b, int64_t e) {
+      for (int64_t d = b; d < e; ++d) runDirection(d);
+    });
+  } else {
+    runDirection(0);
   }
   auto store = [&](size_t index, const std::vector<float>& v) -> Expected<void> {
     if (!ctx.wantsOutput(index)) return {};
