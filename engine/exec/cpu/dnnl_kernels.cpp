@@ -116,6 +116,10 @@ std::optional<std::vector<PostOp>> postOpsOf(const std::vector<EpilogueOp>& ops)
     } else {
       return std::nullopt;
     }
+    // oneDNN 2.6 gives a second eltwise post-op of an algorithm the first one's parameters: stop before it.
+    const PostOp& added = out.back();
+    for (size_t k = 0; k + 1 < out.size(); ++k)
+      if (added.residual < 0 && out[k].residual < 0 && out[k].algorithm == added.algorithm) return std::nullopt;
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "exec/cpu/dnnl_common.h"
 #include "exec/kernel_util.h"
@@ -13,6 +14,98 @@ int64_t matmulFlops(const KernelContext& ctx);
 
 namespace {
 
+// One node of a MatMul epilogue as a oneDNN post-op.
+struct MatmulPostOp {
+  enum class Kind { Eltwise, Bias, Residual } kind = Kind::Eltwise;
+  dnnl::algorithm algorithm = dnnl::algorithm::undef;
+  float alpha = 0, beta = 0;
+  TensorValue bias;   // Bias: a constant along the last output dim
+  int residual = -1;  // Residual: KernelContext::epilogueOperand index, of the output's dims
+};
+
+std::optional<float> scalarOf(const onyx::Tensor* t) {
+  if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
+  return TensorValue::fromConstant(*t).data<float>()[0];
+}
+
+// Bias Add, scaling by a constant (Mul, Div, Add or Sub of a scalar), a residual Add and activations;
+// nullopt when a node is none of these or does not read the previous chain value.
+std::optional<std::vector<MatmulPostOp>> matmulPostOpsOf(const std::vector<EpilogueOp>& ops) {
+  using Alg = dnnl::algorithm;
+  std::vector<MatmulPostOp> out;
+  bool summed = false;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const EpilogueOp& op = ops[i];
+    const Node& node = *op.node;
+    const std::string& type = node.opType();
+    const int previous = kEpilogueChain - int(i);
+    if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
+    if (op.inputs.empty()) return std::nullopt;
+    if (op.inputs.size() == 1 || type == "Clip") {
+      if (op.inputs[0] != previous) return std::nullopt;
+      // Two post-ops of one eltwise algorithm: oneDNN 2.6's matmul gave the second the first's parameters
+      // (seen with linear, merged below), so such a chain stops here.
+      for (const MatmulPostOp& earlier : out)
+        if (earlier.kind == MatmulPostOp::Kind::Eltwise && earlier.algorithm != Alg::eltwise_linear &&
+            (type == "Relu" || type == "LeakyRelu" ? earlier.algorithm == Alg::eltwise_relu
+             : type == "Tanh"                      ? earlier.algorithm == Alg::eltwise_tanh
+             : type == "Sigmoid"                   ? earlier.algorithm == Alg::eltwise_logistic
+                                                   : false))
+          return std::nullopt;
+      if (type == "Relu")
+        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, 0, 0});
+      else if (type == "Tanh")
+        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_tanh, 0, 0});
+      else if (type == "Sigmoid")
+        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_logistic, 0, 0});
+      else if (type == "LeakyRelu")
+        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, node.attrFloat("alpha", 0.01f), 0});
+      else
+        return std::nullopt;
+      continue;
+    }
+    if (op.inputs.size() != 2) return std::nullopt;
+    int chain = op.inputs[0] == previous ? 0 : op.inputs[1] == previous ? 1 : -1;
+    if (chain < 0) return std::nullopt;
+    const int other = 1 - chain;
+    const onyx::Tensor* constant = op.constants[size_t(other)];
+    if (auto v = scalarOf(constant)) {
+      if (type == "Mul")
+        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, *v, 0});
+      else if (type == "Div" && chain == 0)
+        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, 1.0f / *v, 0});
+      else if (type == "Add")
+        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, 1.0f, *v});
+      else if (type == "Sub" && chain == 0)
+        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, 1.0f, -*v});
+      else
+        return std::nullopt;
+      // Consecutive scalings become one: oneDNN 2.6's matmul applied the first one's factors to both.
+      if (out.size() >= 2 && out[out.size() - 2].kind == MatmulPostOp::Kind::Eltwise &&
+          out[out.size() - 2].algorithm == Alg::eltwise_linear) {
+        MatmulPostOp linear = out.back();
+        out.pop_back();
+        MatmulPostOp& first = out.back();
+        first.beta = first.beta * linear.alpha + linear.beta;
+        first.alpha *= linear.alpha;
+      }
+    } else if (type == "Add" && constant) {
+      if (constant->dtype() != DataType::Float) return std::nullopt;
+      MatmulPostOp bias{MatmulPostOp::Kind::Bias};
+      bias.bias = TensorValue::fromConstant(*constant);
+      out.push_back(std::move(bias));
+    } else if (type == "Add" && op.inputs[size_t(other)] >= 0 && !summed) {
+      MatmulPostOp residual{MatmulPostOp::Kind::Residual};
+      residual.residual = op.inputs[size_t(other)];
+      out.push_back(std::move(residual));
+      summed = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 // MatMul (and Gemm without transposes of the activations) through oneDNN's matmul, with batch broadcast.
 struct MatmulPlan {
   dnnl::matmul primitive;
@@ -21,11 +114,57 @@ struct MatmulPlan {
   bool weightsPacked = false;
   Dims outDims;
   memory::desc srcMd, dstMd, userWeightsMd;
+  std::vector<memory::desc> biasMds;  // per Bias post-op, in order
 };
+
+// MatMul's output dims for float inputs the oneDNN path takes; nullopt otherwise.
+std::optional<Dims> matmulOutDims(const TensorValue& a, const TensorValue& b) {
+  if (a.dtype() != DataType::Float || b.dtype() != DataType::Float || a.rank() < 1 || b.rank() < 1 ||
+      a.rank() > 6 || b.rank() > 6 || a.count() == 0 || b.count() == 0)
+    return std::nullopt;
+  int64_t k = a.dim(a.rank() - 1), k2 = b.rank() == 1 ? b.dim(0) : b.dim(b.rank() - 2);
+  if (k != k2) return std::nullopt;
+  Dims batchA(a.dims().begin(), a.dims().end() - std::min<int64_t>(a.rank(), 2));
+  Dims batchB(b.dims().begin(), b.dims().end() - std::min<int64_t>(b.rank(), 2));
+  auto out = broadcastShapes({&batchA, &batchB});
+  if (!out) return std::nullopt;
+  if (a.rank() != 1) out->push_back(a.dim(a.rank() - 2));
+  if (b.rank() != 1) out->push_back(b.dim(b.rank() - 1));
+  return out;
+}
 
 class DnnlMatmul final : public Kernel {
  public:
   DnnlMatmul(bool constantB, bool gemm) : constantB_(constantB), gemm_(gemm) {}
+
+  bool setEpilogue(const std::vector<EpilogueOp>& ops) override {
+    if (gemm_) return false;  // Gemm adds C after the product
+    auto post = matmulPostOpsOf(ops);
+    if (!post) return false;
+    postOps_ = std::move(*post);
+    plans_.clear();
+    return true;
+  }
+
+  // The product has an N dim, the bias runs along it and the residual has the output's dims.
+  bool canFuseEpilogue(const KernelContext& ctx) const override {
+    const TensorValue& a = ctx.input(0);
+    const TensorValue& b = ctx.input(1);
+    auto out = matmulOutDims(a, b);
+    if (!out || b.rank() < 2 || out->empty()) return false;
+    for (const MatmulPostOp& op : postOps_) {
+      if (op.kind == MatmulPostOp::Kind::Bias) {
+        const Dims& d = op.bias.dims();
+        if (d.empty() || d.size() > out->size() || d.back() != out->back()) return false;
+        for (size_t i = 0; i + 1 < d.size(); ++i)
+          if (d[i] != 1) return false;
+      } else if (op.kind == MatmulPostOp::Kind::Residual) {
+        const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
+        if (r.dtype() != DataType::Float || r.dims() != *out || r.channelsLast()) return false;
+      }
+    }
+    return true;
+  }
 
   Expected<void> run(KernelContext& ctx) override {
     const TensorValue& a0 = ctx.input(0);
@@ -71,8 +210,10 @@ class DnnlMatmul final : public Kernel {
     }
     auto y = ctx.allocateOutput(0, DataType::Float, outDims);
     if (!y) return y.error();
+    const bool fused = ctx.fusingEpilogue() && !postOps_.empty();
     Dims key = aDims;
     key.insert(key.end(), bDims.begin(), bDims.end());
+    key.push_back(fused ? -1 : -2);
     auto it = plans_.find(key);
     try {
       if (it == plans_.end()) {
@@ -107,6 +248,22 @@ class DnnlMatmul final : public Kernel {
           float alpha = ctx.attrFloat("alpha", 1.0f);
           if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
         }
+        if (fused) {
+          dnnl::post_ops post;
+          for (const MatmulPostOp& op : postOps_) {
+            if (op.kind == MatmulPostOp::Kind::Eltwise) {
+              post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
+            } else if (op.kind == MatmulPostOp::Kind::Bias) {
+              memory::dims biasDims(yDims.size(), 1);
+              biasDims.back() = n;
+              plan.biasMds.push_back(memory::desc(biasDims, memory::data_type::f32, plainTag(biasDims.size())));
+              post.append_binary(dnnl::algorithm::binary_add, plan.biasMds.back());
+            } else {
+              post.append_sum(1.0f);
+            }
+          }
+          attr.set_post_ops(post);
+        }
         dnnl::matmul::desc desc(plan.srcMd, wMd, plan.dstMd);
         plan.pd = dnnl::matmul::primitive_desc(desc, attr, cpuEngine());
         plan.primitive = dnnl::matmul(plan.pd);
@@ -127,7 +284,19 @@ class DnnlMatmul final : public Kernel {
       memory weights = plan.weightsPacked
                            ? plan.weights
                            : memory(plan.userWeightsMd, cpuEngine(), const_cast<void*>(b.raw()));
-      plan.primitive.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+      size_t biases = 0;
+      for (size_t i = 0; fused && i < postOps_.size(); ++i) {
+        const MatmulPostOp& op = postOps_[i];
+        if (op.kind == MatmulPostOp::Kind::Bias) {
+          args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1] =
+              memory(plan.biasMds[biases++], cpuEngine(), const_cast<void*>(op.bias.raw()));
+        } else if (op.kind == MatmulPostOp::Kind::Residual) {  // the sum post-op adds to what dst holds
+          const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
+          std::memcpy((*y)->raw(), r.raw(), r.byteSize());
+        }
+      }
+      plan.primitive.execute(stream, args);
       stream.wait();
     } catch (const dnnl::error& e) {
       return ctx.error(std::string("oneDNN matmul failed: ") + e.what());
@@ -163,7 +332,8 @@ class DnnlMatmul final : public Kernel {
   }
   bool constantB_;
   bool gemm_;
-  std::map<Dims, MatmulPlan> plans_;
+  std::vector<MatmulPostOp> postOps_;
+  std::map<Dims, MatmulPlan> plans_;  // per operand dims (and whether the epilogue is fused)
 };
 
 Expected<std::unique_ptr<Kernel>> makeMatmul(const PrepareContext& p) {

@@ -1,4 +1,4 @@
-// Epilogue fusion: element-wise nodes after a Conv computed as oneDNN post-ops in the Conv's output pass.
+// Epilogue fusion: element-wise nodes after a Conv or MatMul computed as oneDNN post-ops in its output pass.
 // Each graph runs with fusion on and off on the same seeded inputs; the profile shows which nodes fused.
 #include <gtest/gtest.h>
 
@@ -91,6 +91,19 @@ TEST(ExecConvEpilogue, ActivationsBecomePostOps) {
                "dnnl+LeakyRelu+Tanh", 2);
 }
 
+TEST(ExecConvEpilogue, TwoActivationsOfOneKind) {
+  // oneDNN 2.6 gives the second post-op of one algorithm the first one's parameters: the chain stops there.
+  expectFusion(std::string(kHeader) + R"(g (float[1,2,5,5] x, float[3,2,3,3] w) => (float[1,3,3,3] y)
+      <float lo = {-0.5}, float hi = {0.5}, float lo2 = {-0.2}, float hi2 = {0.1}> {
+      c = Conv (x, w)
+      l = LeakyRelu <alpha = 0.2> (c)
+      m = LeakyRelu <alpha = 0.5> (l)
+      k = Clip (m, lo, hi)
+      y = Clip (k, lo2, hi2)
+    })",
+               "dnnl+LeakyRelu", 1);
+}
+
 TEST(ExecConvEpilogue, ClipBoundsFromConstantNodes) {
   // torchvision's ReLU6 exports as Clip whose bounds are Constant nodes, not initializers.
   expectFusion(std::string(kHeader) + R"(g (float[1,3,6,6] x, float[4,3,1,1] w) => (float[1,4,6,6] y) {
@@ -146,6 +159,95 @@ TEST(ExecConvEpilogue, BroadcastResidualRunsNodeByNode) {
       c = Conv (x, w)
       s = Add (c, r)
       y = Relu (s)
+    })",
+               "dnnl", 0);
+}
+
+TEST(ExecMatmulEpilogue, BiasScaleResidualAndActivation) {
+  // A transformer's projection: bias, then the residual branch; attention scores scaled by a constant.
+  expectFusion(std::string(kHeader) + R"(g (float[2,5,8] x, float[8,8] w, float[2,5,8] r) => (float[2,5,8] y)
+      <float[8] b = {1, -2, 3, -4, 5, -6, 7, -8}> {
+      m = MatMul (x, w)
+      a = Add (m, b)
+      y = Add (r, a)
+    })",
+               "dnnl+Add+Add", 2);
+  expectFusion(std::string(kHeader) + R"(g (float[2,3,4,6] q, float[2,3,6,4] k) => (float[2,3,4,4] y) <float scale = {8.0}> {
+      s = MatMul (q, k)
+      d = Div (s, scale)
+      y = Relu (d)
+    })",
+               "dnnl+Div+Relu", 2);
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y)
+      <float[1,5] b = {0.5, -1, 2, 0, 3}, float two = {2.0}> {
+      m = MatMul (x, w)
+      a = Add (b, m)
+      s = Mul (two, a)
+      y = Sub (s, two)
+    })",
+               "dnnl+Add+Mul+Sub", 3);
+}
+
+TEST(ExecMatmulEpilogue, ScalingsAndActivationsInSequence) {
+  // Consecutive scalings merge into one linear post-op (oneDNN 2.6 gave a second one the first's factors).
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y)
+      <float two = {2.0}> {
+      m = MatMul (x, w)
+      a = Mul (two, m)
+      y = Sub (a, two)
+    })", "dnnl+Mul+Sub", 2);
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y)
+      <float two = {2.0}, float[1,5] b = {0.5, -1, 2, 0, 3}> {
+      m = MatMul (x, w)
+      a = Add (b, m)
+      y = Mul (a, two)
+    })", "dnnl+Add+Mul", 2);
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y)
+      <float two = {2.0}, float three = {3.0}> {
+      m = MatMul (x, w)
+      a = Mul (m, two)
+      y = Mul (a, three)
+    })", "dnnl+Mul+Mul", 2);
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y)
+      <float two = {2.0}> {
+      m = MatMul (x, w)
+      a = Relu (m)
+      y = Mul (a, two)
+    })", "dnnl+Relu+Mul", 2);
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y)
+      <float two = {2.0}> {
+      m = MatMul (x, w)
+      a = Mul (m, two)
+      y = Relu (a)
+    })", "dnnl+Mul+Relu", 2);
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y)
+      <float two = {2.0}> {
+      m = MatMul (x, w)
+      a = Relu (m)
+      y = Tanh (a)
+    })", "dnnl+Relu+Tanh", 2);
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y) {
+      m = MatMul (x, w)
+      a = LeakyRelu <alpha = 0.5> (m)
+      y = Relu (a)
+    })", "dnnl+LeakyRelu", 1);
+}
+
+TEST(ExecMatmulEpilogue, WhatOneDnnCannotTakeRunsNodeByNode) {
+  // A residual that broadcasts, a bias along rows, a constant divided by the product: same values, no fusion.
+  expectFusion(std::string(kHeader) + R"(g (float[2,4,6] x, float[6,3] w, float[1,4,3] r) => (float[2,4,3] y) {
+      m = MatMul (x, w)
+      y = Add (m, r)
+    })",
+               "dnnl", 0);
+  expectFusion(std::string(kHeader) + R"(g (float[4,6] x, float[6,3] w) => (float[4,3] y) <float[4,1] b = {1, 2, 3, 4}> {
+      m = MatMul (x, w)
+      y = Add (m, b)
+    })",
+               "dnnl", 0);
+  expectFusion(std::string(kHeader) + R"(g (float[4,6] x, float[6,3] w) => (float[4,3] y) <float one = {1.0}> {
+      m = MatMul (x, w)
+      y = Div (one, m)
     })",
                "dnnl", 0);
 }
