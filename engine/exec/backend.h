@@ -37,6 +37,7 @@ class PreparedNode {
   // Channels-last storage (see Kernel); backends without it keep the defaults.
   virtual bool acceptsChannelsLast(size_t) const { return false; }
   virtual bool producesChannelsLast() const { return false; }
+  virtual bool readsChannelsLastOnlyToKeepIt() const { return false; }
 };
 
 class Profiler;

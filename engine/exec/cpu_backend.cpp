@@ -30,6 +30,9 @@ class CpuPreparedNode final : public PreparedNode {
   }
   bool acceptsChannelsLast(size_t input) const override { return kernel_ && kernel_->acceptsChannelsLast(input); }
   bool producesChannelsLast() const override { return kernel_ && kernel_->producesChannelsLast(); }
+  bool readsChannelsLastOnlyToKeepIt() const override {
+    return kernel_ && kernel_->readsChannelsLastOnlyToKeepIt();
+  }
 
  private:
   const KernelDef& def_;

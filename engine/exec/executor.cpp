@@ -557,7 +557,8 @@ void markChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const ony
     for (auto [r, input] : readers[size_t(slot)]) {
       const Step& reader = plan.steps[r];
       size_t asked = input < reader.ownInputs ? input : kEpilogueOperands;
-      bool takes = reader.node && (reader.prepared->acceptsChannelsLast(asked) ||
+      bool takes = reader.node && ((reader.prepared->acceptsChannelsLast(asked) &&
+                                    (!reader.prepared->readsChannelsLastOnlyToKeepIt() || reader.channelsLastOut)) ||
                                    (transparent(reader) && reader.channelsLastOut));
       allTake = allTake && takes;
     }

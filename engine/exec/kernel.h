@@ -138,6 +138,9 @@ class Kernel {
   // KernelContext::outputMayBeChannelsLast allows.
   virtual bool acceptsChannelsLast(size_t) const { return false; }
   virtual bool producesChannelsLast() const { return false; }
+  // Reading channels-last pays only when the output stays channels-last too (Concat: otherwise the
+  // producers' own reorders to plain are faster than converting here).
+  virtual bool readsChannelsLastOnlyToKeepIt() const { return false; }
 };
 
 // What a kernel factory sees at prepare time.

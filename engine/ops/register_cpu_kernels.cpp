@@ -10,6 +10,7 @@ void registerUnaryCpuKernels(KernelRegistry& registry);
 void registerShapeCpuKernels(KernelRegistry& registry);
 void registerMovementCpuKernels(KernelRegistry& registry);
 void registerTransposeTiledCpuKernels(KernelRegistry& registry);
+void registerConcatChannelsCpuKernels(KernelRegistry& registry);
 void registerCompareCpuKernels(KernelRegistry& registry);
 void registerReduceCpuKernels(KernelRegistry& registry);
 void registerNormCpuKernels(KernelRegistry& registry);
@@ -60,6 +61,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerShapeCpuKernels(registry);
   registerMovementCpuKernels(registry);
   registerTransposeTiledCpuKernels(registry);
+  registerConcatChannelsCpuKernels(registry);
   registerCompareCpuKernels(registry);
   registerReduceCpuKernels(registry);
   registerNormCpuKernels(registry);

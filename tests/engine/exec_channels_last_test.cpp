@@ -79,15 +79,36 @@ TEST(ExecChannelsLast, ConvChainThroughElementwiseNodesStaysChannelsLast) {
 }
 
 TEST(ExecChannelsLast, ReadersThatNeedPlainStorageKeepItPlain) {
-  // Concat and MaxPool read plain storage: the Conv feeding them writes plain.
-  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,4,8,8] x, float[8,4,1,1] w, float[8,4,3,3] v) => (float[1,16,4,4] y) {
+  // Transpose and a Concat along H read plain storage: the Convs feeding them write plain.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,4,8,8] x, float[8,4,1,1] w, float[8,4,3,3] v) => (float[1,8,8,16] y, float[1,8,16,8] z) {
       p = Conv (x, w)
       q = Conv <pads = [1, 1, 1, 1]> (x, v)
-      c = Concat <axis = 1> (p, q)
-      y = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (c)
+      c = Concat <axis = 3> (p, q)
+      y = Transpose <perm = [0, 1, 2, 3]> (c)
+      r = Conv (x, w)
+      z = Concat <axis = 2> (r, q)
     })");
   EXPECT_FALSE(planned["p"]);
   EXPECT_FALSE(planned["q"]);
+  EXPECT_FALSE(planned["r"]);
+}
+
+TEST(ExecChannelsLast, ConcatAlongChannelsKeepsTheLayout) {
+  // SqueezeNet's fire module: two expand Convs joined along channels feed the next Conv. e3 is also read by
+  // a Concat that writes a graph output (plain), so e3 stays plain and the first Concat mixes layouts.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,8,9,9] x, float[4,8,1,1] ws, float[6,4,1,1] we1, float[6,4,3,3] we3, float[5,12,1,1] wn, float[1,3,9,9] extra) => (float[1,5,9,9] y, float[1,9,9,9] z) {
+      s = Conv (x, ws)
+      e1 = Conv (s, we1)
+      e3 = Conv <pads = [1, 1, 1, 1]> (s, we3)
+      f = Concat <axis = 1> (e1, e3)
+      y = Conv (f, wn)
+      z = Concat <axis = 1> (e3, extra)
+    })");
+  EXPECT_TRUE(planned["s"]);
+  EXPECT_TRUE(planned["e1"]);
+  EXPECT_FALSE(planned["e3"]);
+  EXPECT_TRUE(planned["f"]);
+  EXPECT_FALSE(planned["z"]);
 }
 
 TEST(ExecChannelsLast, OperandsThatBroadcastOverSpatialDimsAreConvertedAtRunTime) {

@@ -102,6 +102,14 @@ ONYX_CLONES void fastClip(const float* x, float* y, int64_t n, float lo, float h
   for (int64_t i = 0; i < n; ++i) y[i] = clampTo(x[i], lo, hi);
 }
 
+ONYX_CLONES void fastMaxInto(float* acc, const float* v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] = v[i] > acc[i] ? v[i] : acc[i];
+}
+
+ONYX_CLONES void fastAddInto(float* acc, const float* v, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += v[i];
+}
+
 // Sixteen partial results, so the loops vectorise without reassociating one serial chain.
 ONYX_CLONES float fastMax(const float* x, int64_t n) {
   constexpr int kLanes = 16;

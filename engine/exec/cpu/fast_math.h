@@ -15,6 +15,10 @@ void fastExp(const float* x, float* y, int64_t n, float, float);
 void fastErf(const float* x, float* y, int64_t n, float, float);
 void fastSilu(const float* x, float* y, int64_t n, float, float);  // x * sigmoid(x)
 void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
+// acc[i] = max(acc[i], v[i]) (a NaN in v is kept only where acc is not larger: the pooling kernels' rule)
+// and acc[i] += v[i]: the channel vectors of channels-last pooling.
+void fastMaxInto(float* acc, const float* v, int64_t n);
+void fastAddInto(float* acc, const float* v, int64_t n);
 // Row reductions for Softmax: the largest element (NaN if any is NaN), and y = exp(x - shift) with its sum.
 float fastMax(const float* x, int64_t n);
 float fastExpShiftedSum(const float* x, float* y, int64_t n, float shift);

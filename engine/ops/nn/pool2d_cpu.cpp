@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "exec/cpu/fast_math.h"
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
 
@@ -135,9 +136,9 @@ Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
             if (!any) {
               std::copy(v, v + C, acc.data());
             } else if constexpr (IsMax) {
-              for (int64_t c = 0; c < C; ++c) acc[size_t(c)] = v[c] > acc[size_t(c)] ? v[c] : acc[size_t(c)];
+              fastMaxInto(acc.data(), v, C);
             } else {
-              for (int64_t c = 0; c < C; ++c) acc[size_t(c)] += v[c];
+              fastAddInto(acc.data(), v, C);
             }
             any = true;
           }
@@ -199,10 +200,7 @@ class GlobalAveragePoolChannelsLast final : public Kernel {
       for (int64_t n = b; n < e; ++n) {
         float* out = py + n * C;
         std::fill(out, out + C, 0.0f);
-        for (int64_t s = 0; s < spatial; ++s) {
-          const float* v = px + (n * spatial + s) * C;
-          for (int64_t c = 0; c < C; ++c) out[c] += v[c];
-        }
+        for (int64_t s = 0; s < spatial; ++s) fastAddInto(out, px + (n * spatial + s) * C, C);
         const float scale = spatial ? 1.0f / float(spatial) : 0.0f;
         for (int64_t c = 0; c < C; ++c) out[c] *= scale;
       }
