@@ -11,6 +11,7 @@ void registerShapeCpuKernels(KernelRegistry& registry);
 void registerMovementCpuKernels(KernelRegistry& registry);
 void registerTransposeTiledCpuKernels(KernelRegistry& registry);
 void registerConcatChannelsCpuKernels(KernelRegistry& registry);
+void registerSliceViewCpuKernels(KernelRegistry& registry);
 void registerCompareCpuKernels(KernelRegistry& registry);
 void registerReduceCpuKernels(KernelRegistry& registry);
 void registerNormCpuKernels(KernelRegistry& registry);
@@ -62,6 +63,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerMovementCpuKernels(registry);
   registerTransposeTiledCpuKernels(registry);
   registerConcatChannelsCpuKernels(registry);
+  registerSliceViewCpuKernels(registry);
   registerCompareCpuKernels(registry);
   registerReduceCpuKernels(registry);
   registerNormCpuKernels(registry);

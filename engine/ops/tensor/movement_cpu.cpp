@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "exec/kernel_util.h"
+#include "ops/tensor/slice_bounds.h"
 
 namespace onyx::exec {
 namespace {
@@ -158,10 +159,9 @@ Expected<void> splitKernel(KernelContext& ctx) {
   return {};
 }
 
-Expected<void> sliceKernel(KernelContext& ctx) {
-  auto x = ctx.requireTensor(0);
-  if (!x) return x.error();
-  const TensorValue& in = **x;
+}  // namespace
+
+Expected<SliceBounds> sliceBounds(const KernelContext& ctx, const TensorValue& in) {
   int64_t rank = in.rank();
   std::vector<int64_t> starts, ends, axes, steps;
   if (ctx.opset() < 10) {
@@ -180,8 +180,10 @@ Expected<void> sliceKernel(KernelContext& ctx) {
   if (steps.empty()) steps.assign(starts.size(), 1);
   if (axes.size() != starts.size() || steps.size() != starts.size())
     return ctx.error("axes or steps differ in length from starts", 3);
-  std::vector<int64_t> begin(size_t(rank), 0), step(static_cast<size_t>(rank), 1);
-  Dims outDims = in.dims();
+  SliceBounds bounds;
+  bounds.begin.assign(size_t(rank), 0);
+  bounds.step.assign(size_t(rank), 1);
+  bounds.outDims = in.dims();
   for (size_t i = 0; i < starts.size(); ++i) {
     auto axis = normalizeAxis(axes[i], rank);
     if (!axis)
@@ -194,15 +196,30 @@ Expected<void> sliceKernel(KernelContext& ctx) {
     if (s > 0) {
       b = std::clamp<int64_t>(b, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
-      outDims[size_t(*axis)] = e > b ? (e - b + s - 1) / s : 0;
+      bounds.outDims[size_t(*axis)] = e > b ? (e - b + s - 1) / s : 0;
     } else {
       b = std::clamp<int64_t>(b, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
-      outDims[size_t(*axis)] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+      bounds.outDims[size_t(*axis)] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
     }
-    begin[size_t(*axis)] = b;
-    step[size_t(*axis)] = s;
+    bounds.begin[size_t(*axis)] = b;
+    bounds.step[size_t(*axis)] = s;
   }
+  return bounds;
+}
+
+namespace {
+
+Expected<void> sliceKernel(KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  const TensorValue& in = **x;
+  int64_t rank = in.rank();
+  auto bounds = sliceBounds(ctx, in);
+  if (!bounds) return bounds.error();
+  const std::vector<int64_t>& begin = bounds->begin;
+  const std::vector<int64_t>& step = bounds->step;
+  const Dims& outDims = bounds->outDims;
   auto y = ctx.allocateOutput(0, in.dtype(), outDims);
   if (!y) return y.error();
   int64_t total = elementCount(outDims);
