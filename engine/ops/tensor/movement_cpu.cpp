@@ -511,10 +511,16 @@ Expected<void> triluKernel(KernelContext& ctx) {
     using T = decltype(tag);
     const T* src = in.data<T>();
     T* dst = (*y)->template data<T>();
-    for (int64_t o = 0; o < in.count(); ++o) {
-      int64_t j = o % cols, i = (o / std::max<int64_t>(cols, 1)) % std::max<int64_t>(rows, 1);
-      bool keep = upper ? (j - i >= k) : (j - i <= k);
-      dst[o] = keep ? src[o] : T{};
+    // Row by row: the kept columns are one range, j - i >= k (upper) or j - i <= k (lower).
+    const int64_t matrixRows = in.count() / std::max<int64_t>(cols, 1);
+    for (int64_t r = 0; r < matrixRows; ++r) {
+      const int64_t i = r % std::max<int64_t>(rows, 1);
+      const int64_t from = upper ? std::clamp<int64_t>(i + k, 0, cols) : 0;
+      const int64_t to = upper ? cols : std::clamp<int64_t>(i + k + 1, 0, cols);
+      const T* in = src + r * cols;
+      T* out = dst + r * cols;
+      const int64_t end = std::max(from, to);
+      for (int64_t j = 0; j < cols; ++j) out[j] = j >= from && j < end ? in[j] : T{};
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
