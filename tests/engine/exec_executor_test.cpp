@@ -2,6 +2,8 @@
 // input, unsupported ops, arena exhaustion, scheduling onto another backend with transfers, profiling.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "exec/memory_planner.h"
 #include "exec_kernel_test_util.h"
 #include "onnx/onnx_io.h"
@@ -245,6 +247,38 @@ TEST(ExecScheduler, AssignsSupportedNodesFallsBackAndInsertsTransfers) {
   auto cpuOnly = Executor::create(*model);
   auto expected = (*cpuOnly)->run({{"x", x}});
   EXPECT_TRUE(closeTensors(std::get<TensorValue>((*result)[0]), std::get<TensorValue>((*expected)[0]), 0, 0));
+}
+
+}  // namespace
+}  // namespace onyx::exec::testing
+
+namespace onyx::exec::testing {
+namespace {
+
+TEST(ExecExecutor, OutputsTheCallerHoldsAreNeverReused) {
+  auto model = parse(kChain);
+  ASSERT_TRUE(model);
+  auto executor = Executor::create(*model);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  auto run = [&](float value) {
+    auto x = TensorValue::fromVector<float>(DataType::Float, {4, 64}, std::vector<float>(256, value));
+    auto y = (*executor)->run({{"x", x}});
+    EXPECT_TRUE(y.ok()) << y.error().toString();
+    return std::get<TensorValue>((*y)[0]);
+  };
+  TensorValue first = run(1.0f);
+  TensorValue second = run(2.0f);  // planned run: outputs come from the kept blocks
+  TensorValue third = run(3.0f);
+  EXPECT_NE(second.raw(), third.raw());
+  const float expect2 = std::tanh(2.0f + 1.0f / (1.0f + std::exp(-2.0f)));
+  EXPECT_NEAR(second.data<float>()[0], expect2 * expect2, 1e-5);
+  const void* dropped = second.raw();
+  second = TensorValue();
+  TensorValue fourth = run(4.0f);  // may take the block the caller dropped, never the one it holds
+  EXPECT_NE(fourth.raw(), third.raw());
+  EXPECT_EQ(fourth.raw(), dropped);
+  const float expect3 = std::tanh(3.0f + 1.0f / (1.0f + std::exp(-3.0f)));
+  EXPECT_NEAR(third.data<float>()[255], expect3 * expect3, 1e-5);
 }
 
 }  // namespace
