@@ -770,6 +770,15 @@ struct Builder {
           if (a && b && b->opType() == "Sigmoid") std::swap(a, b);
           if (a && b && a->opType() == "Sigmoid" && b->opType() == "Mul" && onlyUser(a->output(0)) == b)
             group = {a, b};
+          // GELU as PyTorch exports it: x * 0.5 * (1 + erf(x / sqrt(2))) in five nodes.
+          if (a && b && b->opType() == "Div") std::swap(a, b);
+          if (group.empty() && a && b && a->opType() == "Div" && b->opType() == "Mul") {
+            const Node* erf = onlyUser(a->output(0));
+            const Node* plusOne = erf && erf->opType() == "Erf" ? onlyUser(erf->output(0)) : nullptr;
+            const Node* times = plusOne && plusOne->opType() == "Add" ? onlyUser(plusOne->output(0)) : nullptr;
+            const Node* half = times == b ? onlyUser(b->output(0)) : nullptr;
+            if (half && half->opType() == "Mul") group = {a, erf, plusOne, b, half};
+          }
         }
         if (group.empty()) break;
         std::vector<EpilogueOp> tentative = ops;

@@ -233,6 +233,34 @@ TEST(ExecMatmulEpilogue, ScalingsAndActivationsInSequence) {
     })", "dnnl+LeakyRelu", 1);
 }
 
+TEST(ExecMatmulEpilogue, GeluAsExportedByPyTorch) {
+  // x * 0.5 * (1 + erf(x / sqrt(2))) after a biased projection: one gelu_erf post-op.
+  expectFusion(std::string(kHeader) + R"(g (float[2,6,8] x, float[8,16] w) => (float[2,6,16] y)
+      <float[16] b = {1, -1, 0.5, -0.5, 2, -2, 0, 0.25, 1, -1, 0.5, -0.5, 2, -2, 0, 0.25},
+       float root2 = {1.4142135}, float one = {1.0}, float half = {0.5}> {
+      m = MatMul (x, w)
+      h = Add (m, b)
+      d = Div (h, root2)
+      e = Erf (d)
+      a = Add (e, one)
+      p = Mul (h, a)
+      y = Mul (p, half)
+    })",
+               "dnnl+Add+Div+Erf+Add+Mul+Mul", 6);
+  // Not GELU (the last factor is not 0.5): the chain stops at the bias.
+  expectFusion(std::string(kHeader) + R"(g (float[3,8] x, float[8,4] w) => (float[3,4] y)
+      <float[4] b = {1, 2, 3, 4}, float root2 = {1.4142135}, float one = {1.0}, float third = {0.3}> {
+      m = MatMul (x, w)
+      h = Add (m, b)
+      d = Div (h, root2)
+      e = Erf (d)
+      a = Add (e, one)
+      p = Mul (h, a)
+      y = Mul (p, third)
+    })",
+               "dnnl+Add", 1);
+}
+
 TEST(ExecMatmulEpilogue, WhatOneDnnCannotTakeRunsNodeByNode) {
   // A residual that broadcasts, a bias along rows, a constant divided by the product: same values, no fusion.
   expectFusion(std::string(kHeader) + R"(g (float[2,4,6] x, float[6,3] w, float[1,4,3] r) => (float[2,4,3] y) {

@@ -1,5 +1,6 @@
 // MatMul and Gemm through oneDNN's matmul primitive: batch broadcast, constant B packed once, and an
 // epilogue of bias, scale, residual and activation nodes computed as post-ops.
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -26,6 +27,33 @@ struct MatmulPostOp {
 std::optional<float> scalarOf(const onyx::Tensor* t) {
   if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
   return TensorValue::fromConstant(*t).data<float>()[0];
+}
+
+// ops[i..i+4] = Div(v, sqrt 2), Erf, Add(1), Mul(v, .), Mul(0.5): GELU with the exact erf, v being the chain
+// value before ops[i].
+bool isGeluErf(const std::vector<EpilogueOp>& ops, size_t i) {
+  const int v = kEpilogueChain - int(i);
+  auto chainOf = [&](size_t k) { return kEpilogueChain - int(k); };  // the value ops[k] reads from before
+  auto is = [&](size_t k, const char* type) {
+    return ops[k].node->opType() == type && (ops[k].node->domain().empty() || ops[k].node->domain() == "ai.onnx");
+  };
+  auto scalarNear = [&](size_t k, size_t input, float want) {
+    auto c = scalarOf(ops[k].constants[input]);
+    return c && std::abs(*c - want) <= 1e-4f * std::abs(want);
+  };
+  auto readsAt = [&](size_t k, int value) -> int {  // which input of ops[k] is `value`, -1 if none
+    for (size_t j = 0; j < ops[k].inputs.size(); ++j)
+      if (ops[k].inputs[j] == value) return int(j);
+    return -1;
+  };
+  if (!is(i, "Div") || ops[i].inputs.size() != 2 || ops[i].inputs[0] != v || !scalarNear(i, 1, 1.41421356f))
+    return false;
+  if (!is(i + 1, "Erf") || ops[i + 1].inputs[0] != chainOf(i + 1)) return false;
+  int one = readsAt(i + 2, chainOf(i + 2));
+  if (!is(i + 2, "Add") || one < 0 || !scalarNear(i + 2, size_t(1 - one), 1.0f)) return false;
+  if (!is(i + 3, "Mul") || readsAt(i + 3, chainOf(i + 3)) < 0 || readsAt(i + 3, v) < 0) return false;
+  int half = readsAt(i + 4, chainOf(i + 4));
+  return is(i + 4, "Mul") && half >= 0 && scalarNear(i + 4, size_t(1 - half), 0.5f);
 }
 
 // Bias Add, scaling by a constant (Mul, Div, Add or Sub of a scalar), a residual Add and activations;
@@ -62,6 +90,11 @@ std::optional<std::vector<MatmulPostOp>> matmulPostOpsOf(const std::vector<Epilo
         out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, node.attrFloat("alpha", 0.01f), 0});
       else
         return std::nullopt;
+      continue;
+    }
+    if (type == "Div" && i + 4 < ops.size() && isGeluErf(ops, i)) {
+      out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_gelu_erf, 0, 0});
+      i += 4;
       continue;
     }
     if (op.inputs.size() != 2) return std::nullopt;
