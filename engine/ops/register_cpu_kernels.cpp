@@ -16,6 +16,7 @@ void registerCompareCpuKernels(KernelRegistry& registry);
 void registerReduceCpuKernels(KernelRegistry& registry);
 void registerNormCpuKernels(KernelRegistry& registry);
 void registerSoftmaxFastCpuKernels(KernelRegistry& registry);
+void registerLayerNormFastCpuKernels(KernelRegistry& registry);
 void registerConvCpuKernels(KernelRegistry& registry);
 void registerPoolCpuKernels(KernelRegistry& registry);
 void registerMatmulCpuKernels(KernelRegistry& registry);
@@ -68,6 +69,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerReduceCpuKernels(registry);
   registerNormCpuKernels(registry);
   registerSoftmaxFastCpuKernels(registry);
+  registerLayerNormFastCpuKernels(registry);
   registerConvCpuKernels(registry);
   registerPoolCpuKernels(registry);
   registerMatmulCpuKernels(registry);

@@ -1,5 +1,6 @@
 #include "exec/cpu/fast_math.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 
@@ -108,6 +109,48 @@ ONYX_CLONES void fastMaxInto(float* acc, const float* v, int64_t n) {
 
 ONYX_CLONES void fastAddInto(float* acc, const float* v, int64_t n) {
   for (int64_t i = 0; i < n; ++i) acc[i] += v[i];
+}
+
+ONYX_CLONES float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias,
+                                   float eps, float* invStdDev) {
+  constexpr int kLanes = 16;
+  float lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lanes[j] += x[i + j];
+  float sum = 0;
+  for (; i < n; ++i) sum += x[i];
+  for (int j = 0; j < kLanes; ++j) sum += lanes[j];
+  const float rough = sum / float(n);
+  // Second pass over the centred values (no cancellation between E[x^2] and mean^2); their sum corrects
+  // the float mean of rows far from zero.
+  float diffs[kLanes] = {}, squares[kLanes] = {};
+  for (i = 0; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const float d = x[i + j] - rough;
+      diffs[j] += d;
+      squares[j] += d * d;
+    }
+  float sd = 0, sq = 0;
+  for (; i < n; ++i) {
+    const float d = x[i] - rough;
+    sd += d;
+    sq += d * d;
+  }
+  for (int j = 0; j < kLanes; ++j) {
+    sd += diffs[j];
+    sq += squares[j];
+  }
+  const float shift = sd / float(n);
+  const float mean = rough + shift;
+  const float var = std::max(0.0f, sq / float(n) - shift * shift);
+  const float inv = 1.0f / std::sqrt(var + eps);
+  if (bias)
+    for (i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * scale[i] + bias[i];
+  else
+    for (i = 0; i < n; ++i) y[i] = (x[i] - mean) * inv * scale[i];
+  *invStdDev = inv;
+  return mean;
 }
 
 // Sixteen partial results, so the loops vectorise without reassociating one serial chain.

@@ -19,6 +19,10 @@ void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
 // and acc[i] += v[i]: the channel vectors of channels-last pooling.
 void fastMaxInto(float* acc, const float* v, int64_t n);
 void fastAddInto(float* acc, const float* v, int64_t n);
+// One LayerNormalization row: y = (x - mean) / sqrt(var + eps) * scale (+ bias, may be null); returns the
+// mean and writes 1 / sqrt(var + eps) to `invStdDev`.
+float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias, float eps,
+                       float* invStdDev);
 // Row reductions for Softmax: the largest element (NaN if any is NaN), and y = exp(x - shift) with its sum.
 float fastMax(const float* x, int64_t n);
 float fastExpShiftedSum(const float* x, float* y, int64_t n, float shift);
