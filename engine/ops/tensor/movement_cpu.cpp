@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "exec/kernel_util.h"
-#include "ops/tensor/slice_bounds.h"
+#include "ops/tensor/movement_params.h"
 
 namespace onyx::exec {
 namespace {
@@ -18,17 +18,9 @@ Expected<void> transposeKernel(KernelContext& ctx) {
   if (!x) return x.error();
   const TensorValue& in = **x;
   int64_t rank = in.rank();
-  std::vector<int64_t> perm = ctx.attrInts("perm").value_or(std::vector<int64_t>{});
-  if (perm.empty())
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  if (int64_t(perm.size()) != rank)
-    return ctx.error("perm has " + std::to_string(perm.size()) + " entries for " + in.describe(), 0);
-  std::vector<bool> seen(size_t(rank), false);
-  for (int64_t& p : perm) {
-    if (p < 0) p += rank;
-    if (p < 0 || p >= rank || seen[size_t(p)]) return ctx.error("perm is not a permutation", 0);
-    seen[size_t(p)] = true;
-  }
+  auto permOr = transposePerm(ctx, in);
+  if (!permOr) return permOr.error();
+  const std::vector<int64_t>& perm = *permOr;
   Dims outDims;
   for (int64_t p : perm) outDims.push_back(in.dim(p));
   auto y = ctx.allocateOutput(0, in.dtype(), outDims);
@@ -160,6 +152,22 @@ Expected<void> splitKernel(KernelContext& ctx) {
 }
 
 }  // namespace
+
+Expected<std::vector<int64_t>> transposePerm(const KernelContext& ctx, const TensorValue& in) {
+  const int64_t rank = in.rank();
+  std::vector<int64_t> perm = ctx.attrInts("perm").value_or(std::vector<int64_t>{});
+  if (perm.empty())
+    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
+  if (int64_t(perm.size()) != rank)
+    return ctx.error("perm has " + std::to_string(perm.size()) + " entries for " + in.describe(), 0);
+  std::vector<bool> seen(size_t(rank), false);
+  for (int64_t& p : perm) {
+    if (p < 0) p += rank;
+    if (p < 0 || p >= rank || seen[size_t(p)]) return ctx.error("perm is not a permutation", 0);
+    seen[size_t(p)] = true;
+  }
+  return perm;
+}
 
 Expected<SliceBounds> sliceBounds(const KernelContext& ctx, const TensorValue& in) {
   int64_t rank = in.rank();

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "exec/kernel_util.h"
-#include "ops/tensor/slice_bounds.h"
+#include "ops/tensor/movement_params.h"
 
 namespace onyx::exec {
 namespace {

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "exec/kernel_util.h"
+#include "ops/tensor/movement_params.h"
 
 namespace onyx::exec {
 namespace {
@@ -100,22 +101,12 @@ Expected<void> transposeTiledKernel(KernelContext& ctx) {
     for (const KernelDef* def : cpuKernels().variants("", "Transpose"))
       if (def->variant == "reference") return def->function(ctx);
   }
-  int64_t rank = in.rank();
-  std::vector<int64_t> perm = ctx.attrInts("perm").value_or(std::vector<int64_t>{});
-  if (perm.empty())
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  if (int64_t(perm.size()) != rank)
-    return ctx.error("perm has " + std::to_string(perm.size()) + " entries for " + in.describe(), 0);
-  std::vector<bool> seen(size_t(rank), false);
-  for (int64_t& p : perm) {
-    if (p < 0) p += rank;
-    if (p < 0 || p >= rank || seen[size_t(p)]) return ctx.error("perm is not a permutation", 0);
-    seen[size_t(p)] = true;
-  }
+  auto perm = transposePerm(ctx, in);
+  if (!perm) return perm.error();
   Dims outDims;
   std::vector<int64_t> strides;  // input stride per output dim
   auto inStrides = rowMajorStrides(in.dims());
-  for (int64_t p : perm) {
+  for (int64_t p : *perm) {
     outDims.push_back(in.dim(p));
     strides.push_back(inStrides[size_t(p)]);
   }
