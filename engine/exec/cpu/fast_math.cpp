@@ -153,6 +153,24 @@ ONYX_CLONES float fastLayerNormRow(const float* x, float* y, int64_t n, const fl
   return mean;
 }
 
+ONYX_CLONES void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
+  const float* first = base + offsets[0];
+  for (int64_t i = 0; i < n; ++i) out[i] = first[i];
+  for (int64_t t = 1; t < taps; ++t) {
+    const float* v = base + offsets[t];
+    for (int64_t i = 0; i < n; ++i) out[i] = v[i] > out[i] ? v[i] : out[i];
+  }
+}
+
+ONYX_CLONES void fastWindowSum(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
+  const float* first = base + offsets[0];
+  for (int64_t i = 0; i < n; ++i) out[i] = first[i];
+  for (int64_t t = 1; t < taps; ++t) {
+    const float* v = base + offsets[t];
+    for (int64_t i = 0; i < n; ++i) out[i] += v[i];
+  }
+}
+
 // Sixteen partial results, so the loops vectorise without reassociating one serial chain.
 ONYX_CLONES float fastMax(const float* x, int64_t n) {
   constexpr int kLanes = 16;

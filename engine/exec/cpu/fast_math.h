@@ -19,6 +19,10 @@ void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
 // and acc[i] += v[i]: the channel vectors of channels-last pooling.
 void fastMaxInto(float* acc, const float* v, int64_t n);
 void fastAddInto(float* acc, const float* v, int64_t n);
+// One pooling window over channels-last storage: out[0, n) = max (or sum) over the taps of
+// base[offsets[t] + i]; at least one tap.
+void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);
+void fastWindowSum(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);
 // One LayerNormalization row: y = (x - mean) / sqrt(var + eps) * scale (+ bias, may be null); returns the
 // mean and writes 1 / sqrt(var + eps) to `invStdDev`.
 float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias, float eps,

@@ -119,7 +119,7 @@ Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
   const float* px = x.data<float>();
   float* py = (*y)->data<float>();
   ctx.parallelFor(N * OH, 1, [&](int64_t rb, int64_t re) {
-    std::vector<float> acc(static_cast<size_t>(C));
+    std::vector<int64_t> taps(static_cast<size_t>(KH * KW));  // element offsets of the window's pixels
     std::vector<float> row(lastOut ? 0 : size_t(OW * C));  // one output row, channels-last, for plain writes
     for (int64_t r = rb; r < re; ++r) {
       const int64_t n = r / OH, oh = r % OH, h0 = oh * sh - ph;
@@ -129,34 +129,24 @@ Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
         const int64_t w0 = ow * sw - pw;
         const TapRange cols = tapsWithin(w0, dw, KW, 0, W);
         float* out = lastOut ? py + ((n * OH + oh) * OW + ow) * C : row.data() + ow * C;
-        bool any = false;
-        for (int64_t kh = rows.begin; kh < rows.end; ++kh) {
-          for (int64_t kw = cols.begin; kw < cols.end; ++kw) {
-            const float* v = px + ((n * H + h0 + kh * dh) * W + w0 + kw * dw) * C;
-            if (!any) {
-              std::copy(v, v + C, acc.data());
-            } else if constexpr (IsMax) {
-              fastMaxInto(acc.data(), v, C);
-            } else {
-              fastAddInto(acc.data(), v, C);
-            }
-            any = true;
-          }
-        }
-        if (!any) {
+        int64_t count = 0;
+        for (int64_t kh = rows.begin; kh < rows.end; ++kh)
+          for (int64_t kw = cols.begin; kw < cols.end; ++kw)
+            taps[size_t(count++)] = ((n * H + h0 + kh * dh) * W + w0 + kw * dw) * C;
+        if (count == 0) {
           std::fill(out, out + C, 0.0f);
           continue;
         }
         if constexpr (IsMax) {
-          std::copy(acc.begin(), acc.end(), out);
+          fastWindowMax(px, taps.data(), count, out, C);
         } else {
-          int64_t count = (rows.end - rows.begin) * (cols.end - cols.begin);
+          fastWindowSum(px, taps.data(), count, out, C);
           if (countPad) {
             const TapRange paddedCols = tapsWithin(w0, dw, KW, -pw, W + g->padsEnd[1]);
             count = (paddedRows.end - paddedRows.begin) * (paddedCols.end - paddedCols.begin);
           }
-          const float scale = count ? 1.0f / float(count) : 0.0f;
-          for (int64_t c = 0; c < C; ++c) out[c] = acc[size_t(c)] * scale;
+          const float scale = 1.0f / float(count);
+          for (int64_t c = 0; c < C; ++c) out[c] *= scale;
         }
       }
       if (!lastOut)
