@@ -148,6 +148,12 @@ std::vector<const KernelDef*> KernelRegistry::variants(std::string_view domain,
   return out;
 }
 
+Expected<void> runReferenceKernel(KernelContext& ctx) {
+  const KernelDef* def = cpuKernels().find(ctx.node(), ctx.opset(), "reference");
+  if (!def || def->variant != "reference" || !def->function) return ctx.error("has no reference kernel");
+  return def->function(ctx);
+}
+
 const KernelRegistry& cpuKernels() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;

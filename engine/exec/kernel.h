@@ -192,6 +192,10 @@ class KernelRegistry {
 const KernelRegistry& cpuKernels();
 void registerCpuKernels(KernelRegistry& registry);
 
+// Runs the node's reference kernel (for its opset): what an optimized variant calls for the types, shapes
+// and layouts it leaves to the oracle.
+Expected<void> runReferenceKernel(KernelContext& ctx);
+
 // Helpers shared by kernel registrations.
 KernelDef kernel(std::string opType, KernelFunction function, int sinceVersion = 1,
                  int untilVersion = 1 << 30);

@@ -162,7 +162,7 @@ class DnnlConv final : public Kernel {
     const TensorValue& w = ctx.input(1);
     if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 ||
         w.rank() != x.rank())
-      return fallback(ctx);
+      return runReferenceKernel(ctx);
     bool fused = ctx.fusingEpilogue() && !postOps_.empty();
     auto key = std::make_tuple(x.dims(), fused, x.channelsLast());
     auto it = plans_.find(key);
@@ -218,13 +218,6 @@ class DnnlConv final : public Kernel {
   }
 
  private:
-  Expected<void> fallback(KernelContext& ctx) {
-    const KernelDef* ref = nullptr;
-    for (const KernelDef* def : cpuKernels().variants("", "Conv"))
-      if (def->variant == "reference") ref = def;
-    return ref->function(ctx);
-  }
-
   Expected<Dims> outputDims(const KernelContext& ctx, const TensorValue& x, const TensorValue& w) const {
     std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
     std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());

@@ -204,9 +204,9 @@ class DnnlMatmul final : public Kernel {
     const TensorValue& b0 = ctx.input(1);
     if (a0.dtype() != DataType::Float || b0.dtype() != DataType::Float || a0.rank() == 0 || b0.rank() == 0 ||
         a0.count() == 0 || b0.count() == 0 || a0.rank() > 6 || b0.rank() > 6)
-      return fallback(ctx);
+      return runReferenceKernel(ctx);
     bool ta = gemm_ && ctx.attrInt("transA", 0) != 0, tb = gemm_ && ctx.attrInt("transB", 0) != 0;
-    if (gemm_ && (a0.rank() != 2 || b0.rank() != 2)) return fallback(ctx);
+    if (gemm_ && (a0.rank() != 2 || b0.rank() != 2)) return runReferenceKernel(ctx);
     TensorValue a = a0.rank() == 1 ? a0.reshaped({1, a0.dim(0)}) : a0;
     TensorValue b = b0.rank() == 1 ? b0.reshaped({b0.dim(0), 1}) : b0;
     int64_t m = ta ? a.dim(a.rank() - 1) : a.dim(a.rank() - 2),
@@ -358,11 +358,6 @@ class DnnlMatmul final : public Kernel {
   }
 
  private:
-  Expected<void> fallback(KernelContext& ctx) {
-    for (const KernelDef* def : cpuKernels().variants("", gemm_ ? "Gemm" : "MatMul"))
-      if (def->variant == "reference") return def->function(ctx);
-    return ctx.error("has no reference kernel");
-  }
   bool constantB_;
   bool gemm_;
   std::vector<MatmulPostOp> postOps_;

@@ -23,10 +23,7 @@ Expected<void> layerNormRows(KernelContext& ctx) {
   }
   bool fits = axis && cols > 0 && x.dtype() == DataType::Float && scale.dtype() == DataType::Float &&
               scale.count() == cols && (bias.empty() || (bias.dtype() == DataType::Float && bias.count() == cols));
-  if (!fits) {
-    for (const KernelDef* def : cpuKernels().variants("", "LayerNormalization"))
-      if (def->variant == "reference") return def->function(ctx);
-  }
+  if (!fits) return runReferenceKernel(ctx);
   auto y = ctx.allocateOutput(0, DataType::Float, x.dims());
   if (!y) return y.error();
   Dims statDims = x.dims();

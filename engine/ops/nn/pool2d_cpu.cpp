@@ -175,10 +175,7 @@ class GlobalAveragePoolChannelsLast final : public Kernel {
  public:
   Expected<void> run(KernelContext& ctx) override {
     const TensorValue& x = ctx.input(0);
-    if (!x.channelsLast() || x.dtype() != DataType::Float) {
-      for (const KernelDef* def : cpuKernels().variants("", "GlobalAveragePool"))
-        if (def->variant == "reference") return def->function(ctx);
-    }
+    if (!x.channelsLast() || x.dtype() != DataType::Float) return runReferenceKernel(ctx);
     const int64_t N = x.dim(0), C = x.dim(1), spatial = x.count() / std::max<int64_t>(N * C, 1);
     Dims outDims = {N, C};
     for (int64_t d = 2; d < x.rank(); ++d) outDims.push_back(1);

@@ -17,10 +17,8 @@ Expected<void> softmaxRows(KernelContext& ctx) {
   const int64_t rank = x.rank();
   const bool legacy = ctx.opset() < 13;  // flattened to 2-D at axis: rows are contiguous anyway
   auto axis = normalizeAxis(ctx.attrInt("axis", legacy ? 1 : -1), std::max<int64_t>(rank, 1));
-  if (x.dtype() != DataType::Float || !axis || rank == 0 || (!legacy && *axis != rank - 1)) {
-    for (const KernelDef* def : cpuKernels().variants("", Log ? "LogSoftmax" : "Softmax"))
-      if (def->variant == "reference") return def->function(ctx);
-  }
+  if (x.dtype() != DataType::Float || !axis || rank == 0 || (!legacy && *axis != rank - 1))
+    return runReferenceKernel(ctx);
   int64_t len = 1;
   for (int64_t d = *axis; d < rank; ++d) len *= x.dim(d);
   auto y = ctx.allocateOutput(0, DataType::Float, x.dims());

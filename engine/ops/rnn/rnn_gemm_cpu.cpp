@@ -51,14 +51,14 @@ struct Shapes {
 };
 
 template <Cell C>
-Expected<void> recurrentGemm(KernelContext& ctx, const KernelDef& reference) {
+Expected<void> recurrentGemm(KernelContext& ctx) {
   const TensorValue& X = ctx.input(0);
   const TensorValue& W = ctx.input(1);
   const TensorValue& R = ctx.input(2);
   bool floats = X.dtype() == DataType::Float && W.dtype() == DataType::Float && R.dtype() == DataType::Float;
   for (size_t i = 3; i < 8 && floats; ++i)  // sequence_lens (4) is int32
     floats = i == 4 || !ctx.hasInput(i) || ctx.input(i).dtype() == DataType::Float;
-  if (!floats || X.rank() != 3 || W.rank() != 3 || R.rank() != 3) return reference.function(ctx);
+  if (!floats || X.rank() != 3 || W.rank() != 3 || R.rank() != 3) return runReferenceKernel(ctx);
   constexpr int64_t G = kGates<C>;
   Shapes s;
   s.batchFirst = ctx.attrInt("layout", 0) != 0;
@@ -226,17 +226,6 @@ Expected<void> recurrentGemm(KernelContext& ctx, const KernelDef& reference) {
   return {};
 }
 
-template <Cell C>
-Expected<void> recurrentGemmKernel(KernelContext& ctx) {
-  static const KernelDef* reference = [] {
-    const char* op = C == Cell::Lstm ? "LSTM" : (C == Cell::Gru ? "GRU" : "RNN");
-    for (const KernelDef* def : cpuKernels().variants("", op))
-      if (def->variant == "reference") return def;
-    return static_cast<const KernelDef*>(nullptr);
-  }();
-  return recurrentGemm<C>(ctx, *reference);
-}
-
 KernelDef gemmVariant(std::string op, KernelFunction function, bool (*supports)(const Node&, int)) {
   KernelDef def = kernel(std::move(op), function, 1);
   def.variant = "gemm";
@@ -248,9 +237,9 @@ KernelDef gemmVariant(std::string op, KernelFunction function, bool (*supports)(
 }  // namespace
 
 void registerRnnGemmCpuKernels(KernelRegistry& r) {
-  r.add(gemmVariant("LSTM", recurrentGemmKernel<Cell::Lstm>, defaultActivations<Cell::Lstm>));
-  r.add(gemmVariant("GRU", recurrentGemmKernel<Cell::Gru>, defaultActivations<Cell::Gru>));
-  r.add(gemmVariant("RNN", recurrentGemmKernel<Cell::Rnn>, defaultActivations<Cell::Rnn>));
+  r.add(gemmVariant("LSTM", recurrentGemm<Cell::Lstm>, defaultActivations<Cell::Lstm>));
+  r.add(gemmVariant("GRU", recurrentGemm<Cell::Gru>, defaultActivations<Cell::Gru>));
+  r.add(gemmVariant("RNN", recurrentGemm<Cell::Rnn>, defaultActivations<Cell::Rnn>));
 }
 
 }  // namespace onyx::exec

@@ -13,13 +13,13 @@ class ConcatChannels final : public Kernel {
   Expected<void> run(KernelContext& ctx) override {
     bool anyLast = false, floats = ctx.inputCount() > 0;
     for (size_t i = 0; i < ctx.inputCount(); ++i) {
-      if (!ctx.hasInput(i)) return reference(ctx);
+      if (!ctx.hasInput(i)) return runReferenceKernel(ctx);
       const TensorValue& t = ctx.input(i);
       anyLast = anyLast || t.channelsLast();
       floats = floats && t.dtype() == DataType::Float;
     }
     // Channels-last tensors exist only for float32 of rank 3 to 5.
-    if (!anyLast || !floats) return reference(ctx);
+    if (!anyLast || !floats) return runReferenceKernel(ctx);
     const TensorValue& first = ctx.input(0);
     const int64_t n = first.dim(0), spatial = first.count() / std::max<int64_t>(n * first.dim(1), 1);
     int64_t channels = 0;
@@ -81,12 +81,6 @@ class ConcatChannels final : public Kernel {
         for (int64_t k = 0; k < c; ++k) out[p * channels + offset + k] = in[(batch * c + k) * spatial + s];
       }
     }
-  }
-
-  static Expected<void> reference(KernelContext& ctx) {
-    for (const KernelDef* def : cpuKernels().variants("", "Concat"))
-      if (def->variant == "reference") return def->function(ctx);
-    return ctx.error("no reference Concat kernel");
   }
 };
 

@@ -10,21 +10,15 @@
 namespace onyx::exec {
 namespace {
 
-Expected<void> reference(KernelContext& ctx) {
-  for (const KernelDef* def : cpuKernels().variants("", "Slice"))
-    if (def->variant == "reference") return def->function(ctx);
-  return ctx.error("no reference Slice kernel");
-}
-
 Expected<void> sliceView(KernelContext& ctx) {
   auto x = ctx.requireTensor(0);
   if (!x) return x.error();
   const TensorValue& in = **x;
-  if (in.dtype() == DataType::String || in.rank() == 0) return reference(ctx);
+  if (in.dtype() == DataType::String || in.rank() == 0) return runReferenceKernel(ctx);
   auto bounds = sliceBounds(ctx, in);
   if (!bounds) return bounds.error();
   for (int64_t s : bounds->step)
-    if (s != 1) return reference(ctx);
+    if (s != 1) return runReferenceKernel(ctx);
   const Dims& out = bounds->outDims;
   const int64_t rank = in.rank();
   const auto strides = rowMajorStrides(in.dims());

@@ -97,10 +97,7 @@ Expected<void> transposeTiledKernel(KernelContext& ctx) {
   auto x = ctx.requireTensor(0);
   if (!x) return x.error();
   const TensorValue& in = **x;
-  if (in.dtype() == DataType::String) {  // copies by value: the reference kernel's job
-    for (const KernelDef* def : cpuKernels().variants("", "Transpose"))
-      if (def->variant == "reference") return def->function(ctx);
-  }
+  if (in.dtype() == DataType::String) return runReferenceKernel(ctx);  // copies by value
   auto perm = transposePerm(ctx, in);
   if (!perm) return perm.error();
   Dims outDims;
