@@ -226,6 +226,14 @@ TEST(ExecMatmulEpilogue, ScalingsAndActivationsInSequence) {
       a = Relu (m)
       y = Tanh (a)
     })", "dnnl+Relu+Tanh", 2);
+  // A scaling after another post-op stays a separate node when one came before it.
+  expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y)
+      <float two = {2.0}, float three = {-3.0}> {
+      m = MatMul (x, w)
+      a = Mul (m, two)
+      r = Relu (a)
+      y = Mul (r, three)
+    })", "dnnl+Mul+Relu", 2);
   expectFusion(std::string(kHeader) + R"(g (float[3,7] x, float[7,5] w) => (float[3,5] y) {
       m = MatMul (x, w)
       a = LeakyRelu <alpha = 0.5> (m)

@@ -3,6 +3,11 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "exec/tensor_value.h"
+#include "ir/tensor.h"
 
 namespace onyx::exec {
 
@@ -31,6 +36,24 @@ inline Tag plainTag(size_t rank) {
     default:
       return Tag::undef;
   }
+}
+
+// The value of a float32 one-element constant (an epilogue's Clip bound or scale); nullopt otherwise.
+inline std::optional<float> scalarConstant(const onyx::Tensor* t) {
+  if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
+  return TensorValue::fromConstant(*t).data<float>()[0];
+}
+
+// oneDNN 2.6 gives a second eltwise post-op of one algorithm the first one's parameters (seen for Conv and
+// MatMul): true when the last of `ops` (anything with an `algorithm`, undef for sums and binaries) would be
+// such a second one, and an epilogue chain must stop before it.
+template <class PostOpT>
+bool repeatsAlgorithm(const std::vector<PostOpT>& ops) {
+  const dnnl::algorithm last = ops.back().algorithm;
+  if (last == dnnl::algorithm::undef) return false;
+  for (size_t k = 0; k + 1 < ops.size(); ++k)
+    if (ops[k].algorithm == last) return true;
+  return false;
 }
 
 }  // namespace onyx::exec

@@ -54,11 +54,6 @@ struct PostOp {
   int residual = -1;
 };
 
-std::optional<float> scalarConstant(const onyx::Tensor* t) {
-  if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
-  return TensorValue::fromConstant(*t).data<float>()[0];
-}
-
 // The post-ops of an epilogue, or nullopt when oneDNN cannot express one of its ops.
 std::optional<std::vector<PostOp>> postOpsOf(const std::vector<EpilogueOp>& ops) {
   std::vector<PostOp> out;
@@ -116,10 +111,7 @@ std::optional<std::vector<PostOp>> postOpsOf(const std::vector<EpilogueOp>& ops)
     } else {
       return std::nullopt;
     }
-    // oneDNN 2.6 gives a second eltwise post-op of an algorithm the first one's parameters: stop before it.
-    const PostOp& added = out.back();
-    for (size_t k = 0; k + 1 < out.size(); ++k)
-      if (added.residual < 0 && out[k].residual < 0 && out[k].algorithm == added.algorithm) return std::nullopt;
+    if (repeatsAlgorithm(out)) return std::nullopt;
   }
   return out;
 }

@@ -24,11 +24,6 @@ struct MatmulPostOp {
   int residual = -1;  // Residual: KernelContext::epilogueOperand index, of the output's dims
 };
 
-std::optional<float> scalarOf(const onyx::Tensor* t) {
-  if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
-  return TensorValue::fromConstant(*t).data<float>()[0];
-}
-
 // ops[i..i+4] = Div(v, sqrt 2), Erf, Add(1), Mul(v, .), Mul(0.5): GELU with the exact erf, v being the chain
 // value before ops[i].
 bool isGeluErf(const std::vector<EpilogueOp>& ops, size_t i) {
@@ -38,7 +33,7 @@ bool isGeluErf(const std::vector<EpilogueOp>& ops, size_t i) {
     return ops[k].node->opType() == type && (ops[k].node->domain().empty() || ops[k].node->domain() == "ai.onnx");
   };
   auto scalarNear = [&](size_t k, size_t input, float want) {
-    auto c = scalarOf(ops[k].constants[input]);
+    auto c = scalarConstant(ops[k].constants[input]);
     return c && std::abs(*c - want) <= 1e-4f * std::abs(want);
   };
   auto readsAt = [&](size_t k, int value) -> int {  // which input of ops[k] is `value`, -1 if none
@@ -71,15 +66,6 @@ std::optional<std::vector<MatmulPostOp>> matmulPostOpsOf(const std::vector<Epilo
     if (op.inputs.empty()) return std::nullopt;
     if (op.inputs.size() == 1 || type == "Clip") {
       if (op.inputs[0] != previous) return std::nullopt;
-      // Two post-ops of one eltwise algorithm: oneDNN 2.6's matmul gave the second the first's parameters
-      // (seen with linear, merged below), so such a chain stops here.
-      for (const MatmulPostOp& earlier : out)
-        if (earlier.kind == MatmulPostOp::Kind::Eltwise && earlier.algorithm != Alg::eltwise_linear &&
-            (type == "Relu" || type == "LeakyRelu" ? earlier.algorithm == Alg::eltwise_relu
-             : type == "Tanh"                      ? earlier.algorithm == Alg::eltwise_tanh
-             : type == "Sigmoid"                   ? earlier.algorithm == Alg::eltwise_logistic
-                                                   : false))
-          return std::nullopt;
       if (type == "Relu")
         out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, 0, 0});
       else if (type == "Tanh")
@@ -90,10 +76,12 @@ std::optional<std::vector<MatmulPostOp>> matmulPostOpsOf(const std::vector<Epilo
         out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, node.attrFloat("alpha", 0.01f), 0});
       else
         return std::nullopt;
+      if (repeatsAlgorithm(out)) return std::nullopt;
       continue;
     }
     if (type == "Div" && i + 4 < ops.size() && isGeluErf(ops, i)) {
       out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_gelu_erf, 0, 0});
+      if (repeatsAlgorithm(out)) return std::nullopt;
       i += 4;
       continue;
     }
@@ -102,7 +90,7 @@ std::optional<std::vector<MatmulPostOp>> matmulPostOpsOf(const std::vector<Epilo
     if (chain < 0) return std::nullopt;
     const int other = 1 - chain;
     const onyx::Tensor* constant = op.constants[size_t(other)];
-    if (auto v = scalarOf(constant)) {
+    if (auto v = scalarConstant(constant)) {
       if (type == "Mul")
         out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, *v, 0});
       else if (type == "Div" && chain == 0)
@@ -113,15 +101,15 @@ std::optional<std::vector<MatmulPostOp>> matmulPostOpsOf(const std::vector<Epilo
         out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, 1.0f, -*v});
       else
         return std::nullopt;
-      // Consecutive scalings become one: oneDNN 2.6's matmul applied the first one's factors to both.
-      if (out.size() >= 2 && out[out.size() - 2].kind == MatmulPostOp::Kind::Eltwise &&
-          out[out.size() - 2].algorithm == Alg::eltwise_linear) {
+      // Consecutive scalings become one (see repeatsAlgorithm); a scaling after another post-op may not.
+      if (out.size() >= 2 && out[out.size() - 2].algorithm == Alg::eltwise_linear) {
         MatmulPostOp linear = out.back();
         out.pop_back();
         MatmulPostOp& first = out.back();
         first.beta = first.beta * linear.alpha + linear.beta;
         first.alpha *= linear.alpha;
       }
+      if (repeatsAlgorithm(out)) return std::nullopt;
     } else if (type == "Add" && constant) {
       if (constant->dtype() != DataType::Float) return std::nullopt;
       MatmulPostOp bias{MatmulPostOp::Kind::Bias};
