@@ -29,6 +29,29 @@ TapRange tapsWithin(int64_t start, int64_t dilation, int64_t taps, int64_t low, 
   return r;
 }
 
+// A 2-D pooling window over an H x W image: sizes, strides, dilations, padding, output size, and per output
+// column the taps inside the image and inside the padded image (count_include_pad).
+struct Window2d {
+  int64_t KH, KW, sh, sw, dh, dw, ph, pw, padEndH, padEndW, OH, OW;
+  bool countPad;
+  std::vector<TapRange> cols, paddedCols;
+};
+
+Expected<Window2d> window2d(const KernelContext& ctx, int64_t H, int64_t W) {
+  auto kernelShape = ctx.attrInts("kernel_shape");
+  if (!kernelShape || kernelShape->size() != 2) return ctx.error("needs a 2-D kernel_shape");
+  auto g = windowGeometry(ctx, {H, W}, *kernelShape, ctx.attrInt("ceil_mode", 0) != 0);
+  if (!g) return g.error();
+  Window2d w{(*kernelShape)[0], (*kernelShape)[1], g->strides[0], g->strides[1], g->dilations[0], g->dilations[1],
+             g->padsBegin[0], g->padsBegin[1], g->padsEnd[0], g->padsEnd[1], g->outSize[0], g->outSize[1],
+             ctx.attrInt("count_include_pad", 0) != 0, {}, {}};
+  for (int64_t ow = 0; ow < w.OW; ++ow) {
+    w.cols.push_back(tapsWithin(ow * w.sw - w.pw, w.dw, w.KW, 0, W));
+    w.paddedCols.push_back(tapsWithin(ow * w.sw - w.pw, w.dw, w.KW, -w.pw, W + w.padEndW));
+  }
+  return w;
+}
+
 template <bool IsMax>
 Expected<void> pool2d(KernelContext& ctx) {
   auto xs = ctx.requireTensor(0);
@@ -37,23 +60,12 @@ Expected<void> pool2d(KernelContext& ctx) {
   // Value types are known only at run time: other inputs go to the reference kernel.
   if (x.rank() != 4 || x.dtype() != DataType::Float) return IsMax ? maxPoolReference(ctx) : averagePoolReference(ctx);
   const int64_t H = x.dim(2), W = x.dim(3);
-  auto kernelShape = ctx.attrInts("kernel_shape");
-  if (!kernelShape || kernelShape->size() != 2) return ctx.error("needs a 2-D kernel_shape");
-  auto g = windowGeometry(ctx, {H, W}, *kernelShape, ctx.attrInt("ceil_mode", 0) != 0);
-  if (!g) return g.error();
-  const bool countPad = ctx.attrInt("count_include_pad", 0) != 0;
-  const int64_t OH = g->outSize[0], OW = g->outSize[1];
+  auto window = window2d(ctx, H, W);
+  if (!window) return window.error();
+  const Window2d& g = *window;
+  const int64_t OH = g.OH, OW = g.OW;
   auto y = ctx.allocateOutput(0, DataType::Float, {x.dim(0), x.dim(1), OH, OW});
   if (!y) return y.error();
-  const int64_t KH = (*kernelShape)[0], KW = (*kernelShape)[1];
-  const int64_t sh = g->strides[0], sw = g->strides[1], dh = g->dilations[0], dw = g->dilations[1];
-  const int64_t ph = g->padsBegin[0], pw = g->padsBegin[1];
-  // Per output column: the taps inside the image, and inside the padded image (count_include_pad).
-  std::vector<TapRange> cols(static_cast<size_t>(OW)), paddedCols(static_cast<size_t>(OW));
-  for (int64_t ow = 0; ow < OW; ++ow) {
-    cols[size_t(ow)] = tapsWithin(ow * sw - pw, dw, KW, 0, W);
-    paddedCols[size_t(ow)] = tapsWithin(ow * sw - pw, dw, KW, -pw, W + g->padsEnd[1]);
-  }
   const float* px = x.data<float>();
   float* py = (*y)->data<float>();
   const int64_t planes = x.dim(0) * x.dim(1);
@@ -62,18 +74,18 @@ Expected<void> pool2d(KernelContext& ctx) {
       const float* src = px + plane * H * W;
       float* dst = py + plane * OH * OW;
       for (int64_t oh = 0; oh < OH; ++oh) {
-        const int64_t h0 = oh * sh - ph;
-        const TapRange rows = tapsWithin(h0, dh, KH, 0, H);
-        const TapRange paddedRows = tapsWithin(h0, dh, KH, -ph, H + g->padsEnd[0]);
+        const int64_t h0 = oh * g.sh - g.ph;
+        const TapRange rows = tapsWithin(h0, g.dh, g.KH, 0, H);
+        const TapRange paddedRows = tapsWithin(h0, g.dh, g.KH, -g.ph, H + g.padEndH);
         for (int64_t ow = 0; ow < OW; ++ow) {
-          const int64_t w0 = ow * sw - pw;
-          const TapRange c = cols[size_t(ow)];
+          const int64_t w0 = ow * g.sw - g.pw;
+          const TapRange c = g.cols[size_t(ow)];
           float acc = 0;
           bool any = false;
           for (int64_t kh = rows.begin; kh < rows.end; ++kh) {
-            const float* row = src + (h0 + kh * dh) * W + w0;
+            const float* row = src + (h0 + kh * g.dh) * W + w0;
             for (int64_t kw = c.begin; kw < c.end; ++kw) {
-              const float v = row[kw * dw];
+              const float v = row[kw * g.dw];
               if constexpr (IsMax) {
                 // As the reference: the first tap, then strictly greater ones (a NaN first stays).
                 if (!any || v > acc) acc = v;
@@ -87,8 +99,8 @@ Expected<void> pool2d(KernelContext& ctx) {
             dst[oh * OW + ow] = any ? acc : 0.0f;
           } else {
             int64_t count = (rows.end - rows.begin) * (c.end - c.begin);
-            if (countPad)
-              count = (paddedRows.end - paddedRows.begin) * (paddedCols[size_t(ow)].end - paddedCols[size_t(ow)].begin);
+            if (g.countPad)
+              count = (paddedRows.end - paddedRows.begin) * (g.paddedCols[size_t(ow)].end - g.paddedCols[size_t(ow)].begin);
             dst[oh * OW + ow] = count ? acc / float(count) : 0.0f;
           }
         }
@@ -103,36 +115,31 @@ Expected<void> pool2d(KernelContext& ctx) {
 template <bool IsMax>
 Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
   const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
-  auto kernelShape = ctx.attrInts("kernel_shape");
-  if (!kernelShape || kernelShape->size() != 2) return ctx.error("needs a 2-D kernel_shape");
-  auto g = windowGeometry(ctx, {H, W}, *kernelShape, ctx.attrInt("ceil_mode", 0) != 0);
-  if (!g) return g.error();
-  const bool countPad = ctx.attrInt("count_include_pad", 0) != 0;
-  const int64_t OH = g->outSize[0], OW = g->outSize[1];
+  auto window = window2d(ctx, H, W);
+  if (!window) return window.error();
+  const Window2d& g = *window;
+  const int64_t OH = g.OH, OW = g.OW;
   auto y = ctx.allocateOutput(0, DataType::Float, {N, C, OH, OW});
   if (!y) return y.error();
   const bool lastOut = ctx.outputMayBeChannelsLast();
   (*y)->setChannelsLast(lastOut);
-  const int64_t KH = (*kernelShape)[0], KW = (*kernelShape)[1];
-  const int64_t sh = g->strides[0], sw = g->strides[1], dh = g->dilations[0], dw = g->dilations[1];
-  const int64_t ph = g->padsBegin[0], pw = g->padsBegin[1];
   const float* px = x.data<float>();
   float* py = (*y)->data<float>();
   ctx.parallelFor(N * OH, 1, [&](int64_t rb, int64_t re) {
-    std::vector<int64_t> taps(static_cast<size_t>(KH * KW));  // element offsets of the window's pixels
+    std::vector<int64_t> taps(static_cast<size_t>(g.KH * g.KW));  // element offsets of the window's pixels
     std::vector<float> row(lastOut ? 0 : size_t(OW * C));  // one output row, channels-last, for plain writes
     for (int64_t r = rb; r < re; ++r) {
-      const int64_t n = r / OH, oh = r % OH, h0 = oh * sh - ph;
-      const TapRange rows = tapsWithin(h0, dh, KH, 0, H);
-      const TapRange paddedRows = tapsWithin(h0, dh, KH, -ph, H + g->padsEnd[0]);
+      const int64_t n = r / OH, oh = r % OH, h0 = oh * g.sh - g.ph;
+      const TapRange rows = tapsWithin(h0, g.dh, g.KH, 0, H);
+      const TapRange paddedRows = tapsWithin(h0, g.dh, g.KH, -g.ph, H + g.padEndH);
       for (int64_t ow = 0; ow < OW; ++ow) {
-        const int64_t w0 = ow * sw - pw;
-        const TapRange cols = tapsWithin(w0, dw, KW, 0, W);
+        const int64_t w0 = ow * g.sw - g.pw;
+        const TapRange cols = g.cols[size_t(ow)];
         float* out = lastOut ? py + ((n * OH + oh) * OW + ow) * C : row.data() + ow * C;
         int64_t count = 0;
         for (int64_t kh = rows.begin; kh < rows.end; ++kh)
           for (int64_t kw = cols.begin; kw < cols.end; ++kw)
-            taps[size_t(count++)] = ((n * H + h0 + kh * dh) * W + w0 + kw * dw) * C;
+            taps[size_t(count++)] = ((n * H + h0 + kh * g.dh) * W + w0 + kw * g.dw) * C;
         if (count == 0) {
           std::fill(out, out + C, 0.0f);
           continue;
@@ -141,9 +148,9 @@ Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
           fastWindowMax(px, taps.data(), count, out, C);
         } else {
           fastWindowSum(px, taps.data(), count, out, C);
-          if (countPad) {
-            const TapRange paddedCols = tapsWithin(w0, dw, KW, -pw, W + g->padsEnd[1]);
-            count = (paddedRows.end - paddedRows.begin) * (paddedCols.end - paddedCols.begin);
+          if (g.countPad) {
+            const TapRange padded = g.paddedCols[size_t(ow)];
+            count = (paddedRows.end - paddedRows.begin) * (padded.end - padded.begin);
           }
           const float scale = 1.0f / float(count);
           for (int64_t c = 0; c < C; ++c) out[c] *= scale;
