@@ -211,7 +211,7 @@ class FrameHost final : public KernelHost {
       return outputBlock(it->second, dtype, std::move(dims), bytes);
     if (it != arena_->requestOf.end()) {
       int r = it->second;
-      if (!arena_->escapes[size_t(r)] && bytes <= arena_->requests[size_t(r)].bytes && arena_->arena) {
+      if (bytes <= arena_->requests[size_t(r)].bytes && arena_->arena) {
         auto* base = static_cast<std::byte*>(arena_->arena.get()) + arena_->plan.offsets[size_t(r)];
         std::shared_ptr<const void> owner(arena_->arena, &arena_->tags[size_t(r)]);
         return TensorValue::view(dtype, std::move(dims), base, std::move(owner));
@@ -555,17 +555,13 @@ namespace {
 
 // Which steps may leave output 0 channels-last: kernels that write it (oneDNN's Conv) or layout-transparent
 // nodes, whose readers all take it (a Conv's data input or residual, another such node). Readers come later
-// in the schedule, so one backward sweep decides every step.
+// in the schedule, so one backward sweep decides every step. `pinned` values (graph outputs, values read by
+// bodies: everything read outside this graph's steps) stay plain.
 void markChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const onyx::Value*>& pinned) {
   std::vector<std::vector<std::pair<size_t, size_t>>> readers(plan.slotValue.size());  // (step, input)
   for (size_t s = 0; s < plan.steps.size(); ++s)
     for (size_t i = 0; i < plan.steps[s].inputs.size(); ++i)
       if (int slot = plan.steps[s].inputs[i]; slot >= 0) readers[size_t(slot)].push_back({s, i});
-  std::vector<bool> escapes(plan.slotValue.size(), false);  // read outside this graph's steps
-  for (int slot : plan.outputSlots)
-    if (slot >= 0) escapes[size_t(slot)] = true;
-  for (const Step& step : plan.steps)
-    for (int slot : step.captures) escapes[size_t(slot)] = true;
   auto transparent = [](const Step& step) {
     return step.node && step.epilogue.empty() && step.backend->usesHostMemory() && isLayoutTransparent(*step.node);
   };
@@ -575,7 +571,7 @@ void markChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const ony
     if (!step.prepared->producesChannelsLast() && !transparent(step)) continue;
     int slot = step.outputs[0];
     const onyx::Value* value = plan.slotValue[size_t(slot)];
-    if (!value || pinned.count(value) || escapes[size_t(slot)] || readers[size_t(slot)].empty()) continue;
+    if (!value || pinned.count(value) || readers[size_t(slot)].empty()) continue;
     bool allTake = true;
     for (auto [r, input] : readers[size_t(slot)]) {
       const Step& reader = plan.steps[r];
