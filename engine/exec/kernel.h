@@ -112,11 +112,12 @@ class KernelContext {
 struct EpilogueOp {
   const Node* node = nullptr;
   int opset = 0;
-  std::vector<const onyx::Tensor*> constants;  // per input of `node`, null when not an initializer
+  // Per input of `node`: its value when known while planning (an initializer or a Constant node's tensor),
+  // else null.
+  std::vector<const onyx::Tensor*> constants;
   // Per input of `node`: kEpilogueChain - k for value k of the chain (0: the producer's output 0, k: the
-  // output of epilogue node k-1); an operand computed
-  // before the producer ran (the residual of an Add): an index for KernelContext::epilogueOperand; -1 for an
-  // absent or constant input.
+  // output of epilogue node k-1); an operand computed before the producer ran (the residual of an Add): an
+  // index for KernelContext::epilogueOperand; -1 for an absent or constant input.
   std::vector<int> inputs;
 };
 constexpr int kEpilogueChain = -2;
