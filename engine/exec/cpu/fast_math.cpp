@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 #define ONYX_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
 
@@ -171,25 +172,37 @@ ONYX_CLONES void fastWindowSum(const float* base, const int64_t* offsets, int64_
   }
 }
 
-// Sixteen partial results, so the loops vectorise without reassociating one serial chain.
+// Sixteen lanes as one GCC vector: a max reduction that must report NaN is left scalar by the vectoriser,
+// so it is written on vectors directly (each clone lowers them to its widest registers).
 ONYX_CLONES float fastMax(const float* x, int64_t n) {
+  typedef float Lanes __attribute__((vector_size(64)));
+  typedef int32_t Masks __attribute__((vector_size(64)));
   constexpr int kLanes = 16;
-  float lanes[kLanes];
-  bool nan = false;
-  for (int j = 0; j < kLanes; ++j) lanes[j] = -INFINITY;
+  Lanes lanes = {};
+  lanes -= INFINITY;
+  Masks nan = {};
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      nan |= x[i + j] != x[i + j];
-      lanes[j] = x[i + j] > lanes[j] ? x[i + j] : lanes[j];
-    }
+  for (; i + kLanes <= n; i += kLanes) {
+    Lanes v;
+    std::memcpy(&v, x + i, sizeof v);
+    nan |= v != v;
+    lanes = v > lanes ? v : lanes;
+  }
+  bool anyNan = false;
   float m = -INFINITY;
   for (; i < n; ++i) {
-    nan |= x[i] != x[i];
+    anyNan |= x[i] != x[i];
     m = x[i] > m ? x[i] : m;
   }
-  for (int j = 0; j < kLanes; ++j) m = lanes[j] > m ? lanes[j] : m;
-  return nan ? NAN : m;
+  for (int j = 0; j < kLanes; ++j) {
+    anyNan |= nan[j] != 0;
+    m = lanes[j] > m ? lanes[j] : m;
+  }
+  return anyNan ? NAN : m;
+}
+
+ONYX_CLONES void fastScale(float* y, int64_t n, float factor) {
+  for (int64_t i = 0; i < n; ++i) y[i] *= factor;
 }
 
 ONYX_CLONES float fastExpShiftedSum(const float* x, float* y, int64_t n, float shift) {

@@ -30,5 +30,7 @@ float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, 
 // Row reductions for Softmax: the largest element (NaN if any is NaN), and y = exp(x - shift) with its sum.
 float fastMax(const float* x, int64_t n);
 float fastExpShiftedSum(const float* x, float* y, int64_t n, float shift);
+// y[i] *= factor.
+void fastScale(float* y, int64_t n, float factor);
 
 }  // namespace onyx::exec

@@ -37,8 +37,7 @@ Expected<void> softmaxRows(KernelContext& ctx) {
         const float shift = mx + std::log(sum);
         for (int64_t k = 0; k < len; ++k) q[k] = p[k] - shift;
       } else {
-        const float inv = 1.0f / sum;
-        for (int64_t k = 0; k < len; ++k) q[k] *= inv;
+        fastScale(q, len, 1.0f / sum);
       }
     }
   });
