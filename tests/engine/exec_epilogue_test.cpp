@@ -269,8 +269,27 @@ TEST(ExecMatmulEpilogue, GeluAsExportedByPyTorch) {
                "dnnl+Add", 1);
 }
 
+TEST(ExecMatmulEpilogue, AttentionMaskBroadcastsAsABinaryPostOp) {
+  // BERT's scores: (Q K) / sqrt(d) + mask, the mask computed at run time as [batch, 1, 1, keys].
+  expectFusion(std::string(kHeader) + R"(g (float[2,3,4,6] q, float[2,3,6,5] k, float[2,1,1,5] mask) => (float[2,3,4,5] y)
+      <float scale = {8.0}> {
+      s = MatMul (q, k)
+      d = Div (s, scale)
+      y = Add (d, mask)
+    })",
+               "dnnl+Div+Add", 2);
+  // Along N only, with A's batch folded into M (2-D B): a [1, N] operand in the folded product.
+  expectFusion(std::string(kHeader) + R"(g (float[2,4,6] x, float[6,3] w, float[3] r) => (float[2,4,3] y) {
+      m = MatMul (x, w)
+      a = Add (r, m)
+      y = Relu (a)
+    })",
+               "dnnl+Add+Relu", 2);
+}
+
 TEST(ExecMatmulEpilogue, WhatOneDnnCannotTakeRunsNodeByNode) {
-  // A residual that broadcasts, a bias along rows, a constant divided by the product: same values, no fusion.
+  // A residual along M with A's batch folded into M, a bias along rows, a constant divided by the product:
+  // same values, no fusion.
   expectFusion(std::string(kHeader) + R"(g (float[2,4,6] x, float[6,3] w, float[1,4,3] r) => (float[2,4,3] y) {
       m = MatMul (x, w)
       y = Add (m, r)

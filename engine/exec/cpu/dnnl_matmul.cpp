@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "exec/cpu/dnnl_common.h"
@@ -21,7 +22,7 @@ struct MatmulPostOp {
   dnnl::algorithm algorithm = dnnl::algorithm::undef;
   float alpha = 0, beta = 0;
   TensorValue bias;   // Bias: a constant along the last output dim
-  int residual = -1;  // Residual: KernelContext::epilogueOperand index, of the output's dims
+  int residual = -1;  // Residual: KernelContext::epilogueOperand index, broadcasting to the output
 };
 
 // ops[i..i+4] = Div(v, sqrt 2), Erf, Add(1), Mul(v, .), Mul(0.5): GELU with the exact erf, v being the chain
@@ -133,9 +134,9 @@ struct MatmulPlan {
   dnnl::matmul::primitive_desc pd;
   memory weights;
   bool weightsPacked = false;
-  Dims outDims;
   memory::desc srcMd, dstMd, userWeightsMd;
-  std::vector<memory::desc> biasMds;  // per Bias post-op, in order
+  std::vector<memory::desc> binaryMds;  // per Bias post-op and broadcast residual, in order
+  bool summed = false;                  // a residual of the output's dims, added by a sum post-op
 };
 
 // MatMul's output dims for float inputs the oneDNN path takes; nullopt otherwise.
@@ -154,6 +155,35 @@ std::optional<Dims> matmulOutDims(const TensorValue& a, const TensorValue& b) {
   return out;
 }
 
+// The operands as oneDNN sees them: A (M x K), B (K x N) and Y (M x N) with equal-rank batch dims, or, for a
+// 2-D B, A's batch folded into M (one big GEMM).
+struct MatmulShapes {
+  Dims outDims;             // the node's output
+  Dims aDims, bDims, yDims;  // as stored (Gemm's transposed operands keep their stored order)
+  bool ta = false, tb = false;
+  int64_t n = 0;
+};
+
+// Where a residual of `dims` lies in Y's dims: Y's own dims (a sum post-op), a broadcast binary operand, or
+// nullopt when it does not broadcast to the output or the folded batch cannot express it.
+std::optional<Dims> residualInY(const Dims& dims, const MatmulShapes& s) {
+  const Dims& out = s.outDims;
+  if (dims.size() > out.size()) return std::nullopt;
+  Dims padded(out.size() - dims.size(), 1);
+  padded.insert(padded.end(), dims.begin(), dims.end());
+  for (size_t i = 0; i < out.size(); ++i)
+    if (padded[i] != 1 && padded[i] != out[i]) return std::nullopt;
+  if (s.yDims.size() == out.size()) return padded;
+  // Y is (rows, N): the leading dims must be all ones or all of the output's.
+  bool ones = true, full = true;
+  for (size_t i = 0; i + 1 < out.size(); ++i) {
+    ones = ones && padded[i] == 1;
+    full = full && padded[i] == out[i];
+  }
+  if (!ones && !full) return std::nullopt;
+  return Dims{ones ? 1 : s.yDims[0], padded.back()};
+}
+
 class DnnlMatmul final : public Kernel {
  public:
   DnnlMatmul(bool constantB, bool gemm) : constantB_(constantB), gemm_(gemm) {}
@@ -167,11 +197,11 @@ class DnnlMatmul final : public Kernel {
     return true;
   }
 
-  // The product has an N dim, the bias runs along it and the residual has the output's dims.
+  // The product has an N dim, the bias runs along it, a residual broadcasts to the output, and oneDNN has a
+  // fast implementation of the fused primitive (its reference one would be slower than the unfused nodes).
   bool canFuseEpilogue(const KernelContext& ctx) const override {
-    const TensorValue& a = ctx.input(0);
     const TensorValue& b = ctx.input(1);
-    auto out = matmulOutDims(a, b);
+    auto out = matmulOutDims(ctx.input(0), b);
     if (!out || b.rank() < 2 || out->empty()) return false;
     for (const MatmulPostOp& op : postOps_) {
       if (op.kind == MatmulPostOp::Kind::Bias) {
@@ -181,10 +211,17 @@ class DnnlMatmul final : public Kernel {
           if (d[i] != 1) return false;
       } else if (op.kind == MatmulPostOp::Kind::Residual) {
         const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
-        if (r.dtype() != DataType::Float || r.dims() != *out || r.channelsLast()) return false;
+        if (r.dtype() != DataType::Float || r.channelsLast()) return false;
       }
     }
-    return true;
+    auto shapes = shapesOf(ctx);
+    if (!shapes) return false;
+    try {
+      const MatmulPlan* plan = planFor(ctx, *shapes, true);
+      return plan && std::string_view(plan->pd.impl_info_str()).substr(0, 3) != "ref";
+    } catch (const dnnl::error&) {
+      return false;
+    }
   }
 
   Expected<void> run(KernelContext& ctx) override {
@@ -193,131 +230,37 @@ class DnnlMatmul final : public Kernel {
     if (a0.dtype() != DataType::Float || b0.dtype() != DataType::Float || a0.rank() == 0 || b0.rank() == 0 ||
         a0.count() == 0 || b0.count() == 0 || a0.rank() > 6 || b0.rank() > 6)
       return runReferenceKernel(ctx);
-    bool ta = gemm_ && ctx.attrInt("transA", 0) != 0, tb = gemm_ && ctx.attrInt("transB", 0) != 0;
     if (gemm_ && (a0.rank() != 2 || b0.rank() != 2)) return runReferenceKernel(ctx);
-    TensorValue a = a0.rank() == 1 ? a0.reshaped({1, a0.dim(0)}) : a0;
-    TensorValue b = b0.rank() == 1 ? b0.reshaped({b0.dim(0), 1}) : b0;
-    int64_t m = ta ? a.dim(a.rank() - 1) : a.dim(a.rank() - 2),
-            k = ta ? a.dim(a.rank() - 2) : a.dim(a.rank() - 1);
-    int64_t k2 = tb ? b.dim(b.rank() - 1) : b.dim(b.rank() - 2),
-            n = tb ? b.dim(b.rank() - 2) : b.dim(b.rank() - 1);
-    if (k != k2) return ctx.error("cannot multiply " + a0.describe() + " by " + b0.describe(), 1);
-    Dims batchA(a.dims().begin(), a.dims().end() - 2), batchB(b.dims().begin(), b.dims().end() - 2);
-    auto batch = broadcastShapes({&batchA, &batchB});
-    if (!batch)
-      return ctx.error("batch dims of " + a0.describe() + " and " + b0.describe() + " do not broadcast", 1);
-    Dims outDims = *batch;
-    if (a0.rank() != 1) outDims.push_back(m);
-    if (b0.rank() != 1) outDims.push_back(n);
-    // A constant 2-D B with batched A: fold A's batch into M (one big GEMM).
-    int64_t rows = m;
-    Dims aDims, bDims, yDims;
-    if (!ta && b.rank() == 2) {
-      rows = a.count() / k;
-      aDims = {rows, k};
-      bDims = tb ? Dims{n, k} : Dims{k, n};
-      yDims = {rows, n};
-    } else {
-      size_t rank = batch->size() + 2;
-      auto pad = [&](Dims d) {
-        while (d.size() < rank) d.insert(d.begin(), 1);
-        return d;
-      };
-      aDims = pad(a.dims());
-      bDims = pad(b.dims());
-      yDims = *batch;
-      yDims.push_back(m);
-      yDims.push_back(n);
-    }
-    auto y = ctx.allocateOutput(0, DataType::Float, outDims);
+    auto shapes = shapesOf(ctx);
+    if (!shapes) return shapes.error();
+    auto y = ctx.allocateOutput(0, DataType::Float, shapes->outDims);
     if (!y) return y.error();
     const bool fused = ctx.fusingEpilogue() && !postOps_.empty();
-    Dims key = aDims;
-    key.insert(key.end(), bDims.begin(), bDims.end());
-    key.push_back(fused ? -1 : -2);
-    auto it = plans_.find(key);
     try {
-      if (it == plans_.end()) {
-        MatmulPlan plan;
-        auto transposedMd = [](const Dims& dims, bool transposed) {
-          memory::dims strides(dims.size());
-          int64_t s = 1;
-          for (size_t i = dims.size(); i-- > 0;) {
-            strides[i] = s;
-            s *= dims[i];
-          }
-          if (transposed) {  // memory holds the last two dims swapped
-            size_t r = dims.size();
-            strides[r - 1] = dims[r - 2];
-            strides[r - 2] = 1;
-          }
-          return memory::desc(dims, memory::data_type::f32, strides);
-        };
-        Dims logicalA = aDims, logicalB = bDims;
-        if (ta) std::swap(logicalA[logicalA.size() - 1], logicalA[logicalA.size() - 2]);
-        if (tb) std::swap(logicalB[logicalB.size() - 1], logicalB[logicalB.size() - 2]);
-        plan.srcMd = ta ? transposedMd(logicalA, true)
-                        : memory::desc(aDims, memory::data_type::f32, plainTag(aDims.size()));
-        plan.userWeightsMd = tb ? transposedMd(logicalB, true)
-                                : memory::desc(bDims, memory::data_type::f32, plainTag(bDims.size()));
-        plan.dstMd = memory::desc(yDims, memory::data_type::f32, plainTag(yDims.size()));
-        bool pack = constantB_ && logicalB.size() == 2;
-        memory::desc wMd =
-            pack ? memory::desc(logicalB, memory::data_type::f32, Tag::any) : plan.userWeightsMd;
-        dnnl::primitive_attr attr;
-        if (gemm_) {
-          float alpha = ctx.attrFloat("alpha", 1.0f);
-          if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
-        }
-        if (fused) {
-          dnnl::post_ops post;
-          for (const MatmulPostOp& op : postOps_) {
-            if (op.kind == MatmulPostOp::Kind::Eltwise) {
-              post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
-            } else if (op.kind == MatmulPostOp::Kind::Bias) {
-              memory::dims biasDims(yDims.size(), 1);
-              biasDims.back() = n;
-              plan.biasMds.push_back(memory::desc(biasDims, memory::data_type::f32, plainTag(biasDims.size())));
-              post.append_binary(dnnl::algorithm::binary_add, plan.biasMds.back());
-            } else {
-              post.append_sum(1.0f);
-            }
-          }
-          attr.set_post_ops(post);
-        }
-        dnnl::matmul::desc desc(plan.srcMd, wMd, plan.dstMd);
-        plan.pd = dnnl::matmul::primitive_desc(desc, attr, cpuEngine());
-        plan.primitive = dnnl::matmul(plan.pd);
-        if (pack) {
-          dnnl::stream stream(cpuEngine());
-          memory user(plan.userWeightsMd, cpuEngine(), const_cast<void*>(b.raw()));
-          plan.weights = memory(plan.pd.weights_desc(), cpuEngine());
-          dnnl::reorder(user, plan.weights).execute(stream, user, plan.weights);
-          stream.wait();
-          plan.weightsPacked = true;
-        }
-        it = plans_.emplace(key, std::move(plan)).first;
-      }
-      MatmulPlan& plan = it->second;
+      const MatmulPlan* plan = planFor(ctx, *shapes, fused);
+      if (!plan) return ctx.error("a residual operand does not broadcast to the product " + (*y)->describe());
       dnnl::stream stream(cpuEngine());
-      memory src(plan.srcMd, cpuEngine(), const_cast<void*>(a.raw()));
-      memory dst(plan.dstMd, cpuEngine(), (*y)->raw());
-      memory weights = plan.weightsPacked
-                           ? plan.weights
-                           : memory(plan.userWeightsMd, cpuEngine(), const_cast<void*>(b.raw()));
+      memory src(plan->srcMd, cpuEngine(), const_cast<void*>(a0.raw()));
+      memory dst(plan->dstMd, cpuEngine(), (*y)->raw());
+      memory weights = plan->weightsPacked
+                           ? plan->weights
+                           : memory(plan->userWeightsMd, cpuEngine(), const_cast<void*>(b0.raw()));
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-      size_t biases = 0;
+      size_t binaries = 0;
       for (size_t i = 0; fused && i < postOps_.size(); ++i) {
         const MatmulPostOp& op = postOps_[i];
+        const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1;
         if (op.kind == MatmulPostOp::Kind::Bias) {
-          args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1] =
-              memory(plan.biasMds[biases++], cpuEngine(), const_cast<void*>(op.bias.raw()));
-        } else if (op.kind == MatmulPostOp::Kind::Residual) {  // the sum post-op adds to what dst holds
+          args[arg] = memory(plan->binaryMds[binaries++], cpuEngine(), const_cast<void*>(op.bias.raw()));
+        } else if (op.kind == MatmulPostOp::Kind::Residual) {
           const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
-          std::memcpy((*y)->raw(), r.raw(), r.byteSize());
+          if (plan->summed)  // the sum post-op adds to what dst holds
+            std::memcpy((*y)->raw(), r.raw(), r.byteSize());
+          else
+            args[arg] = memory(plan->binaryMds[binaries++], cpuEngine(), const_cast<void*>(r.raw()));
         }
       }
-      plan.primitive.execute(stream, args);
+      plan->primitive.execute(stream, args);
       stream.wait();
     } catch (const dnnl::error& e) {
       return ctx.error(std::string("oneDNN matmul failed: ") + e.what());
@@ -346,10 +289,134 @@ class DnnlMatmul final : public Kernel {
   }
 
  private:
+  Expected<MatmulShapes> shapesOf(const KernelContext& ctx) const {
+    const TensorValue& a0 = ctx.input(0);
+    const TensorValue& b0 = ctx.input(1);
+    MatmulShapes s;
+    s.ta = gemm_ && ctx.attrInt("transA", 0) != 0;
+    s.tb = gemm_ && ctx.attrInt("transB", 0) != 0;
+    Dims a = a0.rank() == 1 ? Dims{1, a0.dim(0)} : a0.dims();
+    Dims b = b0.rank() == 1 ? Dims{b0.dim(0), 1} : b0.dims();
+    const size_t ra = a.size(), rb = b.size();
+    int64_t m = s.ta ? a[ra - 1] : a[ra - 2], k = s.ta ? a[ra - 2] : a[ra - 1];
+    int64_t k2 = s.tb ? b[rb - 1] : b[rb - 2];
+    s.n = s.tb ? b[rb - 2] : b[rb - 1];
+    if (k != k2) return ctx.error("cannot multiply " + a0.describe() + " by " + b0.describe(), 1);
+    Dims batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
+    auto batch = broadcastShapes({&batchA, &batchB});
+    if (!batch)
+      return ctx.error("batch dims of " + a0.describe() + " and " + b0.describe() + " do not broadcast", 1);
+    s.outDims = *batch;
+    if (a0.rank() != 1) s.outDims.push_back(m);
+    if (b0.rank() != 1) s.outDims.push_back(s.n);
+    if (!s.ta && rb == 2) {
+      const int64_t rows = a0.count() / k;
+      s.aDims = {rows, k};
+      s.bDims = b;
+      s.yDims = {rows, s.n};
+    } else {
+      const size_t rank = batch->size() + 2;
+      auto pad = [&](Dims d) {
+        while (d.size() < rank) d.insert(d.begin(), 1);
+        return d;
+      };
+      s.aDims = pad(a);
+      s.bDims = pad(b);
+      s.yDims = *batch;
+      s.yDims.push_back(m);
+      s.yDims.push_back(s.n);
+    }
+    return s;
+  }
+
+  // The primitive for these operand dims and residual dims, made once (B packed when constant); null when a
+  // fused residual does not broadcast to the output. Throws dnnl::error.
+  const MatmulPlan* planFor(const KernelContext& ctx, const MatmulShapes& s, bool fused) const {
+    Dims key = s.aDims;
+    key.insert(key.end(), s.bDims.begin(), s.bDims.end());
+    std::vector<Dims> residuals;  // per Residual post-op: its dims in Y, Y's own for a sum post-op
+    for (const MatmulPostOp& op : postOps_) {
+      if (!fused || op.kind != MatmulPostOp::Kind::Residual) continue;
+      auto inY = residualInY(ctx.epilogueOperand(size_t(op.residual)).dims(), s);
+      if (!inY) return nullptr;
+      residuals.push_back(*inY);
+      key.push_back(-3);
+      key.insert(key.end(), inY->begin(), inY->end());
+    }
+    key.push_back(fused ? -1 : -2);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return &it->second;
+    MatmulPlan plan;
+    auto transposedMd = [](const Dims& dims, bool transposed) {
+      memory::dims strides(dims.size());
+      int64_t stride = 1;
+      for (size_t i = dims.size(); i-- > 0;) {
+        strides[i] = stride;
+        stride *= dims[i];
+      }
+      if (transposed) {  // memory holds the last two dims swapped
+        size_t r = dims.size();
+        strides[r - 1] = dims[r - 2];
+        strides[r - 2] = 1;
+      }
+      return memory::desc(dims, memory::data_type::f32, strides);
+    };
+    Dims logicalA = s.aDims, logicalB = s.bDims;
+    if (s.ta) std::swap(logicalA[logicalA.size() - 1], logicalA[logicalA.size() - 2]);
+    if (s.tb) std::swap(logicalB[logicalB.size() - 1], logicalB[logicalB.size() - 2]);
+    plan.srcMd = s.ta ? transposedMd(logicalA, true)
+                      : memory::desc(s.aDims, memory::data_type::f32, plainTag(s.aDims.size()));
+    plan.userWeightsMd = s.tb ? transposedMd(logicalB, true)
+                              : memory::desc(s.bDims, memory::data_type::f32, plainTag(s.bDims.size()));
+    plan.dstMd = memory::desc(s.yDims, memory::data_type::f32, plainTag(s.yDims.size()));
+    const bool pack = constantB_ && logicalB.size() == 2;
+    memory::desc wMd = pack ? memory::desc(logicalB, memory::data_type::f32, Tag::any) : plan.userWeightsMd;
+    dnnl::primitive_attr attr;
+    if (gemm_) {
+      float alpha = ctx.attrFloat("alpha", 1.0f);
+      if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+    }
+    if (fused) {
+      dnnl::post_ops post;
+      size_t residual = 0;
+      for (const MatmulPostOp& op : postOps_) {
+        if (op.kind == MatmulPostOp::Kind::Eltwise) {
+          post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
+        } else if (op.kind == MatmulPostOp::Kind::Bias) {
+          memory::dims biasDims(s.yDims.size(), 1);
+          biasDims.back() = s.n;
+          plan.binaryMds.push_back(memory::desc(biasDims, memory::data_type::f32, plainTag(biasDims.size())));
+          post.append_binary(dnnl::algorithm::binary_add, plan.binaryMds.back());
+        } else if (const Dims& r = residuals[residual++]; r == s.yDims) {
+          post.append_sum(1.0f);
+          plan.summed = true;
+        } else {
+          plan.binaryMds.push_back(memory::desc(r, memory::data_type::f32, plainTag(r.size())));
+          post.append_binary(dnnl::algorithm::binary_add, plan.binaryMds.back());
+        }
+      }
+      attr.set_post_ops(post);
+    }
+    dnnl::matmul::desc desc(plan.srcMd, wMd, plan.dstMd);
+    plan.pd = dnnl::matmul::primitive_desc(desc, attr, cpuEngine());
+    plan.primitive = dnnl::matmul(plan.pd);
+    if (pack) {
+      dnnl::stream stream(cpuEngine());
+      memory user(plan.userWeightsMd, cpuEngine(), const_cast<void*>(ctx.input(1).raw()));
+      plan.weights = memory(plan.pd.weights_desc(), cpuEngine());
+      dnnl::reorder(user, plan.weights).execute(stream, user, plan.weights);
+      stream.wait();
+      plan.weightsPacked = true;
+    }
+    return &plans_.emplace(key, std::move(plan)).first->second;
+  }
+
   bool constantB_;
   bool gemm_;
   std::vector<MatmulPostOp> postOps_;
-  std::map<Dims, MatmulPlan> plans_;  // per operand dims (and whether the epilogue is fused)
+  // Per operand dims, residual dims and whether the epilogue is fused; made on first use, also from the
+  // const canFuseEpilogue (the plan it checks is the one the run then uses).
+  mutable std::map<Dims, MatmulPlan> plans_;
 };
 
 Expected<std::unique_ptr<Kernel>> makeMatmul(const PrepareContext& p) {
