@@ -90,6 +90,14 @@ struct Step {
   // its outputs kept for the following ones (ONNX Runtime folds the same nodes when it loads a model).
   bool foldable = false;
   std::optional<std::vector<RunValue>> folded;
+  // Reads only constants and values computed from tensor dims (Shape, Size and such steps): exporters' shape
+  // arithmetic. Its kept outputs stand while GraphPlan::shapeEpoch is the one they were computed in.
+  bool shapeFoldable = false;
+  uint64_t foldedEpoch = 0;
+  // A Shape or Size step: its kept output stands while its input has the dims it had (shapeDims); new dims
+  // start a new shape epoch.
+  bool shapeSource = false;
+  Dims shapeDims;
 };
 
 // Arena bookkeeping for one binding of the input shapes.
@@ -121,6 +129,8 @@ class GraphPlan {
   std::unordered_map<const onyx::Value*, int> slotOf;
   std::vector<std::pair<int, TensorValue>> constants;
   std::vector<bool> isConstant;
+  std::vector<bool> isShapeDerived;  // output of a shape source or shape-foldable step
+  uint64_t shapeEpoch = 0;
   std::vector<int> inputSlots;
   std::vector<int> outputSlots;
   std::vector<std::pair<const onyx::Value*, int>> captured;
@@ -135,6 +145,7 @@ class GraphPlan {
     slotValue.push_back(value);
     if (value) slotOf[value] = slot;
     isConstant.push_back(false);
+    isShapeDerived.push_back(false);
     return slot;
   }
 };
@@ -238,6 +249,49 @@ class FrameHost final : public KernelHost {
 };
 
 namespace {
+
+// How a step's outputs may be kept from one run for the next (ExecutorOptions::foldConstants).
+enum class Fold {
+  None,
+  Constant,  // CPU, deterministic, reads only constants (initializers that are not graph inputs, such steps)
+  Shape,     // the same, reading values derived from tensor dims as well (Step::shapeFoldable)
+  Source,    // a Shape or Size node (Step::shapeSource)
+};
+
+Fold foldKind(const GraphPlan& plan, const Step& step) {
+  static const std::unordered_set<std::string> kRandom = {"RandomNormal", "RandomUniform", "RandomNormalLike",
+                                                          "RandomUniformLike", "Multinomial", "Bernoulli",
+                                                          "Dropout"};
+  const Node& node = *step.node;
+  if (!step.backend->usesHostMemory() || !node.subgraphs().empty() || !step.captures.empty()) return Fold::None;
+  const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+  if (standard && kRandom.count(node.opType())) return Fold::None;
+  if (!standard && node.domain() != "ai.onnx.ml") return Fold::None;
+  bool derived = false;
+  auto known = [&](int slot) {
+    if (slot < 0) return true;
+    if (std::find(plan.inputSlots.begin(), plan.inputSlots.end(), slot) != plan.inputSlots.end())
+      return false;  // an initializer the caller may override
+    derived = derived || plan.isShapeDerived[size_t(slot)];
+    return plan.isConstant[size_t(slot)] || plan.isShapeDerived[size_t(slot)];
+  };
+  bool all = std::all_of(step.inputs.begin(), step.inputs.end(), known);
+  for (const EpilogueStep& ep : step.epilogue) all = all && std::all_of(ep.inputs.begin(), ep.inputs.end(), known);
+  if (all) return derived ? Fold::Shape : Fold::Constant;
+  const bool source = standard && (node.opType() == "Shape" || node.opType() == "Size");
+  return source && step.epilogue.empty() && !step.inputs.empty() && step.inputs[0] >= 0 ? Fold::Source
+                                                                                        : Fold::None;
+}
+
+// Whether a folded step's kept outputs are this run's: constants always; shape arithmetic while no Shape or
+// Size step saw new dims; a Shape or Size step while its input has the dims it had.
+bool keptOutputsHold(const GraphPlan& plan, const Step& step, const Frame& frame) {
+  if (step.shapeSource) {
+    const auto* t = std::get_if<TensorValue>(&frame.slots[size_t(step.inputs[0])]);
+    return t && t->dims() == step.shapeDims;
+  }
+  return !step.shapeFoldable || step.foldedEpoch == plan.shapeEpoch;
+}
 
 Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan, Frame& frame, bool useArena,
                                             Profiler* profiler, int64_t arenaLimit);
@@ -348,7 +402,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
     int64_t start = profiler ? profiler->nowNs() : 0;
     int64_t flops = 0;
     bool fused = false;
-    bool reused = false;  // a folded constant step's kept outputs
+    bool reused = false;  // a folded step's kept outputs
     epilogueEvents.clear();
     bool deviceStep = step.backend && !step.backend->usesHostMemory();
     if (profiler && deviceStep) step.backend->beginProfiledStep(*profiler);
@@ -362,7 +416,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       } else {
         frame.slots[size_t(step.outputs[0])] = frame.slots[size_t(step.inputs[0])];
       }
-    } else if (step.folded) {
+    } else if (step.folded && keptOutputsHold(plan, step, frame)) {
       for (size_t i = 0; i < step.outputs.size(); ++i)
         if (step.outputs[i] >= 0) frame.slots[size_t(step.outputs[i])] = (*step.folded)[i];
       reused = true;
@@ -395,7 +449,8 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       context.setOutputMayBeChannelsLast(step.channelsLastOut);
       fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
       context.setFusingEpilogue(fused);
-      host.heapOnly = (!step.epilogue.empty() && !fused) || step.foldable;  // kept values: not arena
+      const bool kept = step.foldable || step.shapeFoldable || step.shapeSource;
+      host.heapOnly = (!step.epilogue.empty() && !fused) || kept;  // kept values: not arena
       auto ran = step.prepared->run(context);
       host.heapOnly = false;
       if (!ran) return ran.error();
@@ -438,7 +493,13 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         }
         frame.slots[size_t(slot)] = std::move(outputs[i]);
       }
-      if (step.foldable) {
+      if (kept) {
+        if (step.shapeSource) {
+          if (step.folded) ++plan.shapeEpoch;  // the dims changed: what was computed from them is stale
+          const auto* t = std::get_if<TensorValue>(&frame.slots[size_t(step.inputs[0])]);
+          step.shapeDims = t ? t->dims() : Dims{-1};
+        }
+        step.foldedEpoch = plan.shapeEpoch;
         step.folded.emplace();
         for (int slot : step.outputs) step.folded->push_back(slot >= 0 ? frame.slots[size_t(slot)] : RunValue());
       }
@@ -583,28 +644,6 @@ void markChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const ony
     }
     step.channelsLastOut = allTake;
   }
-}
-
-// A CPU step whose inputs are all constants (initializers that are not graph inputs, outputs of other such
-// steps) and whose op gives the same outputs every time.
-bool isFoldable(const GraphPlan& plan, const Step& step) {
-  static const std::unordered_set<std::string> kRandom = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                                          "RandomUniformLike", "Multinomial", "Bernoulli",
-                                                          "Dropout"};
-  const Node& node = *step.node;
-  if (!step.backend->usesHostMemory() || !node.subgraphs().empty() || !step.captures.empty()) return false;
-  if ((node.domain().empty() || node.domain() == "ai.onnx") && kRandom.count(node.opType())) return false;
-  if (!node.domain().empty() && node.domain() != "ai.onnx" && node.domain() != "ai.onnx.ml") return false;
-  for (int slot : step.inputs) {
-    if (slot < 0) continue;
-    if (!plan.isConstant[size_t(slot)]) return false;
-    if (std::find(plan.inputSlots.begin(), plan.inputSlots.end(), slot) != plan.inputSlots.end())
-      return false;  // an initializer the caller may override
-  }
-  for (const EpilogueStep& ep : step.epilogue)
-    for (int slot : ep.inputs)
-      if (slot >= 0 && !plan.isConstant[size_t(slot)]) return false;
-  return true;
 }
 
 struct Builder {
@@ -915,10 +954,14 @@ struct Builder {
       location.resize(plan->slotValue.size(), nullptr);
       for (int slot : step.outputs)
         if (slot >= 0) location[size_t(slot)] = step.backend->usesHostMemory() ? nullptr : step.backend;
-      if (foldConstants && isFoldable(*plan, step)) {
-        step.foldable = true;
-        for (int slot : step.outputs)
-          if (slot >= 0) plan->isConstant[size_t(slot)] = true;
+      const Fold fold = foldConstants ? foldKind(*plan, step) : Fold::None;
+      step.foldable = fold == Fold::Constant;
+      step.shapeFoldable = fold == Fold::Shape;
+      step.shapeSource = fold == Fold::Source;
+      for (int slot : step.outputs) {
+        if (slot < 0) continue;
+        plan->isConstant[size_t(slot)] = step.foldable;
+        plan->isShapeDerived[size_t(slot)] = step.shapeFoldable || step.shapeSource;
       }
       plan->steps.push_back(std::move(step));
     }

@@ -1,5 +1,6 @@
 // Constant folding at run time: nodes that read only constants run in the first run and later runs reuse
-// their outputs (the profile names them "folded"); initializers that are also graph inputs stay live.
+// their outputs (the profile names them "folded"); initializers that are also graph inputs stay live. Shape
+// arithmetic (Shape, Gather, Concat of dims) is kept the same way while the dims it read stay the same.
 #include <gtest/gtest.h>
 
 #include "exec_kernel_test_util.h"
@@ -60,6 +61,61 @@ TEST(ExecFoldConstants, SecondRunReusesWhatReadsOnlyConstants) {
   const auto& t = std::get<TensorValue>((*y)[0]);
   EXPECT_EQ(t.data<float>()[0], 1.0f);
   EXPECT_EQ(t.data<float>()[3], 10.0f + 20.0f);
+}
+
+// An exporter's flatten: y = Reshape(x, [dim 0 of x, -1]) with the target computed by Shape, Gather,
+// Unsqueeze and Concat, then scaled by a value of x itself (not shape arithmetic: never kept).
+const char* kShapeModel = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[N, C, W] x) => (float[N, M] y) <int64 zero = {0}, int64[1] axes = {0}, int64[1] rest = {-1}> {
+  s = Shape (x)
+  n = Gather (s, zero)
+  n1 = Unsqueeze (n, axes)
+  target = Concat <axis = 0> (n1, rest)
+  flat = Reshape (x, target)
+  first = Gather (flat, zero)
+  y = Mul (flat, first)
+}
+)";
+
+TEST(ExecFoldConstants, ShapeArithmeticIsKeptWhileTheDimsStay) {
+  auto model = parseModelText(kShapeModel);
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  ExecutorOptions options;
+  options.profile = true;
+  auto executor = Executor::create(**model, options);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  auto runOn = [&](Dims dims, float base) {
+    (*executor)->profiler().clear();
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    std::vector<float> values(static_cast<size_t>(count));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = base + float(i);
+    auto y = (*executor)->run({{"x", TensorValue::fromVector<float>(DataType::Float, dims, values)}});
+    EXPECT_TRUE(y.ok()) << y.error().toString();
+    const auto& t = std::get<TensorValue>((*y)[0]);
+    const int64_t rows = dims[0], cols = count / dims[0];
+    EXPECT_EQ(t.dims(), (Dims{rows, cols}));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        EXPECT_EQ(t.data<float>()[r * cols + c], values[size_t(r * cols + c)] * values[size_t(c)]) << r << "," << c;
+  };
+  auto lastVariant = [&](const char* output) {
+    auto v = variantsByOutput(**executor, output);
+    return v.empty() ? std::string("(none)") : v.back();
+  };
+  runOn({2, 3, 4}, 1);
+  EXPECT_NE(lastVariant("target"), "folded");
+  runOn({2, 3, 4}, 5);  // same dims, other values: the arithmetic is kept, the data path is not
+  for (const char* kept : {"s", "n", "n1", "target"}) EXPECT_EQ(lastVariant(kept), "folded") << kept;
+  for (const char* live : {"flat", "first", "y"}) EXPECT_NE(lastVariant(live), "folded") << live;
+  runOn({3, 2, 2}, 2);  // new dims: everything computed from them again
+  for (const char* recomputed : {"s", "n", "n1", "target"})
+    EXPECT_NE(lastVariant(recomputed), "folded") << recomputed;
+  runOn({3, 2, 2}, 7);
+  EXPECT_EQ(lastVariant("target"), "folded");
+  runOn({2, 3, 4}, 3);  // and back
+  EXPECT_NE(lastVariant("target"), "folded");
 }
 
 }  // namespace
