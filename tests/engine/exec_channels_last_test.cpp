@@ -138,8 +138,8 @@ TEST(ExecChannelsLast, ResidualOperandInEitherLayout) {
 
 TEST(ExecChannelsLast, PoolingReadsChannelsLast) {
   // MaxPool (ceil_mode, padding) between Convs stays channels-last; AveragePool with count_include_pad
-  // writes a graph output, so plain.
-  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[2,3,11,9] x, float[16,3,3,3] w1, float[8,16,1,1] w2) => (float[2,8,6,5] y, float[2,16,6,5] a) {
+  // writes a graph output, so plain. 29 channels: a 16-lane, an 8-lane and a scalar part per tap.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[2,3,11,9] x, float[29,3,3,3] w1, float[8,29,1,1] w2) => (float[2,8,6,5] y, float[2,29,6,5] a) {
       c = Conv <pads = [1, 1, 1, 1]> (x, w1)
       p = MaxPool <kernel_shape = [3, 3], strides = [2, 2], pads = [1, 0, 1, 1], ceil_mode = 1> (c)
       y = Conv (p, w2)

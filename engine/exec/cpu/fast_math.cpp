@@ -156,23 +156,27 @@ ONYX_CLONES float fastLayerNormRow(const float* x, float* y, int64_t n, const fl
 
 // Sixteen channels at a time kept in a register across the taps (written on GCC vectors: the plain loops
 // read and wrote `out` once per tap, and the vectoriser gave up on `out` possibly aliasing `base`).
+template <bool IsMax, class Lanes>
+inline void windowReduceBlock(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t i) {
+  Lanes acc, v;
+  std::memcpy(&acc, base + offsets[0] + i, sizeof acc);
+  for (int64_t t = 1; t < taps; ++t) {
+    std::memcpy(&v, base + offsets[t] + i, sizeof v);
+    if constexpr (IsMax)
+      acc = v > acc ? v : acc;
+    else
+      acc += v;
+  }
+  std::memcpy(out + i, &acc, sizeof acc);
+}
+
 template <bool IsMax>
 inline void windowReduce(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
-  typedef float Lanes __attribute__((vector_size(64)));
-  constexpr int64_t kLanes = 16;
+  typedef float Lanes16 __attribute__((vector_size(64)));
+  typedef float Lanes8 __attribute__((vector_size(32)));
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    Lanes acc, v;
-    std::memcpy(&acc, base + offsets[0] + i, sizeof acc);
-    for (int64_t t = 1; t < taps; ++t) {
-      std::memcpy(&v, base + offsets[t] + i, sizeof v);
-      if constexpr (IsMax)
-        acc = v > acc ? v : acc;
-      else
-        acc += v;
-    }
-    std::memcpy(out + i, &acc, sizeof acc);
-  }
+  for (; i + 16 <= n; i += 16) windowReduceBlock<IsMax, Lanes16>(base, offsets, taps, out, i);
+  for (; i + 8 <= n; i += 8) windowReduceBlock<IsMax, Lanes8>(base, offsets, taps, out, i);  // 24 channels
   for (; i < n; ++i) {
     float acc = base[offsets[0] + i];
     for (int64_t t = 1; t < taps; ++t) {
