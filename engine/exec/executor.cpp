@@ -84,6 +84,9 @@ struct Step {
   bool toHost = false;        // transfers: direction
   std::vector<EpilogueStep> epilogue;  // output 0 is then the value of the last epilogue node
   std::string fusedOps;                // "+Relu", for profiles
+  // Per input: the Transpose folded into this step (the kernel reads its input through the permutation,
+  // KernelContext::setTransposedInputs), or null. Empty when none is.
+  std::vector<const Node*> transposedInputs;
   size_t ownInputs = SIZE_MAX;         // inputs past this many are epilogue operands
   bool channelsLastOut = false;        // output 0 may be channels-last: every reader takes it
   // Reads only constants (initializers, other such steps) and is deterministic: computed by the first run,
@@ -446,6 +449,9 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       size_t own = std::min(step.ownInputs, all.size());
       KernelContext context(*step.node, step.opset, all.first(own), outputs, host, executor.pool());
       context.setEpilogueOperands(all.subspan(own));
+      context.setTransposedInputs(step.transposedInputs);
+      for (size_t i = 0; i < step.transposedInputs.size(); ++i)
+        if (auto perm = context.inputPermutation(i); !perm) return perm.error();
       context.setOutputMayBeChannelsLast(step.channelsLastOut);
       fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
       context.setFusingEpilogue(fused);
@@ -534,19 +540,22 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         after.backend = "cpu";
         profiler->record(std::move(after));
       }
-      for (const EpilogueStep& fusedNode : step.epilogue) {  // their time is in the producer's event
-        if (!fused) break;
+      auto recordFused = [&](const Node& fusedNode) {  // its time is in the step's event
         ProfileEvent f;
         f.startNs = profiler->nowNs();
         f.iteration = profiler->iteration();
         f.depth = plan.depth;
         f.backend = "cpu";
-        f.node = fusedNode.node->id();
-        f.name = fusedNode.node->name();
-        f.opType = fusedNode.node->opType();
+        f.node = fusedNode.id();
+        f.name = fusedNode.name();
+        f.opType = fusedNode.opType();
         f.variant = "fused into " + step.node->describe();
         profiler->record(std::move(f));
-      }
+      };
+      for (const Node* transpose : step.transposedInputs)
+        if (transpose) recordFused(*transpose);
+      for (const EpilogueStep& fusedNode : step.epilogue)
+        if (fused) recordFused(*fusedNode.node);
       if (deviceStep) step.backend->endProfiledStep(*profiler, profiler->events().size() - 1);
     }
     // Release what this step was the last to read (and defined-but-unused outputs).
@@ -779,6 +788,29 @@ struct Builder {
       return user && user->graph() == &graph && user->outputCount() == 1 && user->subgraphs().empty() ? user
                                                                                                     : nullptr;
     };
+    // Transposes read only by a MatMul on the CPU: the MatMul reads the Transpose's input through the
+    // permutation (strided operands; BERT's head split and K^T), so the transposed copy is never written.
+    std::unordered_map<const Node*, std::vector<const Node*>> transposedInputsOf;
+    for (const Node* node : fuseEpilogues ? order : std::vector<const Node*>{}) {
+      auto standard = [](const Node* n) { return n->domain().empty() || n->domain() == "ai.onnx"; };
+      if (node->opType() != "Transpose" || !standard(node) || node->inputCount() < 1 || node->outputCount() != 1)
+        continue;
+      const onyx::Value* source = node->input(0);
+      if (!source || source->name().empty() || source->initializer() ||
+          (source->producer() && source->producer()->opType() == "Constant"))
+        continue;  // constant: folded once instead
+      const Node* user = onlyUser(node->output(0));
+      if (!user || user->opType() != "MatMul" || !standard(user)) continue;
+      Backend* runs = nullptr;
+      for (Backend* backend : backends)
+        if (!runs && backend->supports(*user, opsetFor(user->domain()))) runs = backend;
+      if (!runs || !runs->usesHostMemory()) continue;
+      std::vector<const Node*>& transposed = transposedInputsOf[user];
+      transposed.resize(user->inputCount(), nullptr);
+      for (size_t i = 0; i < user->inputCount(); ++i)
+        if (user->input(i) == node->output(0)) transposed[i] = node;
+      absorbed.insert(node);
+    }
     // Exporters write Clip bounds and scalars as Constant nodes as often as initializers; both are known now.
     auto constantOf = [](const onyx::Value* v) -> const onyx::Tensor* {
       if (!v) return nullptr;
@@ -884,7 +916,11 @@ struct Builder {
       step.opset = opsetFor(node->domain());
       if (step.opset == 0 && (node->domain().empty() || node->domain() == "ai.onnx")) step.opset = 1;
       std::vector<const onyx::Tensor*> constants;
-      for (const onyx::Value* v : node->inputs()) {
+      if (auto it = transposedInputsOf.find(node); it != transposedInputsOf.end())
+        step.transposedInputs = it->second;
+      for (size_t i = 0; i < node->inputCount(); ++i) {
+        const onyx::Value* v = node->input(i);
+        if (i < step.transposedInputs.size() && step.transposedInputs[i]) v = step.transposedInputs[i]->input(0);
         if (!v || v->name().empty()) {
           step.inputs.push_back(-1);
           constants.push_back(nullptr);

@@ -1,14 +1,45 @@
 #include "exec/kernel.h"
 
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 
+#include "exec/kernel_util.h"
 #include "exec/thread_pool.h"
 
 namespace onyx::exec {
 namespace {
 const TensorValue kNoTensor;
 const RunValue kAbsent;
+
+// The tensor whose dim d is `in`'s dim perm[d], in row-major storage.
+TensorValue permuteTensor(const TensorValue& in, const std::vector<int64_t>& perm) {
+  const TensorValue plain = in.toPlainLayout();
+  Dims dims;
+  for (int64_t p : perm) dims.push_back(plain.dim(p));
+  const std::vector<int64_t> inStrides = rowMajorStrides(plain.dims());
+  std::vector<int64_t> strides;  // stored stride per output dim
+  for (int64_t p : perm) strides.push_back(inStrides[size_t(p)]);
+  TensorValue out = TensorValue::allocate(plain.dtype(), dims);
+  const size_t bytes = elementBytes(plain.dtype());
+  const bool strings = plain.dtype() == DataType::String;
+  std::vector<int64_t> index(dims.size(), 0);
+  int64_t from = 0;
+  for (int64_t to = 0; to < out.count(); ++to) {
+    if (strings)
+      out.data<std::string>()[to] = plain.data<std::string>()[from];
+    else
+      std::memcpy(static_cast<char*>(out.raw()) + size_t(to) * bytes,
+                  static_cast<const char*>(plain.raw()) + size_t(from) * bytes, bytes);
+    for (size_t d = dims.size(); d-- > 0;) {  // odometer over the output, tracking the stored offset
+      from += strides[d];
+      if (++index[d] < dims[d]) break;
+      from -= strides[d] * dims[d];
+      index[d] = 0;
+    }
+  }
+  return out;
+}
 
 std::string inputLabel(const Node& node, int index) {
   const Value* value = node.input(size_t(index));
@@ -21,7 +52,56 @@ bool KernelContext::hasInput(size_t i) const {
 }
 
 const RunValue& KernelContext::inputValue(size_t i) const {
-  return i < inputs_.size() && inputs_[i] ? *inputs_[i] : kAbsent;
+  const RunValue& stored = i < inputs_.size() && inputs_[i] ? *inputs_[i] : kAbsent;
+  if (i >= transposes_.size() || !transposes_[i] || !std::holds_alternative<TensorValue>(stored)) return stored;
+  if (transposed_.size() < transposes_.size()) transposed_.resize(transposes_.size());
+  RunValue& made = transposed_[i];
+  if (std::holds_alternative<std::monostate>(made)) {
+    auto perm = inputPermutation(i);
+    if (!perm) return kAbsent;  // the executor checks every permutation before the kernel runs
+    made = permuteTensor(std::get<TensorValue>(stored), *perm);
+  }
+  return made;
+}
+
+void KernelContext::setTransposedInputs(std::span<const Node* const> transposes) {
+  transposes_ = transposes;
+  transposed_.clear();
+}
+
+const TensorValue& KernelContext::storedInput(size_t i) const {
+  const auto* t = i < inputs_.size() && inputs_[i] ? std::get_if<TensorValue>(inputs_[i]) : nullptr;
+  return t ? *t : kNoTensor;
+}
+
+Expected<std::vector<int64_t>> KernelContext::inputPermutation(size_t i) const {
+  if (i >= transposes_.size() || !transposes_[i]) return std::vector<int64_t>{};
+  const Node& transpose = *transposes_[i];
+  const int64_t rank = storedInput(i).rank();
+  std::vector<int64_t> perm = transpose.attrInts("perm").value_or(std::vector<int64_t>{});
+  if (perm.empty())
+    for (int64_t d = rank - 1; d >= 0; --d) perm.push_back(d);
+  std::vector<bool> seen(size_t(rank), false);
+  bool valid = int64_t(perm.size()) == rank;
+  for (int64_t& p : perm) {
+    if (p < 0) p += rank;
+    valid = valid && p >= 0 && p < rank && !seen[size_t(p)];
+    if (valid) seen[size_t(p)] = true;
+  }
+  if (!valid)
+    return makeError("perm of the Transpose folded into " + node_.describe() + " is not a permutation of " +
+                         storedInput(i).describe() + "'s dims",
+                     transpose.describe());
+  return perm;
+}
+
+Dims KernelContext::inputDims(size_t i) const {
+  const TensorValue& stored = storedInput(i);
+  auto perm = inputPermutation(i);
+  if (!perm || perm->empty()) return stored.dims();
+  Dims dims;
+  for (int64_t p : *perm) dims.push_back(stored.dim(p));
+  return dims;
 }
 
 const TensorValue& KernelContext::input(size_t i) const {

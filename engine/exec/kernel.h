@@ -50,6 +50,16 @@ class KernelContext {
   // Optional tensor input holding integers (axes, pads...): nullopt when absent.
   std::optional<std::vector<int64_t>> intsInput(size_t i) const;
 
+  // Inputs read through a Transpose the executor folded into this node (per input: the Transpose node, or
+  // null). input(i) is then the transposed tensor, made on first use; a kernel that reads the stored tensor
+  // with permuted strides uses storedInput, inputPermutation and inputDims and never makes it.
+  void setTransposedInputs(std::span<const Node* const> transposes);
+  const TensorValue& storedInput(size_t i) const;
+  // Output dim d of the Transpose reads stored dim perm[d]; empty when input i is not transposed. An error
+  // names the Transpose when its perm does not fit the stored tensor's rank.
+  Expected<std::vector<int64_t>> inputPermutation(size_t i) const;
+  Dims inputDims(size_t i) const;  // input(i).dims() without making a transposed input
+
   // Attributes with defaults.
   int64_t attrInt(std::string_view name, int64_t fallback) const { return node_.attrInt(name, fallback); }
   float attrFloat(std::string_view name, float fallback) const { return node_.attrFloat(name, fallback); }
@@ -104,6 +114,8 @@ class KernelContext {
   bool fusingEpilogue_ = false;
   bool outputMayBeChannelsLast_ = false;
   std::span<const RunValue* const> epilogueOperands_;
+  std::span<const Node* const> transposes_;
+  mutable std::vector<RunValue> transposed_;  // per transposed input, once made
 };
 
 // An element-wise node that follows a node and reads its output 0 (Conv then Relu, Clip, an Add of the

@@ -1,5 +1,6 @@
-// Epilogue fusion: element-wise nodes after a Conv or MatMul computed as oneDNN post-ops in its output pass.
-// Each graph runs with fusion on and off on the same seeded inputs; the profile shows which nodes fused.
+// Epilogue fusion: element-wise nodes after a Conv or MatMul computed as oneDNN post-ops in its output pass;
+// Transposes read only by a MatMul folded into its operand strides. Each graph runs with fusion on and off
+// on the same seeded inputs; the profile shows which nodes fused.
 #include <gtest/gtest.h>
 
 #include "exec_kernel_test_util.h"
@@ -305,6 +306,70 @@ TEST(ExecMatmulEpilogue, WhatOneDnnCannotTakeRunsNodeByNode) {
       y = Div (one, m)
     })",
                "dnnl", 0);
+}
+
+TEST(ExecTransposedOperand, AttentionHeadSplitsAreReadThroughStrides) {
+  // BERT: Q and V split into heads by (0, 2, 1, 3), K by (0, 2, 3, 1); the scores' scale fuses as well.
+  expectFusion(std::string(kHeader) + R"(g (float[2,7,3,4] q, float[2,7,3,4] k) => (float[2,3,7,7] y) <float scale = {2.0}> {
+      qt = Transpose <perm = [0, 2, 1, 3]> (q)
+      kt = Transpose <perm = [0, 2, 3, 1]> (k)
+      s = MatMul (qt, kt)
+      y = Div (s, scale)
+    })",
+               "dnnl+Div", 3);
+  expectFusion(std::string(kHeader) + R"(g (float[2,3,7,7] p, float[2,7,3,4] v) => (float[2,3,7,4] y) {
+      vt = Transpose <perm = [0, 2, 1, 3]> (v)
+      y = MatMul (p, vt)
+    })",
+               "dnnl", 1);
+  // The reversal (no perm) of a 2-D A, and a permuted A before a 2-D B, which the kernel makes first.
+  expectFusion(std::string(kHeader) + R"(g (float[6,5] a, float[6,4] b) => (float[5,4] y) {
+      at = Transpose (a)
+      y = MatMul (at, b)
+    })",
+               "dnnl", 1);
+  expectFusion(std::string(kHeader) + R"(g (float[3,2,5] a, float[5,4] b) => (float[2,3,4] y) {
+      at = Transpose <perm = [1, 0, 2]> (a)
+      y = MatMul (at, b)
+    })",
+               "dnnl", 1);
+}
+
+TEST(ExecTransposedOperand, IntegersAndValuesThatMustExistAndBadPerms) {
+  // Integers: the reference kernel reads the transposed input, made from the stored one.
+  auto model = parseModelText(std::string(kHeader) + R"(g (int32[2,3] a, int32[2,2] b) => (int32[3,2] y) {
+      at = Transpose (a)
+      y = MatMul (at, b)
+    })");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  NamedValues ints = {{"a", TensorValue::fromVector<int32_t>(DataType::Int32, {2, 3}, {1, 2, 3, 4, 5, 6})},
+                      {"b", TensorValue::fromVector<int32_t>(DataType::Int32, {2, 2}, {1, 10, 100, 1000})}};
+  Outcome fused = runGraph(**model, ints, true);
+  ASSERT_EQ(fused.outputs.size(), 1u);
+  const auto& y = std::get<TensorValue>(fused.outputs[0]);
+  EXPECT_EQ(std::vector<int32_t>(y.span<int32_t>().begin(), y.span<int32_t>().end()),
+            (std::vector<int32_t>{401, 4010, 502, 5020, 603, 6030}));
+  EXPECT_EQ(std::count_if(fused.variants.begin(), fused.variants.end(),
+                          [](const std::string& v) { return v.rfind("fused into", 0) == 0; }),
+            1);
+  // A transposed value that is also a graph output stays a Transpose of its own.
+  expectFusion(std::string(kHeader) + R"(g (float[4,3] a, float[4,2] b) => (float[3,2] y, float[3,4] at) {
+      at = Transpose (a)
+      y = MatMul (at, b)
+    })",
+               "dnnl", 0);
+  // A perm that does not fit the input's rank: an error naming the Transpose, with fusion as without.
+  auto bad = parseModelText(std::string(kHeader) + R"(g (float[2,3,4] a, float[4,2] b) => (float[3,2] y) {
+      at = Transpose <perm = [1, 0]> (a)
+      y = MatMul (at, b)
+    })");
+  ASSERT_TRUE(bad.ok()) << bad.error().toString();
+  auto executor = Executor::create(**bad, ExecutorOptions{});
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  auto run = (*executor)->run(randomInputs(**bad, 3));
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.error().toString().find("Transpose"), std::string::npos) << run.error().toString();
+  EXPECT_NE(run.error().toString().find("perm"), std::string::npos) << run.error().toString();
 }
 
 }  // namespace

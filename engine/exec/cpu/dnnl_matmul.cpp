@@ -139,25 +139,46 @@ struct MatmulPlan {
   bool summed = false;                  // a residual of the output's dims, added by a sum post-op
 };
 
-// MatMul's output dims for float inputs the oneDNN path takes; nullopt otherwise.
-std::optional<Dims> matmulOutDims(const TensorValue& a, const TensorValue& b) {
-  if (a.dtype() != DataType::Float || b.dtype() != DataType::Float || a.rank() < 1 || b.rank() < 1 ||
-      a.rank() > 6 || b.rank() > 6 || a.count() == 0 || b.count() == 0)
-    return std::nullopt;
-  int64_t k = a.dim(a.rank() - 1), k2 = b.rank() == 1 ? b.dim(0) : b.dim(b.rank() - 2);
-  if (k != k2) return std::nullopt;
-  Dims batchA(a.dims().begin(), a.dims().end() - std::min<int64_t>(a.rank(), 2));
-  Dims batchB(b.dims().begin(), b.dims().end() - std::min<int64_t>(b.rank(), 2));
-  auto out = broadcastShapes({&batchA, &batchB});
-  if (!out) return std::nullopt;
-  if (a.rank() != 1) out->push_back(a.dim(a.rank() - 2));
-  if (b.rank() != 1) out->push_back(b.dim(b.rank() - 1));
-  return out;
+// An operand as the oneDNN path reads it: float32, rank 1 to 6, not empty; its dims (through a folded
+// Transpose) and the stored tensor's strides for them when the primitive reads it permuted.
+struct Operand {
+  const TensorValue* storage = nullptr;
+  Dims dims;
+  memory::dims strides;  // empty: row-major
+};
+
+// Input i for the oneDNN path, nullopt when it cannot take it. A folded Transpose is read with permuted
+// strides when `permuted` allows (oneDNN's brgemm matmul takes BERT's head splits that way), else made.
+Expected<std::optional<Operand>> operandOf(const KernelContext& ctx, size_t i, bool permuted) {
+  const TensorValue& stored = ctx.storedInput(i);
+  auto perm = ctx.inputPermutation(i);
+  if (!perm) return perm.error();
+  Operand op;
+  op.dims = ctx.inputDims(i);
+  if (stored.dtype() != DataType::Float || op.dims.empty() || op.dims.size() > 6 || elementCount(op.dims) == 0)
+    return std::optional<Operand>();
+  if (perm->empty() || !permuted || op.dims.size() < 2) {
+    op.storage = &ctx.input(i);
+    return std::optional<Operand>(op);
+  }
+  op.storage = &stored;
+  const std::vector<int64_t> storedStrides = rowMajorStrides(stored.dims());
+  for (int64_t p : *perm) op.strides.push_back(storedStrides[size_t(p)]);
+  return std::optional<Operand>(op);
+}
+
+// A memory desc of `dims` (an operand's, padded with leading ones to `rank`) over its strides.
+memory::desc operandMd(const Operand& op, const Dims& dims) {
+  if (op.strides.empty()) return memory::desc(dims, memory::data_type::f32, plainTag(dims.size()));
+  memory::dims strides(dims.size() - op.strides.size(), elementCount(op.storage->dims()));
+  strides.insert(strides.end(), op.strides.begin(), op.strides.end());
+  return memory::desc(dims, memory::data_type::f32, strides);
 }
 
 // The operands as oneDNN sees them: A (M x K), B (K x N) and Y (M x N) with equal-rank batch dims, or, for a
 // 2-D B, A's batch folded into M (one big GEMM).
 struct MatmulShapes {
+  Operand a, b;
   Dims outDims;             // the node's output
   Dims aDims, bDims, yDims;  // as stored (Gemm's transposed operands keep their stored order)
   bool ta = false, tb = false;
@@ -200,9 +221,10 @@ class DnnlMatmul final : public Kernel {
   // The product has an N dim, the bias runs along it, a residual broadcasts to the output, and oneDNN has a
   // fast implementation of the fused primitive (its reference one would be slower than the unfused nodes).
   bool canFuseEpilogue(const KernelContext& ctx) const override {
-    const TensorValue& b = ctx.input(1);
-    auto out = matmulOutDims(ctx.input(0), b);
-    if (!out || b.rank() < 2 || out->empty()) return false;
+    auto shapes = shapesOf(ctx);
+    if (!shapes || !*shapes) return false;
+    const Dims* out = &(*shapes)->outDims;
+    if ((*shapes)->b.dims.size() < 2 || out->empty()) return false;
     for (const MatmulPostOp& op : postOps_) {
       if (op.kind == MatmulPostOp::Kind::Bias) {
         const Dims& d = op.bias.dims();
@@ -214,10 +236,8 @@ class DnnlMatmul final : public Kernel {
         if (r.dtype() != DataType::Float || r.channelsLast()) return false;
       }
     }
-    auto shapes = shapesOf(ctx);
-    if (!shapes) return false;
     try {
-      const MatmulPlan* plan = planFor(ctx, *shapes, true);
+      const MatmulPlan* plan = planFor(ctx, **shapes, true);
       return plan && std::string_view(plan->pd.impl_info_str()).substr(0, 3) != "ref";
     } catch (const dnnl::error&) {
       return false;
@@ -225,14 +245,10 @@ class DnnlMatmul final : public Kernel {
   }
 
   Expected<void> run(KernelContext& ctx) override {
-    const TensorValue& a0 = ctx.input(0);
-    const TensorValue& b0 = ctx.input(1);
-    if (a0.dtype() != DataType::Float || b0.dtype() != DataType::Float || a0.rank() == 0 || b0.rank() == 0 ||
-        a0.count() == 0 || b0.count() == 0 || a0.rank() > 6 || b0.rank() > 6)
-      return runReferenceKernel(ctx);
-    if (gemm_ && (a0.rank() != 2 || b0.rank() != 2)) return runReferenceKernel(ctx);
-    auto shapes = shapesOf(ctx);
-    if (!shapes) return shapes.error();
+    auto found = shapesOf(ctx);
+    if (!found) return found.error();
+    if (!*found) return runReferenceKernel(ctx);
+    const MatmulShapes* shapes = &**found;
     auto y = ctx.allocateOutput(0, DataType::Float, shapes->outDims);
     if (!y) return y.error();
     const bool fused = ctx.fusingEpilogue() && !postOps_.empty();
@@ -240,11 +256,11 @@ class DnnlMatmul final : public Kernel {
       const MatmulPlan* plan = planFor(ctx, *shapes, fused);
       if (!plan) return ctx.error("a residual operand does not broadcast to the product " + (*y)->describe());
       dnnl::stream stream(cpuEngine());
-      memory src(plan->srcMd, cpuEngine(), const_cast<void*>(a0.raw()));
+      memory src(plan->srcMd, cpuEngine(), const_cast<void*>(shapes->a.storage->raw()));
       memory dst(plan->dstMd, cpuEngine(), (*y)->raw());
-      memory weights = plan->weightsPacked
-                           ? plan->weights
-                           : memory(plan->userWeightsMd, cpuEngine(), const_cast<void*>(b0.raw()));
+      memory weights = plan->weightsPacked ? plan->weights
+                                           : memory(plan->userWeightsMd, cpuEngine(),
+                                                    const_cast<void*>(shapes->b.storage->raw()));
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
       size_t binaries = 0;
       for (size_t i = 0; fused && i < postOps_.size(); ++i) {
@@ -289,30 +305,41 @@ class DnnlMatmul final : public Kernel {
   }
 
  private:
-  Expected<MatmulShapes> shapesOf(const KernelContext& ctx) const {
-    const TensorValue& a0 = ctx.input(0);
-    const TensorValue& b0 = ctx.input(1);
+  // The operands and product dims; nullopt when the oneDNN path cannot take the inputs (the reference
+  // kernel runs), an error when they cannot be multiplied.
+  Expected<std::optional<MatmulShapes>> shapesOf(const KernelContext& ctx) const {
     MatmulShapes s;
+    const Dims bDims = ctx.inputDims(1);
+    // A read permuted unless its batch folds into M (a 2-D B), which needs it contiguous.
+    auto a = operandOf(ctx, 0, gemm_ || bDims.size() != 2);
+    if (!a) return a.error();
+    auto b = operandOf(ctx, 1, true);
+    if (!b) return b.error();
+    if (!*a || !*b) return std::optional<MatmulShapes>();
+    s.a = **a;
+    s.b = **b;
+    if (gemm_ && (s.a.dims.size() != 2 || s.b.dims.size() != 2)) return std::optional<MatmulShapes>();
     s.ta = gemm_ && ctx.attrInt("transA", 0) != 0;
     s.tb = gemm_ && ctx.attrInt("transB", 0) != 0;
-    Dims a = a0.rank() == 1 ? Dims{1, a0.dim(0)} : a0.dims();
-    Dims b = b0.rank() == 1 ? Dims{b0.dim(0), 1} : b0.dims();
-    const size_t ra = a.size(), rb = b.size();
-    int64_t m = s.ta ? a[ra - 1] : a[ra - 2], k = s.ta ? a[ra - 2] : a[ra - 1];
-    int64_t k2 = s.tb ? b[rb - 1] : b[rb - 2];
-    s.n = s.tb ? b[rb - 2] : b[rb - 1];
-    if (k != k2) return ctx.error("cannot multiply " + a0.describe() + " by " + b0.describe(), 1);
-    Dims batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
+    const Dims a2 = s.a.dims.size() == 1 ? Dims{1, s.a.dims[0]} : s.a.dims;
+    const Dims b2 = s.b.dims.size() == 1 ? Dims{s.b.dims[0], 1} : s.b.dims;
+    const size_t ra = a2.size(), rb = b2.size();
+    int64_t m = s.ta ? a2[ra - 1] : a2[ra - 2], k = s.ta ? a2[ra - 2] : a2[ra - 1];
+    int64_t k2 = s.tb ? b2[rb - 1] : b2[rb - 2];
+    s.n = s.tb ? b2[rb - 2] : b2[rb - 1];
+    const std::string described = describeTensor(DataType::Float, s.a.dims) + " by " +
+                                  describeTensor(DataType::Float, s.b.dims);
+    if (k != k2) return ctx.error("cannot multiply " + described, 1);
+    Dims batchA(a2.begin(), a2.end() - 2), batchB(b2.begin(), b2.end() - 2);
     auto batch = broadcastShapes({&batchA, &batchB});
-    if (!batch)
-      return ctx.error("batch dims of " + a0.describe() + " and " + b0.describe() + " do not broadcast", 1);
+    if (!batch) return ctx.error("batch dims of " + described + " do not broadcast", 1);
     s.outDims = *batch;
-    if (a0.rank() != 1) s.outDims.push_back(m);
-    if (b0.rank() != 1) s.outDims.push_back(s.n);
+    if (s.a.dims.size() != 1) s.outDims.push_back(m);
+    if (s.b.dims.size() != 1) s.outDims.push_back(s.n);
     if (!s.ta && rb == 2) {
-      const int64_t rows = a0.count() / k;
+      const int64_t rows = elementCount(s.a.dims) / k;
       s.aDims = {rows, k};
-      s.bDims = b;
+      s.bDims = b2;
       s.yDims = {rows, s.n};
     } else {
       const size_t rank = batch->size() + 2;
@@ -320,13 +347,13 @@ class DnnlMatmul final : public Kernel {
         while (d.size() < rank) d.insert(d.begin(), 1);
         return d;
       };
-      s.aDims = pad(a);
-      s.bDims = pad(b);
+      s.aDims = pad(a2);
+      s.bDims = pad(b2);
       s.yDims = *batch;
       s.yDims.push_back(m);
       s.yDims.push_back(s.n);
     }
-    return s;
+    return std::optional<MatmulShapes>(std::move(s));
   }
 
   // The primitive for these operand dims and residual dims, made once (B packed when constant); null when a
@@ -334,6 +361,10 @@ class DnnlMatmul final : public Kernel {
   const MatmulPlan* planFor(const KernelContext& ctx, const MatmulShapes& s, bool fused) const {
     Dims key = s.aDims;
     key.insert(key.end(), s.bDims.begin(), s.bDims.end());
+    for (const Operand* op : {&s.a, &s.b}) {  // permuted reads
+      key.push_back(-4);
+      key.insert(key.end(), op->strides.begin(), op->strides.end());
+    }
     std::vector<Dims> residuals;  // per Residual post-op: its dims in Y, Y's own for a sum post-op
     for (const MatmulPostOp& op : postOps_) {
       if (!fused || op.kind != MatmulPostOp::Kind::Residual) continue;
@@ -364,10 +395,8 @@ class DnnlMatmul final : public Kernel {
     Dims logicalA = s.aDims, logicalB = s.bDims;
     if (s.ta) std::swap(logicalA[logicalA.size() - 1], logicalA[logicalA.size() - 2]);
     if (s.tb) std::swap(logicalB[logicalB.size() - 1], logicalB[logicalB.size() - 2]);
-    plan.srcMd = s.ta ? transposedMd(logicalA, true)
-                      : memory::desc(s.aDims, memory::data_type::f32, plainTag(s.aDims.size()));
-    plan.userWeightsMd = s.tb ? transposedMd(logicalB, true)
-                              : memory::desc(s.bDims, memory::data_type::f32, plainTag(s.bDims.size()));
+    plan.srcMd = s.ta ? transposedMd(logicalA, true) : operandMd(s.a, s.aDims);
+    plan.userWeightsMd = s.tb ? transposedMd(logicalB, true) : operandMd(s.b, s.bDims);
     plan.dstMd = memory::desc(s.yDims, memory::data_type::f32, plainTag(s.yDims.size()));
     const bool pack = constantB_ && logicalB.size() == 2;
     memory::desc wMd = pack ? memory::desc(logicalB, memory::data_type::f32, Tag::any) : plan.userWeightsMd;
@@ -402,7 +431,7 @@ class DnnlMatmul final : public Kernel {
     plan.primitive = dnnl::matmul(plan.pd);
     if (pack) {
       dnnl::stream stream(cpuEngine());
-      memory user(plan.userWeightsMd, cpuEngine(), const_cast<void*>(ctx.input(1).raw()));
+      memory user(plan.userWeightsMd, cpuEngine(), const_cast<void*>(s.b.storage->raw()));
       plan.weights = memory(plan.pd.weights_desc(), cpuEngine());
       dnnl::reorder(user, plan.weights).execute(stream, user, plan.weights);
       stream.wait();
