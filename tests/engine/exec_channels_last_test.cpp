@@ -168,6 +168,15 @@ TEST(ExecChannelsLast, SqueezeExcitationBlock) {
   EXPECT_TRUE(planned["m"]);
 }
 
+TEST(ExecChannelsLast, GlobalAveragePoolSumsPixelBlocksInParallel) {
+  // 13 channels (an 8-lane and a scalar part) over 900 pixels: two blocks of pixels per image, two images.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[2,3,30,30] x, float[13,3,1,1] w) => (float[2,13,1,1] y) {
+      c = Conv (x, w)
+      y = GlobalAveragePool (c)
+    })");
+  EXPECT_TRUE(planned["c"]);
+}
+
 TEST(ExecChannelsLast, ToPlainLayoutTransposesEachBatch) {
   // (N=2, C=3, H=1, W=2) stored as (N, H, W, C).
   TensorValue last = TensorValue::fromVector<float>(DataType::Float, {2, 3, 1, 2},

@@ -190,15 +190,25 @@ class GlobalAveragePoolChannelsLast final : public Kernel {
     if (!y) return y.error();
     const float* px = x.data<float>();
     float* py = (*y)->data<float>();
-    ctx.parallelFor(N, 1, [&](int64_t b, int64_t e) {
-      for (int64_t n = b; n < e; ++n) {
-        float* out = py + n * C;
-        std::fill(out, out + C, 0.0f);
-        for (int64_t s = 0; s < spatial; ++s) fastAddInto(out, px + (n * spatial + s) * C, C);
-        const float scale = spatial ? 1.0f / float(spatial) : 0.0f;
-        for (int64_t c = 0; c < C; ++c) out[c] *= scale;
+    // Blocks of pixels summed in parallel (batch 1 has one image to split), then the blocks' sums in order:
+    // the same partition, hence the same rounding, for any thread count.
+    const int64_t block = std::max<int64_t>(1, 8192 / std::max<int64_t>(C, 1));
+    const int64_t blocks = std::max<int64_t>(1, (spatial + block - 1) / block);
+    std::vector<float> sums(size_t(N * blocks * C), 0.0f);
+    ctx.parallelFor(N * blocks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t job = b; job < e; ++job) {
+        const int64_t n = job / blocks, first = (job % blocks) * block;
+        const int64_t rows = std::min(spatial, first + block) - first;
+        if (rows > 0) fastAddRowsInto(sums.data() + job * C, px + (n * spatial + first) * C, rows, C);
       }
     });
+    const float scale = spatial ? 1.0f / float(spatial) : 0.0f;
+    for (int64_t n = 0; n < N; ++n) {
+      float* out = py + n * C;
+      std::fill(out, out + C, 0.0f);
+      for (int64_t k = 0; k < blocks; ++k) fastAddInto(out, sums.data() + (n * blocks + k) * C, C);
+      for (int64_t c = 0; c < C; ++c) out[c] *= scale;
+    }
     return {};
   }
   bool acceptsChannelsLast(size_t input) const override { return input == 0; }
