@@ -23,21 +23,13 @@ TensorValue permuteTensor(const TensorValue& in, const std::vector<int64_t>& per
   TensorValue out = TensorValue::allocate(plain.dtype(), dims);
   const size_t bytes = elementBytes(plain.dtype());
   const bool strings = plain.dtype() == DataType::String;
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t from = 0;
-  for (int64_t to = 0; to < out.count(); ++to) {
+  forEachBroadcast<1>(dims, {strides}, [&](int64_t to, const std::array<int64_t, 1>& from) {
     if (strings)
-      out.data<std::string>()[to] = plain.data<std::string>()[from];
+      out.data<std::string>()[to] = plain.data<std::string>()[from[0]];
     else
       std::memcpy(static_cast<char*>(out.raw()) + size_t(to) * bytes,
-                  static_cast<const char*>(plain.raw()) + size_t(from) * bytes, bytes);
-    for (size_t d = dims.size(); d-- > 0;) {  // odometer over the output, tracking the stored offset
-      from += strides[d];
-      if (++index[d] < dims[d]) break;
-      from -= strides[d] * dims[d];
-      index[d] = 0;
-    }
-  }
+                  static_cast<const char*>(plain.raw()) + size_t(from[0]) * bytes, bytes);
+  });
   return out;
 }
 
@@ -53,7 +45,8 @@ bool KernelContext::hasInput(size_t i) const {
 
 const RunValue& KernelContext::inputValue(size_t i) const {
   const RunValue& stored = i < inputs_.size() && inputs_[i] ? *inputs_[i] : kAbsent;
-  if (i >= transposes_.size() || !transposes_[i] || !std::holds_alternative<TensorValue>(stored)) return stored;
+  if (i >= transposes_.size() || !transposes_[i] || !std::holds_alternative<TensorValue>(stored))
+    return stored;
   if (transposed_.size() < transposes_.size()) transposed_.resize(transposes_.size());
   RunValue& made = transposed_[i];
   if (std::holds_alternative<std::monostate>(made)) {
@@ -77,22 +70,12 @@ const TensorValue& KernelContext::storedInput(size_t i) const {
 Expected<std::vector<int64_t>> KernelContext::inputPermutation(size_t i) const {
   if (i >= transposes_.size() || !transposes_[i]) return std::vector<int64_t>{};
   const Node& transpose = *transposes_[i];
-  const int64_t rank = storedInput(i).rank();
-  std::vector<int64_t> perm = transpose.attrInts("perm").value_or(std::vector<int64_t>{});
-  if (perm.empty())
-    for (int64_t d = rank - 1; d >= 0; --d) perm.push_back(d);
-  std::vector<bool> seen(size_t(rank), false);
-  bool valid = int64_t(perm.size()) == rank;
-  for (int64_t& p : perm) {
-    if (p < 0) p += rank;
-    valid = valid && p >= 0 && p < rank && !seen[size_t(p)];
-    if (valid) seen[size_t(p)] = true;
-  }
-  if (!valid)
+  auto perm = resolvePerm(transpose.attrInts("perm").value_or(std::vector<int64_t>{}), storedInput(i).rank());
+  if (!perm)
     return makeError("perm of the Transpose folded into " + node_.describe() + " is not a permutation of " +
                          storedInput(i).describe() + "'s dims",
                      transpose.describe());
-  return perm;
+  return *perm;
 }
 
 Dims KernelContext::inputDims(size_t i) const {

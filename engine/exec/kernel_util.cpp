@@ -36,6 +36,19 @@ std::vector<int64_t> broadcastStrides(const Dims& dims, const Dims& outDims) {
   return out;
 }
 
+std::optional<std::vector<int64_t>> resolvePerm(std::vector<int64_t> perm, int64_t rank) {
+  if (perm.empty())
+    for (int64_t d = rank - 1; d >= 0; --d) perm.push_back(d);
+  if (int64_t(perm.size()) != rank) return std::nullopt;
+  std::vector<bool> seen(size_t(rank), false);
+  for (int64_t& p : perm) {
+    if (p < 0) p += rank;
+    if (p < 0 || p >= rank || seen[size_t(p)]) return std::nullopt;
+    seen[size_t(p)] = true;
+  }
+  return perm;
+}
+
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= rank) return std::nullopt;
   return axis < 0 ? axis + rank : axis;

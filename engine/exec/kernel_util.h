@@ -99,6 +99,10 @@ std::optional<Dims> broadcastShapes(const std::vector<const Dims*>& shapes);
 std::vector<int64_t> broadcastStrides(const Dims& dims, const Dims& outDims);
 std::vector<int64_t> rowMajorStrides(const Dims& dims);
 
+// A Transpose's perm for a tensor of `rank` dims: the attribute (empty or absent: the reversal) with negative
+// entries counted from the end; nullopt when it is not a permutation of [0, rank).
+std::optional<std::vector<int64_t>> resolvePerm(std::vector<int64_t> perm, int64_t rank);
+
 // `axis` in [-rank, rank) -> [0, rank); nullopt out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 

@@ -190,29 +190,6 @@ inline void windowReduce(const float* base, const int64_t* offsets, int64_t taps
   }
 }
 
-ONYX_CLONES void fastAddRowsInto(float* acc, const float* x, int64_t rows, int64_t n) {
-  typedef float Lanes16 __attribute__((vector_size(64)));
-  typedef float Lanes8 __attribute__((vector_size(32)));
-  int64_t i = 0;
-  auto block = [&](auto lanes) {
-    using Lanes = decltype(lanes);
-    constexpr int64_t kWidth = sizeof(Lanes) / sizeof(float);
-    for (; i + kWidth <= n; i += kWidth) {
-      Lanes a, v;
-      std::memcpy(&a, acc + i, sizeof a);
-      for (int64_t r = 0; r < rows; ++r) {
-        std::memcpy(&v, x + r * n + i, sizeof v);
-        a += v;
-      }
-      std::memcpy(acc + i, &a, sizeof a);
-    }
-  };
-  block(Lanes16{});
-  block(Lanes8{});
-  for (; i < n; ++i)
-    for (int64_t r = 0; r < rows; ++r) acc[i] += x[r * n + i];
-}
-
 ONYX_CLONES void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
   windowReduce<true>(base, offsets, taps, out, n);
 }

@@ -19,8 +19,6 @@ void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
 // and acc[i] += v[i]: the channel vectors of channels-last pooling.
 void fastMaxInto(float* acc, const float* v, int64_t n);
 void fastAddInto(float* acc, const float* v, int64_t n);
-// acc[i] += x[r * n + i] over rows r in [0, rows): a channels-last block of pixels summed per channel.
-void fastAddRowsInto(float* acc, const float* x, int64_t rows, int64_t n);
 // One pooling window over channels-last storage: out[0, n) = max (or sum) over the taps of
 // base[offsets[t] + i]; at least one tap.
 void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);

@@ -195,11 +195,14 @@ class GlobalAveragePoolChannelsLast final : public Kernel {
     const int64_t block = std::max<int64_t>(1, 8192 / std::max<int64_t>(C, 1));
     const int64_t blocks = std::max<int64_t>(1, (spatial + block - 1) / block);
     std::vector<float> sums(size_t(N * blocks * C), 0.0f);
+    std::vector<int64_t> pixels(size_t(std::min(block, spatial)));  // a block's pixels as pooling taps
+    for (size_t p = 0; p < pixels.size(); ++p) pixels[p] = int64_t(p) * C;
     ctx.parallelFor(N * blocks, 1, [&](int64_t b, int64_t e) {
       for (int64_t job = b; job < e; ++job) {
         const int64_t n = job / blocks, first = (job % blocks) * block;
         const int64_t rows = std::min(spatial, first + block) - first;
-        if (rows > 0) fastAddRowsInto(sums.data() + job * C, px + (n * spatial + first) * C, rows, C);
+        if (rows > 0)
+          fastWindowSum(px + (n * spatial + first) * C, pixels.data(), rows, sums.data() + job * C, C);
       }
     });
     const float scale = spatial ? 1.0f / float(spatial) : 0.0f;

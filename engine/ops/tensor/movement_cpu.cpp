@@ -154,19 +154,12 @@ Expected<void> splitKernel(KernelContext& ctx) {
 }  // namespace
 
 Expected<std::vector<int64_t>> transposePerm(const KernelContext& ctx, const TensorValue& in) {
-  const int64_t rank = in.rank();
-  std::vector<int64_t> perm = ctx.attrInts("perm").value_or(std::vector<int64_t>{});
-  if (perm.empty())
-    for (int64_t i = rank - 1; i >= 0; --i) perm.push_back(i);
-  if (int64_t(perm.size()) != rank)
-    return ctx.error("perm has " + std::to_string(perm.size()) + " entries for " + in.describe(), 0);
-  std::vector<bool> seen(size_t(rank), false);
-  for (int64_t& p : perm) {
-    if (p < 0) p += rank;
-    if (p < 0 || p >= rank || seen[size_t(p)]) return ctx.error("perm is not a permutation", 0);
-    seen[size_t(p)] = true;
-  }
-  return perm;
+  const std::vector<int64_t> given = ctx.attrInts("perm").value_or(std::vector<int64_t>{});
+  if (!given.empty() && int64_t(given.size()) != in.rank())
+    return ctx.error("perm has " + std::to_string(given.size()) + " entries for " + in.describe(), 0);
+  auto perm = resolvePerm(given, in.rank());
+  if (!perm) return ctx.error("perm is not a permutation", 0);
+  return *perm;
 }
 
 Expected<SliceBounds> sliceBounds(const KernelContext& ctx, const TensorValue& in) {
