@@ -61,7 +61,24 @@ int64_t valueBytes(const RunValue& value) {
   return 0;
 }
 
+// The default ONNX domain, under either of its names.
+bool isOnnxDomain(const Node& node) {
+  return node.domain().empty() || node.domain() == "ai.onnx";
+}
+
 }  // namespace
+
+// How a step's outputs may be kept from one run for the next (ExecutorOptions::foldConstants).
+enum class Fold {
+  None,
+  Constant,  // CPU, deterministic, reads only constants (initializers that are not graph inputs, such steps)
+  // The same, reading values computed from tensor dims as well: exporters' shape arithmetic. Its kept
+  // outputs stand while GraphPlan::shapeEpoch is the one they were computed in (Step::foldedEpoch).
+  Shape,
+  // A Shape or Size node: its kept output stands while its input has the dims it had (Step::shapeDims); new
+  // dims start a new shape epoch.
+  Source,
+};
 
 // A node fused into the step before it (see EpilogueOp). Its own kernel runs only when the producer's
 // kernel cannot fuse it in a run (other types or shapes).
@@ -89,18 +106,12 @@ struct Step {
   std::vector<const Node*> transposedInputs;
   size_t ownInputs = SIZE_MAX;         // inputs past this many are epilogue operands
   bool channelsLastOut = false;        // output 0 may be channels-last: every reader takes it
-  // Reads only constants (initializers, other such steps) and is deterministic: computed by the first run,
-  // its outputs kept for the following ones (ONNX Runtime folds the same nodes when it loads a model).
-  bool foldable = false;
+  // Whether its outputs, computed once, are kept for the following runs (ONNX Runtime folds the constant
+  // ones when it loads a model).
+  Fold fold = Fold::None;
   std::optional<std::vector<RunValue>> folded;
-  // Reads only constants and values computed from tensor dims (Shape, Size and such steps): exporters' shape
-  // arithmetic. Its kept outputs stand while GraphPlan::shapeEpoch is the one they were computed in.
-  bool shapeFoldable = false;
-  uint64_t foldedEpoch = 0;
-  // A Shape or Size step: its kept output stands while its input has the dims it had (shapeDims); new dims
-  // start a new shape epoch.
-  bool shapeSource = false;
-  Dims shapeDims;
+  uint64_t foldedEpoch = 0;  // Fold::Shape
+  Dims shapeDims;            // Fold::Source
 };
 
 // Arena bookkeeping for one binding of the input shapes.
@@ -132,7 +143,7 @@ class GraphPlan {
   std::unordered_map<const onyx::Value*, int> slotOf;
   std::vector<std::pair<int, TensorValue>> constants;
   std::vector<bool> isConstant;
-  std::vector<bool> isShapeDerived;  // output of a shape source or shape-foldable step
+  std::vector<bool> isShapeDerived;  // output of a Fold::Source or Fold::Shape step
   uint64_t shapeEpoch = 0;
   std::vector<int> inputSlots;
   std::vector<int> outputSlots;
@@ -253,21 +264,13 @@ class FrameHost final : public KernelHost {
 
 namespace {
 
-// How a step's outputs may be kept from one run for the next (ExecutorOptions::foldConstants).
-enum class Fold {
-  None,
-  Constant,  // CPU, deterministic, reads only constants (initializers that are not graph inputs, such steps)
-  Shape,     // the same, reading values derived from tensor dims as well (Step::shapeFoldable)
-  Source,    // a Shape or Size node (Step::shapeSource)
-};
-
 Fold foldKind(const GraphPlan& plan, const Step& step) {
   static const std::unordered_set<std::string> kRandom = {"RandomNormal", "RandomUniform", "RandomNormalLike",
                                                           "RandomUniformLike", "Multinomial", "Bernoulli",
                                                           "Dropout"};
   const Node& node = *step.node;
   if (!step.backend->usesHostMemory() || !node.subgraphs().empty() || !step.captures.empty()) return Fold::None;
-  const bool standard = node.domain().empty() || node.domain() == "ai.onnx";
+  const bool standard = isOnnxDomain(node);
   if (standard && kRandom.count(node.opType())) return Fold::None;
   if (!standard && node.domain() != "ai.onnx.ml") return Fold::None;
   bool derived = false;
@@ -289,11 +292,11 @@ Fold foldKind(const GraphPlan& plan, const Step& step) {
 // Whether a folded step's kept outputs are this run's: constants always; shape arithmetic while no Shape or
 // Size step saw new dims; a Shape or Size step while its input has the dims it had.
 bool keptOutputsHold(const GraphPlan& plan, const Step& step, const Frame& frame) {
-  if (step.shapeSource) {
+  if (step.fold == Fold::Source) {
     const auto* t = std::get_if<TensorValue>(&frame.slots[size_t(step.inputs[0])]);
     return t && t->dims() == step.shapeDims;
   }
-  return !step.shapeFoldable || step.foldedEpoch == plan.shapeEpoch;
+  return step.fold != Fold::Shape || step.foldedEpoch == plan.shapeEpoch;
 }
 
 Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan, Frame& frame, bool useArena,
@@ -455,7 +458,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       context.setOutputMayBeChannelsLast(step.channelsLastOut);
       fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
       context.setFusingEpilogue(fused);
-      const bool kept = step.foldable || step.shapeFoldable || step.shapeSource;
+      const bool kept = step.fold != Fold::None;
       host.heapOnly = (!step.epilogue.empty() && !fused) || kept;  // kept values: not arena
       auto ran = step.prepared->run(context);
       host.heapOnly = false;
@@ -500,7 +503,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         frame.slots[size_t(slot)] = std::move(outputs[i]);
       }
       if (kept) {
-        if (step.shapeSource) {
+        if (step.fold == Fold::Source) {
           if (step.folded) ++plan.shapeEpoch;  // the dims changed: what was computed from them is stale
           const auto* t = std::get_if<TensorValue>(&frame.slots[size_t(step.inputs[0])]);
           step.shapeDims = t ? t->dims() : Dims{-1};
@@ -788,19 +791,26 @@ struct Builder {
       return user && user->graph() == &graph && user->outputCount() == 1 && user->subgraphs().empty() ? user
                                                                                                     : nullptr;
     };
+    // Exporters write Clip bounds and scalars as Constant nodes as often as initializers; both are known now.
+    auto constantOf = [](const onyx::Value* v) -> const onyx::Tensor* {
+      if (!v) return nullptr;
+      if (v->initializer()) return v->initializer();
+      const Node* producer = v->producer();
+      if (!producer || producer->opType() != "Constant" || !producer->domain().empty()) return nullptr;
+      const Attribute* value = producer->attribute("value");
+      return value ? value->getTensor() : nullptr;
+    };
     // Transposes read only by a MatMul on the CPU: the MatMul reads the Transpose's input through the
     // permutation (strided operands; BERT's head split and K^T), so the transposed copy is never written.
     std::unordered_map<const Node*, std::vector<const Node*>> transposedInputsOf;
     for (const Node* node : fuseEpilogues ? order : std::vector<const Node*>{}) {
-      auto standard = [](const Node* n) { return n->domain().empty() || n->domain() == "ai.onnx"; };
-      if (node->opType() != "Transpose" || !standard(node) || node->inputCount() < 1 || node->outputCount() != 1)
+      if (node->opType() != "Transpose" || !isOnnxDomain(*node) || node->inputCount() < 1 ||
+          node->outputCount() != 1)
         continue;
       const onyx::Value* source = node->input(0);
-      if (!source || source->name().empty() || source->initializer() ||
-          (source->producer() && source->producer()->opType() == "Constant"))
-        continue;  // constant: folded once instead
+      if (!source || source->name().empty() || constantOf(source)) continue;  // constant: folded once instead
       const Node* user = onlyUser(node->output(0));
-      if (!user || user->opType() != "MatMul" || !standard(user)) continue;
+      if (!user || user->opType() != "MatMul" || !isOnnxDomain(*user)) continue;
       Backend* runs = nullptr;
       for (Backend* backend : backends)
         if (!runs && backend->supports(*user, opsetFor(user->domain()))) runs = backend;
@@ -811,15 +821,6 @@ struct Builder {
         if (user->input(i) == node->output(0)) transposed[i] = node;
       absorbed.insert(node);
     }
-    // Exporters write Clip bounds and scalars as Constant nodes as often as initializers; both are known now.
-    auto constantOf = [](const onyx::Value* v) -> const onyx::Tensor* {
-      if (!v) return nullptr;
-      if (v->initializer()) return v->initializer();
-      const Node* producer = v->producer();
-      if (!producer || producer->opType() != "Constant" || !producer->domain().empty()) return nullptr;
-      const Attribute* value = producer->attribute("value");
-      return value ? value->getTensor() : nullptr;
-    };
     // The element-wise nodes after `step` that its kernel agrees to compute in its output pass. Returns the
     // value the step's output 0 then holds.
     auto planEpilogue = [&](Step& step, const Node& node) -> Expected<const onyx::Value*> {
@@ -914,7 +915,7 @@ struct Builder {
       Step step;
       step.node = node;
       step.opset = opsetFor(node->domain());
-      if (step.opset == 0 && (node->domain().empty() || node->domain() == "ai.onnx")) step.opset = 1;
+      if (step.opset == 0 && isOnnxDomain(*node)) step.opset = 1;
       std::vector<const onyx::Tensor*> constants;
       if (auto it = transposedInputsOf.find(node); it != transposedInputsOf.end())
         step.transposedInputs = it->second;
@@ -990,14 +991,11 @@ struct Builder {
       location.resize(plan->slotValue.size(), nullptr);
       for (int slot : step.outputs)
         if (slot >= 0) location[size_t(slot)] = step.backend->usesHostMemory() ? nullptr : step.backend;
-      const Fold fold = foldConstants ? foldKind(*plan, step) : Fold::None;
-      step.foldable = fold == Fold::Constant;
-      step.shapeFoldable = fold == Fold::Shape;
-      step.shapeSource = fold == Fold::Source;
+      step.fold = foldConstants ? foldKind(*plan, step) : Fold::None;
       for (int slot : step.outputs) {
         if (slot < 0) continue;
-        plan->isConstant[size_t(slot)] = step.foldable;
-        plan->isShapeDerived[size_t(slot)] = step.shapeFoldable || step.shapeSource;
+        plan->isConstant[size_t(slot)] = step.fold == Fold::Constant;
+        plan->isShapeDerived[size_t(slot)] = step.fold == Fold::Shape || step.fold == Fold::Source;
       }
       plan->steps.push_back(std::move(step));
     }
