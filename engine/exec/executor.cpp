@@ -104,6 +104,10 @@ struct Step {
   // Per input: the Transpose folded into this step (the kernel reads its input through the permutation,
   // KernelContext::setTransposedInputs), or null. Empty when none is.
   std::vector<const Node*> transposedInputs;
+  // Per input: the Concat folded into this step (KernelContext::setConcatenatedInputs), or null. Its parts
+  // are `inputs` from partsBegin on, after the node's own, in order; the folded input's own slot is -1.
+  std::vector<const Node*> concatenatedInputs;
+  size_t partsBegin = SIZE_MAX;
   size_t ownInputs = SIZE_MAX;         // inputs past this many are epilogue operands
   bool channelsLastOut = false;        // output 0 may be channels-last: every reader takes it
   // Whether its outputs, computed once, are kept for the following runs (ONNX Runtime folds the constant
@@ -112,6 +116,20 @@ struct Step {
   std::optional<std::vector<RunValue>> folded;
   uint64_t foldedEpoch = 0;  // Fold::Shape
   Dims shapeDims;            // Fold::Source
+
+  // The node input (for Kernel::acceptsChannelsLast) that inputs[i] holds or is a part of, or
+  // kEpilogueOperands.
+  size_t kernelInput(size_t i) const {
+    if (i >= ownInputs) return kEpilogueOperands;
+    if (i < partsBegin) return i;
+    size_t part = i - partsBegin;
+    for (size_t k = 0; k < concatenatedInputs.size(); ++k) {
+      if (!concatenatedInputs[k]) continue;
+      if (part < concatenatedInputs[k]->inputCount()) return k;
+      part -= concatenatedInputs[k]->inputCount();
+    }
+    return kEpilogueOperands;
+  }
 };
 
 // Arena bookkeeping for one binding of the input shapes.
@@ -442,19 +460,20 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         if (views) {
           inputPtrs[i] = &(*views)[i];
         } else if (const auto* t = std::get_if<TensorValue>(inputPtrs[i]);
-                   t && t->channelsLast() &&
-                   !step.prepared->acceptsChannelsLast(i < step.ownInputs ? i : kEpilogueOperands)) {
+                   t && t->channelsLast() && !step.prepared->acceptsChannelsLast(step.kernelInput(i))) {
           converted.emplace_back(t->toPlainLayout());
           inputPtrs[i] = &converted.back();
         }
       }
       std::span<const RunValue* const> all(inputPtrs);
-      size_t own = std::min(step.ownInputs, all.size());
-      KernelContext context(*step.node, step.opset, all.first(own), outputs, host, executor.pool());
+      size_t own = std::min(step.ownInputs, all.size()), nodeInputs = std::min(step.partsBegin, own);
+      KernelContext context(*step.node, step.opset, all.first(nodeInputs), outputs, host, executor.pool());
       context.setEpilogueOperands(all.subspan(own));
       context.setTransposedInputs(step.transposedInputs);
       for (size_t i = 0; i < step.transposedInputs.size(); ++i)
         if (auto perm = context.inputPermutation(i); !perm) return perm.error();
+      context.setConcatenatedInputs(step.concatenatedInputs, all.subspan(nodeInputs, own - nodeInputs));
+      if (auto joined = context.checkConcatenatedInputs(); !joined) return joined.error();
       context.setOutputMayBeChannelsLast(step.channelsLastOut);
       fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
       context.setFusingEpilogue(fused);
@@ -557,6 +576,8 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       };
       for (const Node* transpose : step.transposedInputs)
         if (transpose) recordFused(*transpose);
+      for (const Node* concat : step.concatenatedInputs)
+        if (concat) recordFused(*concat);
       for (const EpilogueStep& fusedNode : step.epilogue)
         if (fused) recordFused(*fusedNode.node);
       if (deviceStep) step.backend->endProfiledStep(*profiler, profiler->events().size() - 1);
@@ -648,7 +669,7 @@ void markChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const ony
     bool allTake = true;
     for (auto [r, input] : readers[size_t(slot)]) {
       const Step& reader = plan.steps[r];
-      size_t asked = input < reader.ownInputs ? input : kEpilogueOperands;
+      size_t asked = reader.kernelInput(input);
       bool takes = reader.node && ((reader.prepared->acceptsChannelsLast(asked) &&
                                     (!reader.prepared->readsChannelsLastOnlyToKeepIt() || reader.channelsLastOut)) ||
                                    (transparent(reader) && reader.channelsLastOut));
@@ -821,6 +842,32 @@ struct Builder {
         if (user->input(i) == node->output(0)) transposed[i] = node;
       absorbed.insert(node);
     }
+    // Concats along channels read only by a Conv with one group or by a 2-D pooling, on the CPU: the reader
+    // takes the parts where they lie (the Conv runs once per part on its slice of the weights, oneDNN summing
+    // into the output; the pooling writes each part's channel range), so the joined copy is never written.
+    // SqueezeNet's fire modules end in such Concats.
+    std::unordered_map<const Node*, std::vector<const Node*>> concatenatedInputsOf;
+    for (const Node* node : fuseEpilogues ? order : std::vector<const Node*>{}) {
+      if (node->opType() != "Concat" || !isOnnxDomain(*node) || node->attrInt("axis", 0) != 1 ||
+          node->inputCount() < 2 || node->outputCount() != 1)
+        continue;
+      bool named = true;
+      for (const onyx::Value* part : node->inputs()) named = named && part && !part->name().empty();
+      const Node* user = named ? onlyUser(node->output(0)) : nullptr;
+      if (!user || !isOnnxDomain(*user) || user->inputCount() < 1 || user->input(0) != node->output(0)) continue;
+      const std::string& op = user->opType();
+      const bool pool2d = (op == "MaxPool" || op == "AveragePool") && user->attrInts("kernel_shape") &&
+                          user->attrInts("kernel_shape")->size() == 2;
+      if (!(op == "Conv" && user->attrInt("group", 1) == 1) && !pool2d) continue;
+      Backend* runs = nullptr;
+      for (Backend* backend : backends)
+        if (!runs && backend->supports(*user, opsetFor(user->domain()))) runs = backend;
+      if (!runs || !runs->usesHostMemory()) continue;
+      std::vector<const Node*>& concatenated = concatenatedInputsOf[user];
+      concatenated.assign(user->inputCount(), nullptr);
+      concatenated[0] = node;
+      absorbed.insert(node);
+    }
     // The element-wise nodes after `step` that its kernel agrees to compute in its output pass. Returns the
     // value the step's output 0 then holds.
     auto planEpilogue = [&](Step& step, const Node& node) -> Expected<const onyx::Value*> {
@@ -919,10 +966,13 @@ struct Builder {
       std::vector<const onyx::Tensor*> constants;
       if (auto it = transposedInputsOf.find(node); it != transposedInputsOf.end())
         step.transposedInputs = it->second;
+      if (auto it = concatenatedInputsOf.find(node); it != concatenatedInputsOf.end())
+        step.concatenatedInputs = it->second;
       for (size_t i = 0; i < node->inputCount(); ++i) {
         const onyx::Value* v = node->input(i);
         if (i < step.transposedInputs.size() && step.transposedInputs[i]) v = step.transposedInputs[i]->input(0);
-        if (!v || v->name().empty()) {
+        const bool concatenated = i < step.concatenatedInputs.size() && step.concatenatedInputs[i];
+        if (!v || v->name().empty() || concatenated) {
           step.inputs.push_back(-1);
           constants.push_back(nullptr);
           continue;
@@ -935,6 +985,19 @@ struct Builder {
         }
         step.inputs.push_back(slot);
         constants.push_back(v->initializer());
+      }
+      if (!step.concatenatedInputs.empty()) {
+        step.partsBegin = step.inputs.size();
+        for (size_t i = 0; i < step.concatenatedInputs.size(); ++i) {
+          if (!step.concatenatedInputs[i]) continue;
+          for (const onyx::Value* part : step.concatenatedInputs[i]->inputs()) {
+            int slot = slotFor(part);
+            if (slot < 0)
+              return makeError("input '" + part->name() + "' is not produced by any node, graph input or initializer",
+                               step.concatenatedInputs[i]->describe());
+            step.inputs.push_back(slot);
+          }
+        }
       }
       for (const onyx::Value* v : outerRefs[node]) {
         int slot = slotFor(v);

@@ -33,6 +33,34 @@ TensorValue permuteTensor(const TensorValue& in, const std::vector<int64_t>& per
   return out;
 }
 
+// The parts joined along `axis`, in row-major storage: per outer index, each part's block in turn.
+TensorValue concatenate(const std::vector<const TensorValue*>& parts, int64_t axis) {
+  std::vector<TensorValue> plain;
+  for (const TensorValue* p : parts) plain.push_back(p->toPlainLayout());
+  Dims dims = plain[0].dims();
+  dims[size_t(axis)] = 0;
+  for (const TensorValue& p : plain) dims[size_t(axis)] += p.dim(axis);
+  TensorValue out = TensorValue::allocate(plain[0].dtype(), dims);
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= dims[size_t(d)];
+  const size_t bytes = elementBytes(out.dtype());
+  const bool strings = out.dtype() == DataType::String;
+  int64_t at = 0;  // elements of the output written
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const TensorValue& p : plain) {
+      const int64_t block = outer ? p.count() / outer : 0;
+      if (strings) {
+        for (int64_t k = 0; k < block; ++k) out.data<std::string>()[at + k] = p.data<std::string>()[o * block + k];
+      } else if (block > 0) {
+        std::memcpy(static_cast<char*>(out.raw()) + size_t(at) * bytes,
+                    static_cast<const char*>(p.raw()) + size_t(o * block) * bytes, size_t(block) * bytes);
+      }
+      at += block;
+    }
+  }
+  return out;
+}
+
 std::string inputLabel(const Node& node, int index) {
   const Value* value = node.input(size_t(index));
   return "input " + std::to_string(index) + (value ? " '" + value->name() + "'" : "");
@@ -40,26 +68,97 @@ std::string inputLabel(const Node& node, int index) {
 }  // namespace
 
 bool KernelContext::hasInput(size_t i) const {
+  if (i < concats_.size() && concats_[i]) return true;
   return i < inputs_.size() && inputs_[i] && !std::holds_alternative<std::monostate>(*inputs_[i]);
 }
 
 const RunValue& KernelContext::inputValue(size_t i) const {
+  const bool concatenated = i < concats_.size() && concats_[i];
   const RunValue& stored = i < inputs_.size() && inputs_[i] ? *inputs_[i] : kAbsent;
-  if (i >= transposes_.size() || !transposes_[i] || !std::holds_alternative<TensorValue>(stored))
-    return stored;
-  if (transposed_.size() < transposes_.size()) transposed_.resize(transposes_.size());
-  RunValue& made = transposed_[i];
+  const bool transposed = i < transposes_.size() && transposes_[i] && std::holds_alternative<TensorValue>(stored);
+  if (!concatenated && !transposed) return stored;
+  if (made_.size() <= i) made_.resize(i + 1);
+  RunValue& made = made_[i];
   if (std::holds_alternative<std::monostate>(made)) {
-    auto perm = inputPermutation(i);
-    if (!perm) return kAbsent;  // the executor checks every permutation before the kernel runs
-    made = permuteTensor(std::get<TensorValue>(stored), *perm);
+    // The executor checks every permutation and concatenation before the kernel runs.
+    if (concatenated) {
+      if (!checkConcatenatedInputs()) return kAbsent;
+      made = concatenate(inputParts(i), concatAxis(i));
+    } else {
+      auto perm = inputPermutation(i);
+      if (!perm) return kAbsent;
+      made = permuteTensor(std::get<TensorValue>(stored), *perm);
+    }
   }
   return made;
 }
 
 void KernelContext::setTransposedInputs(std::span<const Node* const> transposes) {
   transposes_ = transposes;
-  transposed_.clear();
+  made_.clear();
+}
+
+void KernelContext::setConcatenatedInputs(std::span<const Node* const> concats,
+                                          std::span<const RunValue* const> parts) {
+  concats_ = concats;
+  parts_ = parts;
+  made_.clear();
+}
+
+std::span<const RunValue* const> KernelContext::partValues(size_t i) const {
+  if (i >= concats_.size() || !concats_[i]) return {};
+  size_t begin = 0;
+  for (size_t k = 0; k < i; ++k)
+    if (concats_[k]) begin += concats_[k]->inputCount();
+  const size_t count = concats_[i]->inputCount();
+  return begin + count <= parts_.size() ? parts_.subspan(begin, count) : std::span<const RunValue* const>{};
+}
+
+std::vector<const TensorValue*> KernelContext::inputParts(size_t i) const {
+  std::vector<const TensorValue*> out;
+  for (const RunValue* part : partValues(i)) {
+    const auto* t = part ? std::get_if<TensorValue>(part) : nullptr;
+    out.push_back(t ? t : &kNoTensor);
+  }
+  return out;
+}
+
+int64_t KernelContext::concatAxis(size_t i) const {
+  std::vector<const TensorValue*> parts = inputParts(i);
+  const int64_t rank = parts.empty() ? 0 : parts[0]->rank();
+  const int64_t axis = concats_[i]->attrInt("axis", 0);
+  return axis < 0 ? axis + rank : axis;
+}
+
+Expected<void> KernelContext::checkConcatenatedInputs() const {
+  for (size_t i = 0; i < concats_.size(); ++i) {
+    if (!concats_[i]) continue;
+    const Node& concat = *concats_[i];
+    std::span<const RunValue* const> values = partValues(i);
+    if (values.empty()) return makeError("has no parts to concatenate", concat.describe());
+    for (size_t k = 0; k < values.size(); ++k)
+      if (!values[k] || !std::holds_alternative<TensorValue>(*values[k]))
+        return makeError("Concat expects a tensor for " + inputLabel(concat, int(k)) + ", got " +
+                             (values[k] ? describeValue(*values[k]) : std::string("nothing")),
+                         concat.describe());
+    std::vector<const TensorValue*> parts = inputParts(i);
+    const TensorValue& first = *parts[0];
+    const int64_t axis = concatAxis(i);
+    if (axis < 0 || axis >= first.rank())
+      return makeError("Concat axis " + std::to_string(concat.attrInt("axis", 0)) + " is out of range for " +
+                           first.describe(),
+                       concat.describe());
+    for (size_t k = 1; k < parts.size(); ++k) {
+      const TensorValue& t = *parts[k];
+      bool joins = t.dtype() == first.dtype() && t.rank() == first.rank();
+      for (int64_t d = 0; joins && d < t.rank(); ++d) joins = d == axis || t.dim(d) == first.dim(d);
+      if (!joins)
+        return makeError("Concat cannot join " + t.describe() + " with " + first.describe() + " along axis " +
+                             std::to_string(axis) + ": every other dim and the type must match",
+                         concat.describe() + ", " + inputLabel(concat, int(k)));
+    }
+  }
+  return {};
 }
 
 const TensorValue& KernelContext::storedInput(size_t i) const {
@@ -79,6 +178,14 @@ Expected<std::vector<int64_t>> KernelContext::inputPermutation(size_t i) const {
 }
 
 Dims KernelContext::inputDims(size_t i) const {
+  if (i < concats_.size() && concats_[i]) {
+    std::vector<const TensorValue*> parts = inputParts(i);
+    const int64_t axis = concatAxis(i);
+    if (parts.empty() || axis < 0 || axis >= parts[0]->rank()) return {};
+    Dims dims = parts[0]->dims();
+    for (size_t k = 1; k < parts.size(); ++k) dims[size_t(axis)] += parts[k]->dim(axis);
+    return dims;
+  }
   const TensorValue& stored = storedInput(i);
   auto perm = inputPermutation(i);
   if (!perm || perm->empty()) return stored.dims();

@@ -58,7 +58,17 @@ class KernelContext {
   // Output dim d of the Transpose reads stored dim perm[d]; empty when input i is not transposed. An error
   // names the Transpose when its perm does not fit the stored tensor's rank.
   Expected<std::vector<int64_t>> inputPermutation(size_t i) const;
-  Dims inputDims(size_t i) const;  // input(i).dims() without making a transposed input
+  Dims inputDims(size_t i) const;  // input(i).dims() without making a transposed or concatenated input
+
+  // Inputs joined by a Concat the executor folded into this node (per input: the Concat node, or null), and
+  // the Concat's inputs, consecutive per folded input. input(i) is then the concatenation, made on first
+  // use; a kernel that reads the parts where they lie uses inputParts and inputDims and never makes it.
+  void setConcatenatedInputs(std::span<const Node* const> concats, std::span<const RunValue* const> parts);
+  // The parts of input i, in order; empty when input i is not concatenated.
+  std::vector<const TensorValue*> inputParts(size_t i) const;
+  // Whether every concatenated input's parts join: tensors of one type and rank whose dims differ only on
+  // the axis. The error names the Concat.
+  Expected<void> checkConcatenatedInputs() const;
 
   // Attributes with defaults.
   int64_t attrInt(std::string_view name, int64_t fallback) const { return node_.attrInt(name, fallback); }
@@ -115,7 +125,12 @@ class KernelContext {
   bool outputMayBeChannelsLast_ = false;
   std::span<const RunValue* const> epilogueOperands_;
   std::span<const Node* const> transposes_;
-  mutable std::vector<RunValue> transposed_;  // per transposed input, once made
+  std::span<const Node* const> concats_;
+  std::span<const RunValue* const> parts_;
+  mutable std::vector<RunValue> made_;  // per transposed or concatenated input, once made
+
+  int64_t concatAxis(size_t i) const;  // of input i's Concat, resolved against its parts' rank
+  std::span<const RunValue* const> partValues(size_t i) const;
 };
 
 // An element-wise node that follows a node and reads its output 0 (Conv then Relu, Clip, an Add of the

@@ -94,14 +94,16 @@ TEST(ExecChannelsLast, ReadersThatNeedPlainStorageKeepItPlain) {
 }
 
 TEST(ExecChannelsLast, ConcatAlongChannelsKeepsTheLayout) {
-  // SqueezeNet's fire module: two expand Convs joined along channels feed the next Conv. e3 is also read by
-  // a Concat that writes a graph output (plain), so e3 stays plain and the first Concat mixes layouts.
-  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,8,9,9] x, float[4,8,1,1] ws, float[6,4,1,1] we1, float[6,4,3,3] we3, float[5,12,1,1] wn, float[1,3,9,9] extra) => (float[1,5,9,9] y, float[1,9,9,9] z) {
+  // Two expand Convs joined along channels feed two Convs (a Concat read by one Conv is folded into it:
+  // exec_concatenated_input_test). e3 is also read by a Concat that writes a graph output (plain), so e3
+  // stays plain and the first Concat mixes layouts.
+  auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,8,9,9] x, float[4,8,1,1] ws, float[6,4,1,1] we1, float[6,4,3,3] we3, float[5,12,1,1] wn, float[1,3,9,9] extra) => (float[1,5,9,9] y, float[1,5,9,9] v, float[1,9,9,9] z) {
       s = Conv (x, ws)
       e1 = Conv (s, we1)
       e3 = Conv <pads = [1, 1, 1, 1]> (s, we3)
       f = Concat <axis = 1> (e1, e3)
       y = Conv (f, wn)
+      v = Conv <pads = [1, 1, 1, 1]> (f, wn)
       z = Concat <axis = 1> (e3, extra)
     })");
   EXPECT_TRUE(planned["s"]);

@@ -3,68 +3,10 @@
 // on the same seeded inputs; the profile shows which nodes fused.
 #include <gtest/gtest.h>
 
-#include "exec_kernel_test_util.h"
-#include "onnx/onnx_io.h"
+#include "exec_fusion_test_util.h"
 
 namespace onyx::exec::testing {
 namespace {
-
-struct Outcome {
-  std::vector<RunValue> outputs;
-  std::vector<std::string> variants;  // per profile event: "dnnl+Add+Relu", "fused into Conv ..."
-};
-
-Outcome runGraph(const Model& model, const NamedValues& inputs, bool fuse) {
-  ExecutorOptions options;
-  options.fuseEpilogues = fuse;
-  options.profile = true;
-  auto executor = Executor::create(model, options);
-  EXPECT_TRUE(executor.ok()) << executor.error().toString();
-  if (!executor.ok()) return {};
-  Outcome out;
-  for (int run = 0; run < 2; ++run) {  // the second run uses the arena planned by the first
-    (*executor)->profiler().clear();
-    auto result = (*executor)->run(inputs);
-    EXPECT_TRUE(result.ok()) << result.error().toString();
-    if (!result.ok()) return {};
-    out.outputs = std::move(*result);
-  }
-  for (const ProfileEvent& e : (*executor)->profiler().events()) out.variants.push_back(e.variant);
-  return out;
-}
-
-// Inputs named in the graph's signature, random of the declared shapes.
-NamedValues randomInputs(const Model& model, uint64_t seed) {
-  NamedValues named;
-  for (const Value* v : model.graph().inputs()) {
-    if (v->initializer()) continue;
-    Dims dims;
-    for (const Dim& d : *v->type().shape()) dims.push_back(*d.value());
-    named.push_back({v->name(), randomTensor(DataType::Float, dims, seed++, -1.0f, 1.0f)});
-  }
-  return named;
-}
-
-void expectFusion(const std::string& text, const std::string& fusedVariant, int fusedNodes) {
-  auto model = parseModelText(text);
-  ASSERT_TRUE(model.ok()) << model.error().toString();
-  NamedValues inputs = randomInputs(**model, 5);
-  Outcome fused = runGraph(**model, inputs, true);
-  Outcome plain = runGraph(**model, inputs, false);
-  ASSERT_EQ(fused.outputs.size(), plain.outputs.size());
-  for (size_t i = 0; i < plain.outputs.size(); ++i)
-    EXPECT_TRUE(closeTensors(std::get<TensorValue>(fused.outputs[i]), std::get<TensorValue>(plain.outputs[i]),
-                             1e-5, 1e-5))
-        << "output " << i;
-  EXPECT_EQ(std::count(fused.variants.begin(), fused.variants.end(), fusedVariant), 1) << fusedVariant;
-  int absorbed = 0;
-  for (const std::string& v : fused.variants) absorbed += v.rfind("fused into", 0) == 0;
-  EXPECT_EQ(absorbed, fusedNodes);
-  for (const std::string& v : plain.variants) EXPECT_EQ(v.find('+'), std::string::npos) << v;
-}
-
-const char* kHeader = R"(<ir_version: 8, opset_import: ["" : 17]>
-)";
 
 TEST(ExecConvEpilogue, ActivationsBecomePostOps) {
   expectFusion(std::string(kHeader) + R"(g (float[1,3,9,9] x, float[8,3,3,3] w, float[8] b) => (float[1,8,9,9] y) {

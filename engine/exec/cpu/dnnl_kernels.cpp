@@ -32,17 +32,28 @@ Tag layoutTag(const TensorValue& t) {
   return t.channelsLast() ? channelsLastTag(size_t(t.rank())) : plainTag(size_t(t.rank()));
 }
 
-// A Conv prepared for one input shape and layout.
-struct ConvPlan {
+// A Conv prepared for one input shape and layout. A data input joined by a Concat the executor folded
+// (KernelContext::inputParts) runs as one convolution per part, on that part's slice of the input channels
+// of the weights: a Conv is linear in its input channels, so oneDNN's sum post-op adds the parts' results
+// in the output, and the last part applies the epilogue.
+struct ConvPart {
   dnnl::convolution_forward primitive;
   dnnl::convolution_forward::primitive_desc pd;
   memory weights;  // in the primitive's layout
-  memory bias;
+  memory bias;     // the first part's only
+  Tag srcTag = Tag::undef;  // the layout of the tensor we read
+  bool srcReorder = false;
+  memory srcBlocked;  // the primitive's layout when it differs from ours: allocated once
+  dnnl::reorder toBlocked;
+};
+
+struct ConvPlan {
+  std::vector<ConvPart> parts;
   Dims outDims;
-  Tag srcTag = Tag::undef, dstTag = Tag::undef;  // the layouts of the tensors we read and write
-  bool srcReorder = false, dstReorder = false;
-  memory srcBlocked, dstBlocked;  // the primitive's layouts when they differ from ours: allocated once
-  dnnl::reorder toBlocked, fromBlocked;
+  Tag dstTag = Tag::undef;  // the layout of the tensor we write
+  bool dstReorder = false;
+  memory dstBlocked;
+  dnnl::reorder fromBlocked;
   std::map<Tag, dnnl::reorder> residualReorders;  // per residual layout, into the primitive's dst
 };
 
@@ -130,7 +141,8 @@ class DnnlConv final : public Kernel {
 
   // Float tensors, and a residual of exactly the Conv's output shape (no broadcasting in a sum post-op).
   bool canFuseEpilogue(const KernelContext& ctx) const override {
-    const TensorValue& x = ctx.input(0);
+    std::vector<const TensorValue*> parts = ctx.inputParts(0);
+    const TensorValue& x = parts.empty() ? ctx.input(0) : *parts[0];
     const TensorValue& w = ctx.input(1);
     if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 ||
         w.rank() != x.rank())
@@ -140,7 +152,7 @@ class DnnlConv final : public Kernel {
       const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
       if (r.dtype() != DataType::Float || r.rank() != x.rank() || r.dim(0) != x.dim(0) || r.dim(1) != w.dim(0))
         return false;
-      auto g = outputDims(ctx, x, w);
+      auto g = outputDims(ctx, ctx.inputDims(0), w);
       if (!g || *g != r.dims()) return false;
     }
     return true;
@@ -150,16 +162,19 @@ class DnnlConv final : public Kernel {
   bool producesChannelsLast() const override { return true; }
 
   Expected<void> run(KernelContext& ctx) override {
-    const TensorValue& x = ctx.input(0);
     const TensorValue& w = ctx.input(1);
+    bool fused = ctx.fusingEpilogue() && !postOps_.empty();
+    std::vector<const TensorValue*> parts = ctx.inputParts(0);
+    if (parts.empty() || !takesParts(ctx, parts, w, fused)) parts = {&ctx.input(0)};  // joined when folded
+    const TensorValue& x = *parts[0];
     if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 ||
         w.rank() != x.rank())
       return runReferenceKernel(ctx);
-    bool fused = ctx.fusingEpilogue() && !postOps_.empty();
-    auto key = std::make_tuple(x.dims(), fused, x.channelsLast());
+    PlanKey key{{}, fused};
+    for (const TensorValue* part : parts) key.parts.push_back({part->dims(), part->channelsLast()});
     auto it = plans_.find(key);
     if (it == plans_.end() || !constantWeights_) {
-      auto plan = makePlan(ctx, x, w, fused);
+      auto plan = makePlan(ctx, parts, w, fused);
       if (!plan) return plan.error();
       it = plans_.insert_or_assign(key, std::move(*plan)).first;
     }
@@ -168,20 +183,11 @@ class DnnlConv final : public Kernel {
     if (!y) return y.error();
     (*y)->setChannelsLast(plan.dstTag != plainTag(size_t(x.rank())));
     dnnl::stream stream(cpuEngine());
-    memory userSrc({x.dims(), memory::data_type::f32, plan.srcTag}, cpuEngine(), const_cast<void*>(x.raw()));
     memory userDst({plan.outDims, memory::data_type::f32, plan.dstTag}, cpuEngine(), (*y)->raw());
-    memory src = userSrc, dst = userDst;
-    if (plan.srcReorder) {
-      if (!plan.srcBlocked) {
-        plan.srcBlocked = memory(plan.pd.src_desc(), cpuEngine());
-        plan.toBlocked = dnnl::reorder(userSrc, plan.srcBlocked);
-      }
-      src = plan.srcBlocked;
-      plan.toBlocked.execute(stream, userSrc, src);
-    }
+    memory dst = userDst;
     if (plan.dstReorder) {
       if (!plan.dstBlocked) {
-        plan.dstBlocked = memory(plan.pd.dst_desc(), cpuEngine());
+        plan.dstBlocked = memory(plan.parts[0].pd.dst_desc(), cpuEngine());
         plan.fromBlocked = dnnl::reorder(plan.dstBlocked, userDst);
       }
       dst = plan.dstBlocked;
@@ -200,94 +206,161 @@ class DnnlConv final : public Kernel {
         at->second.execute(stream, residual, dst);
       }
     }
-    std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, plan.weights}, {DNNL_ARG_DST, dst}};
-    if (plan.bias) args[DNNL_ARG_BIAS] = plan.bias;
-    plan.primitive.execute(stream, args);
+    for (size_t p = 0; p < plan.parts.size(); ++p) {
+      ConvPart& part = plan.parts[p];
+      const TensorValue& in = *parts[p];
+      memory userSrc({in.dims(), memory::data_type::f32, part.srcTag}, cpuEngine(), const_cast<void*>(in.raw()));
+      memory src = userSrc;
+      if (part.srcReorder) {
+        if (!part.srcBlocked) {
+          part.srcBlocked = memory(part.pd.src_desc(), cpuEngine());
+          part.toBlocked = dnnl::reorder(userSrc, part.srcBlocked);
+        }
+        src = part.srcBlocked;
+        part.toBlocked.execute(stream, userSrc, src);
+      }
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, part.weights}, {DNNL_ARG_DST, dst}};
+      if (part.bias) args[DNNL_ARG_BIAS] = part.bias;
+      part.primitive.execute(stream, args);
+    }
     if (plan.dstReorder) plan.fromBlocked.execute(stream, dst, userDst);
     stream.wait();
     return {};
   }
 
  private:
-  Expected<Dims> outputDims(const KernelContext& ctx, const TensorValue& x, const TensorValue& w) const {
-    std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
+  struct PlanKey {
+    std::vector<std::pair<Dims, bool>> parts;  // dims and channels-last, per part of the data input
+    bool fused = false;
+    bool operator<(const PlanKey& o) const { return std::tie(parts, fused) < std::tie(o.parts, o.fused); }
+  };
+
+  // Whether the parts of a concatenated data input run as they lie: float tensors that join along channels
+  // (the executor checked that they do), one group, and no residual in a fused epilogue (the sum post-op
+  // that adds the parts would add it before the activations that come first). Otherwise the kernel reads the
+  // joined input.
+  bool takesParts(const KernelContext& ctx, const std::vector<const TensorValue*>& parts, const TensorValue& w,
+                  bool fused) const {
+    if (ctx.attrInt("group", 1) != 1 || w.dtype() != DataType::Float) return false;
+    for (const TensorValue* part : parts)
+      if (part->dtype() != DataType::Float || part->rank() != w.rank() || part->rank() < 3 || part->rank() > 5)
+        return false;
+    for (const PostOp& op : postOps_)
+      if (fused && op.residual >= 0) return false;
+    return true;
+  }
+
+  Expected<Dims> outputDims(const KernelContext& ctx, const Dims& x, const TensorValue& w) const {
+    std::vector<int64_t> spatial(x.begin() + 2, x.end());
     std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
     auto g = windowGeometry(ctx, spatial, kernel, false);
     if (!g) return g.error();
-    Dims out = {x.dim(0), w.dim(0)};
+    Dims out = {x[0], w.dim(0)};
     out.insert(out.end(), g->outSize.begin(), g->outSize.end());
     return out;
   }
 
-  Expected<ConvPlan> makePlan(KernelContext& ctx, const TensorValue& x, const TensorValue& w, bool fused) {
+  // Input channels [offset, offset + count) of every output channel's filter, contiguous.
+  static std::vector<float> weightSlice(const TensorValue& w, int64_t offset, int64_t count) {
+    const int64_t m = w.dim(0), c = w.dim(1), taps = w.count() / std::max<int64_t>(m * c, 1);
+    std::vector<float> out(size_t(m * count * taps));
+    for (int64_t o = 0; o < m; ++o)
+      std::memcpy(out.data() + o * count * taps, w.data<float>() + (o * c + offset) * taps,
+                  size_t(count * taps) * sizeof(float));
+    return out;
+  }
+
+  Expected<ConvPlan> makePlan(KernelContext& ctx, const std::vector<const TensorValue*>& parts,
+                              const TensorValue& w, bool fused) {
+    const TensorValue& x = *parts[0];
+    const Dims xDims = parts.size() > 1 ? ctx.inputDims(0) : x.dims();
     int64_t groups = ctx.attrInt("group", 1);
-    int64_t c = x.dim(1), m = w.dim(0);
+    int64_t c = xDims[1], m = w.dim(0);
     if (groups <= 0 || c != w.dim(1) * groups || m % groups != 0)
-      return ctx.error("channels of " + x.describe() + " do not match weights " + w.describe() +
-                           " with group " + std::to_string(groups),
+      return ctx.error("channels of " + describeTensor(x.dtype(), xDims) + " do not match weights " +
+                           w.describe() + " with group " + std::to_string(groups),
                        1);
-    std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
+    std::vector<int64_t> spatial(xDims.begin() + 2, xDims.end());
     std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
     auto g = windowGeometry(ctx, spatial, kernel, false);
     if (!g) return g.error();
     ConvPlan plan;
-    plan.outDims = {x.dim(0), m};
+    plan.outDims = {xDims[0], m};
     for (int64_t o : g->outSize) plan.outDims.push_back(o);
     memory::dims dil;
     for (int64_t d : g->dilations) dil.push_back(d - 1);
     Tag tag = plainTag(size_t(x.rank()));
-    memory::desc srcAny(x.dims(), memory::data_type::f32, Tag::any);
-    memory::desc dstAny(plan.outDims, memory::data_type::f32, Tag::any);
-    memory::dims wDims = w.dims();
-    Tag wTag = tag;
-    if (groups > 1) {
-      wDims = {groups, m / groups};
-      wDims.insert(wDims.end(), w.dims().begin() + 1, w.dims().end());
-      wTag = plainTag(size_t(x.rank()) + 1);
-    }
-    memory::desc wAny(wDims, memory::data_type::f32, Tag::any);
     const TensorValue& bias = ctx.input(2);
     memory::desc biasMd({m}, memory::data_type::f32, Tag::a);
+    if (!bias.empty() && (bias.count() != m || bias.dtype() != DataType::Float))
+      return ctx.error("bias " + bias.describe() + " does not match " + std::to_string(m) + " output channels", 2);
     try {
-      auto desc = bias.empty() ? dnnl::convolution_forward::desc(
-                                     dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                     srcAny, wAny, dstAny, g->strides, dil, g->padsBegin, g->padsEnd)
-                               : dnnl::convolution_forward::desc(
-                                     dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                     srcAny, wAny, biasMd, dstAny, g->strides, dil, g->padsBegin, g->padsEnd);
-      dnnl::primitive_attr attr;
-      if (fused) {
+      dnnl::stream stream(cpuEngine());
+      int64_t offset = 0;  // input channels of the parts before
+      for (size_t p = 0; p < parts.size(); ++p) {
+        const TensorValue& in = *parts[p];
+        const bool first = p == 0, last = p + 1 == parts.size();
+        memory::desc srcAny(in.dims(), memory::data_type::f32, Tag::any);
+        // Every part writes (and later ones add to) the first part's choice of output layout.
+        memory::desc dstMd = first ? memory::desc(plan.outDims, memory::data_type::f32, Tag::any)
+                                   : plan.parts[0].pd.dst_desc();
+        memory::dims wDims = w.dims();
+        Tag wTag = tag;
+        if (groups > 1) {
+          wDims = {groups, m / groups};
+          wDims.insert(wDims.end(), w.dims().begin() + 1, w.dims().end());
+          wTag = plainTag(size_t(x.rank()) + 1);
+        }
+        std::vector<float> slice;
+        if (parts.size() > 1) {
+          wDims[1] = in.dim(1);
+          slice = weightSlice(w, offset, in.dim(1));
+        }
+        offset += in.dim(1);
+        memory::desc wAny(wDims, memory::data_type::f32, Tag::any);
+        const bool biased = first && !bias.empty();
+        auto desc = biased ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                             dnnl::algorithm::convolution_direct, srcAny, wAny,
+                                                             biasMd, dstMd, g->strides, dil, g->padsBegin,
+                                                             g->padsEnd)
+                           : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                             dnnl::algorithm::convolution_direct, srcAny, wAny,
+                                                             dstMd, g->strides, dil, g->padsBegin, g->padsEnd);
+        dnnl::primitive_attr attr;
         dnnl::post_ops post;
-        for (const PostOp& op : postOps_) {
-          if (op.residual >= 0)
-            post.append_sum(1.0f);
-          else
-            post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
+        if (!first) post.append_sum(1.0f);
+        if (fused && last) {
+          for (const PostOp& op : postOps_) {
+            if (op.residual >= 0)
+              post.append_sum(1.0f);
+            else
+              post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
+          }
         }
         attr.set_post_ops(post);
+        ConvPart part;
+        part.pd = dnnl::convolution_forward::primitive_desc(desc, attr, cpuEngine());
+        part.primitive = dnnl::convolution_forward(part.pd);
+        memory userW({wDims, memory::data_type::f32, wTag}, cpuEngine(),
+                     slice.empty() ? const_cast<void*>(w.raw()) : slice.data());
+        part.weights = memory(part.pd.weights_desc(), cpuEngine());
+        dnnl::reorder(userW, part.weights).execute(stream, userW, part.weights);
+        stream.wait();  // before the slice goes
+        if (biased) {
+          part.bias = memory(biasMd, cpuEngine());
+          std::memcpy(part.bias.get_data_handle(), bias.raw(), size_t(m) * sizeof(float));
+        }
+        part.srcTag = layoutTag(in);
+        part.srcReorder = part.pd.src_desc() != memory::desc(in.dims(), memory::data_type::f32, part.srcTag);
+        plan.parts.push_back(std::move(part));
       }
-      plan.pd = dnnl::convolution_forward::primitive_desc(desc, attr, cpuEngine());
-      plan.primitive = dnnl::convolution_forward(plan.pd);
-      dnnl::stream stream(cpuEngine());
-      memory userW({wDims, memory::data_type::f32, wTag}, cpuEngine(), const_cast<void*>(w.raw()));
-      plan.weights = memory(plan.pd.weights_desc(), cpuEngine());
-      dnnl::reorder(userW, plan.weights).execute(stream, userW, plan.weights);
-      if (!bias.empty()) {
-        if (bias.count() != m || bias.dtype() != DataType::Float)
-          return ctx.error(
-              "bias " + bias.describe() + " does not match " + std::to_string(m) + " output channels", 2);
-        plan.bias = memory(biasMd, cpuEngine());
-        std::memcpy(plan.bias.get_data_handle(), bias.raw(), size_t(m) * sizeof(float));
-      }
-      stream.wait();
-      plan.srcTag = layoutTag(x);
-      plan.srcReorder = plan.pd.src_desc() != memory::desc(x.dims(), memory::data_type::f32, plan.srcTag);
       // Channels-last output when the readers take it and it is what the primitive writes anyway.
+      const memory::desc written = plan.parts[0].pd.dst_desc();
       Tag last = channelsLastTag(size_t(x.rank()));
-      bool writesLast = plan.pd.dst_desc() == memory::desc(plan.outDims, memory::data_type::f32, last);
+      bool writesLast = written == memory::desc(plan.outDims, memory::data_type::f32, last);
       plan.dstTag = ctx.outputMayBeChannelsLast() && writesLast ? last : tag;
-      plan.dstReorder = plan.pd.dst_desc() != memory::desc(plan.outDims, memory::data_type::f32, plan.dstTag);
+      plan.dstReorder = written != memory::desc(plan.outDims, memory::data_type::f32, plan.dstTag);
     } catch (const dnnl::error& e) {
       return ctx.error(std::string("oneDNN could not create the convolution: ") + e.what());
     }
@@ -296,7 +369,7 @@ class DnnlConv final : public Kernel {
 
   bool constantWeights_;
   std::vector<PostOp> postOps_;
-  std::map<std::tuple<Dims, bool, bool>, ConvPlan> plans_;  // per input shape, epilogue or not, layout
+  std::map<PlanKey, ConvPlan> plans_;  // per input shape and layout (per part), epilogue or not
 };
 
 Expected<std::unique_ptr<Kernel>> makeConv(const PrepareContext& p) {

@@ -161,15 +161,16 @@ Expected<void> convTransposeReference(KernelContext& ctx) {
 
 int64_t convFlops(const KernelContext& ctx) {
   const TensorValue& w = ctx.input(1);
-  const TensorValue& x = ctx.input(0);
-  if (w.rank() < 3 || x.rank() < 3) return 0;
+  const Dims x = ctx.inputDims(0);  // a concatenated input is not joined for this
+  const int64_t rank = int64_t(x.size());
+  if (w.rank() < 3 || rank < 3) return 0;
   // 2 * N * M * (C/group * kernel) * output spatial; output spatial ~ input spatial / stride^rank.
-  std::vector<int64_t> strides =
-      ctx.attrInts("strides").value_or(std::vector<int64_t>(size_t(x.rank() - 2), 1));
+  std::vector<int64_t> strides = ctx.attrInts("strides").value_or(std::vector<int64_t>(size_t(rank - 2), 1));
+  if (int64_t(strides.size()) != rank - 2) return 0;
   int64_t outSpatial = 1;
-  for (int64_t d = 2; d < x.rank(); ++d)
-    outSpatial *= (x.dim(d) + strides[size_t(d - 2)] - 1) / std::max<int64_t>(strides[size_t(d - 2)], 1);
-  return 2 * x.dim(0) * w.count() * outSpatial;
+  for (int64_t d = 2; d < rank; ++d)
+    outSpatial *= (x[size_t(d)] + strides[size_t(d - 2)] - 1) / std::max<int64_t>(strides[size_t(d - 2)], 1);
+  return 2 * x[0] * w.count() * outSpatial;
 }
 
 void registerConvCpuKernels(KernelRegistry& r) {

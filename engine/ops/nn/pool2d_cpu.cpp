@@ -111,10 +111,15 @@ Expected<void> pool2d(KernelContext& ctx) {
 }
 
 // The same windows over channels-last storage (after a oneDNN Conv): every tap is a contiguous vector of C
-// channels. Writes channels-last when the readers take it, else plain.
+// channels. The input may be the parts of a Concat along channels that the executor folded
+// (KernelContext::inputParts): each part's channels go to their range of every output pixel. Writes
+// channels-last when the readers take it, else plain.
 template <bool IsMax>
-Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
-  const int64_t N = x.dim(0), C = x.dim(1), H = x.dim(2), W = x.dim(3);
+Expected<void> pool2dChannelsLast(KernelContext& ctx, const std::vector<const TensorValue*>& parts) {
+  const TensorValue& x = *parts[0];
+  int64_t C = 0;
+  for (const TensorValue* part : parts) C += part->dim(1);
+  const int64_t N = x.dim(0), H = x.dim(2), W = x.dim(3);
   auto window = window2d(ctx, H, W);
   if (!window) return window.error();
   const Window2d& g = *window;
@@ -123,10 +128,10 @@ Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
   if (!y) return y.error();
   const bool lastOut = ctx.outputMayBeChannelsLast();
   (*y)->setChannelsLast(lastOut);
-  const float* px = x.data<float>();
   float* py = (*y)->data<float>();
   ctx.parallelFor(N * OH, 1, [&](int64_t rb, int64_t re) {
-    std::vector<int64_t> taps(static_cast<size_t>(g.KH * g.KW));  // element offsets of the window's pixels
+    const size_t window = size_t(g.KH * g.KW);
+    std::vector<int64_t> pixels(window), taps(window);  // the window's pixels; their element offsets in a part
     std::vector<float> row(lastOut ? 0 : size_t(OW * C));  // one output row, channels-last, for plain writes
     for (int64_t r = rb; r < re; ++r) {
       const int64_t n = r / OH, oh = r % OH, h0 = oh * g.sh - g.ph;
@@ -139,15 +144,22 @@ Expected<void> pool2dChannelsLast(KernelContext& ctx, const TensorValue& x) {
         int64_t count = 0;
         for (int64_t kh = rows.begin; kh < rows.end; ++kh)
           for (int64_t kw = cols.begin; kw < cols.end; ++kw)
-            taps[size_t(count++)] = ((n * H + h0 + kh * g.dh) * W + w0 + kw * g.dw) * C;
+            pixels[size_t(count++)] = (n * H + h0 + kh * g.dh) * W + w0 + kw * g.dw;
         if (count == 0) {
           std::fill(out, out + C, 0.0f);
           continue;
         }
-        if constexpr (IsMax) {
-          fastWindowMax(px, taps.data(), count, out, C);
-        } else {
-          fastWindowSum(px, taps.data(), count, out, C);
+        float* partOut = out;
+        for (const TensorValue* part : parts) {
+          const int64_t channels = part->dim(1);
+          for (int64_t k = 0; k < count; ++k) taps[size_t(k)] = pixels[size_t(k)] * channels;
+          if constexpr (IsMax)
+            fastWindowMax(part->data<float>(), taps.data(), count, partOut, channels);
+          else
+            fastWindowSum(part->data<float>(), taps.data(), count, partOut, channels);
+          partOut += channels;
+        }
+        if constexpr (!IsMax) {
           if (g.countPad) {
             const TapRange padded = g.paddedCols[size_t(ow)];
             count = (paddedRows.end - paddedRows.begin) * (padded.end - padded.begin);
@@ -168,8 +180,13 @@ template <bool IsMax>
 class Pool2d final : public Kernel {
  public:
   Expected<void> run(KernelContext& ctx) override {
-    const TensorValue& x = ctx.input(0);
-    if (x.channelsLast() && x.rank() == 4 && x.dtype() == DataType::Float) return pool2dChannelsLast<IsMax>(ctx, x);
+    auto channelsLast = [](const TensorValue* t) {
+      return t->channelsLast() && t->rank() == 4 && t->dtype() == DataType::Float;
+    };
+    // Concatenated parts are read where they lie when all are channels-last, else joined (input 0).
+    std::vector<const TensorValue*> parts = ctx.inputParts(0);
+    if (parts.empty() || !std::all_of(parts.begin(), parts.end(), channelsLast)) parts = {&ctx.input(0)};
+    if (channelsLast(parts[0])) return pool2dChannelsLast<IsMax>(ctx, parts);
     return pool2d<IsMax>(ctx);
   }
   bool acceptsChannelsLast(size_t input) const override { return input == 0; }
