@@ -18,26 +18,74 @@ inline float clampTo(float x, float lo, float hi) {
 }
 
 // Round to nearest for |v| < 2^22: adding 1.5 * 2^23 leaves the integer part in the mantissa.
-inline float roundNearest(float v) {
+template <typename T>
+inline T roundNearest(T v) {
   constexpr float kShift = 12582912.0f;
   return (v + kShift) - kShift;
 }
 
-// exp(x) by range reduction to r in [-ln2/2, ln2/2] and a degree-6 polynomial; 2^n built in the exponent.
-inline float expApprox(float x) {
+// Sixteen floats as one GCC vector, for loops the vectoriser leaves scalar or half-used (reductions into
+// arrays, selects that must pass NaN through): each clone lowers it to its widest registers.
+typedef float Lanes16 __attribute__((vector_size(64)));
+typedef int32_t Ints16 __attribute__((vector_size(64)));
+constexpr int kLanes16 = 16;
+
+inline Lanes16 loadLanes(const float* p) {
+  Lanes16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void storeLanes(float* p, Lanes16 v) { std::memcpy(p, &v, sizeof v); }
+// Halves added in a tree: a chain of sixteen scalar adds cost more than the loop over a 128-float row.
+typedef float Lanes8 __attribute__((vector_size(32)));
+typedef float Lanes4 __attribute__((vector_size(16)));
+inline float sumLanes(Lanes16 v) {
+  Lanes8 low, high;
+  std::memcpy(&low, &v, sizeof low);
+  std::memcpy(&high, reinterpret_cast<const char*>(&v) + sizeof low, sizeof high);
+  const Lanes8 eight = low + high;
+  Lanes4 a, b;
+  std::memcpy(&a, &eight, sizeof a);
+  std::memcpy(&b, reinterpret_cast<const char*>(&eight) + sizeof a, sizeof b);
+  const Lanes4 four = a + b;
+  return (four[0] + four[2]) + (four[1] + four[3]);
+}
+inline float maxLanes(Lanes16 v) {
+  Lanes8 low, high;
+  std::memcpy(&low, &v, sizeof low);
+  std::memcpy(&high, reinterpret_cast<const char*>(&v) + sizeof low, sizeof high);
+  const Lanes8 eight = low > high ? low : high;
+  Lanes4 a, b;
+  std::memcpy(&a, &eight, sizeof a);
+  std::memcpy(&b, reinterpret_cast<const char*>(&eight) + sizeof a, sizeof b);
+  const Lanes4 four = a > b ? a : b;
+  const float x = four[0] > four[2] ? four[0] : four[2], y = four[1] > four[3] ? four[1] : four[3];
+  return x > y ? x : y;
+}
+
+inline Lanes16 clampTo(Lanes16 x, float lo, float hi) {
+  x = x < lo ? lo : x;
+  return x > hi ? hi : x;
+}
+
+// 2^n for integral n in the float's exponent range, built in the exponent bits.
+inline float pow2(float n) { return std::bit_cast<float>((int32_t(n) + 127) << 23); }
+inline Lanes16 pow2(Lanes16 n) { return Lanes16((__builtin_convertvector(n, Ints16) + 127) << 23); }
+
+// exp(x) by range reduction to r in [-ln2/2, ln2/2] and a degree-6 polynomial; for a float or Lanes16.
+template <typename T>
+inline T expApprox(T x) {
   x = clampTo(x, -87.3f, 88.3f);
-  float n = roundNearest(x * 1.44269504088896341f);
-  float r = x - n * 0.693145751953125f;
+  T n = roundNearest(x * 1.44269504088896341f);
+  T r = x - n * 0.693145751953125f;
   r = r - n * 1.428606765330187045e-06f;
-  float p = 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
+  T p = r * (1.0f / 720.0f) + 1.0f / 120.0f;
   p = p * r + 1.0f / 24.0f;
   p = p * r + 1.0f / 6.0f;
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  int32_t bits = (int32_t(n) + 127) << 23;
-  return p * std::bit_cast<float>(bits);
+  return p * pow2(n);
 }
 
 inline float tanhApprox(float x) {
@@ -114,34 +162,29 @@ ONYX_CLONES void fastAddInto(float* acc, const float* v, int64_t n) {
 
 ONYX_CLONES float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias,
                                    float eps, float* invStdDev) {
-  constexpr int kLanes = 16;
-  float lanes[kLanes] = {};
+  Lanes16 lanes = {};
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) lanes[j] += x[i + j];
+  for (; i + kLanes16 <= n; i += kLanes16) lanes += loadLanes(x + i);
   float sum = 0;
   for (; i < n; ++i) sum += x[i];
-  for (int j = 0; j < kLanes; ++j) sum += lanes[j];
+  sum += sumLanes(lanes);
   const float rough = sum / float(n);
   // Second pass over the centred values (no cancellation between E[x^2] and mean^2); their sum corrects
   // the float mean of rows far from zero.
-  float diffs[kLanes] = {}, squares[kLanes] = {};
-  for (i = 0; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      const float d = x[i + j] - rough;
-      diffs[j] += d;
-      squares[j] += d * d;
-    }
+  Lanes16 diffs = {}, squares = {};
+  for (i = 0; i + kLanes16 <= n; i += kLanes16) {
+    const Lanes16 d = loadLanes(x + i) - rough;
+    diffs += d;
+    squares += d * d;
+  }
   float sd = 0, sq = 0;
   for (; i < n; ++i) {
     const float d = x[i] - rough;
     sd += d;
     sq += d * d;
   }
-  for (int j = 0; j < kLanes; ++j) {
-    sd += diffs[j];
-    sq += squares[j];
-  }
+  sd += sumLanes(diffs);
+  sq += sumLanes(squares);
   const float shift = sd / float(n);
   const float mean = rough + shift;
   const float var = std::max(0.0f, sq / float(n) - shift * shift);
@@ -172,8 +215,6 @@ inline void windowReduceBlock(const float* base, const int64_t* offsets, int64_t
 
 template <bool IsMax>
 inline void windowReduce(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
-  typedef float Lanes16 __attribute__((vector_size(64)));
-  typedef float Lanes8 __attribute__((vector_size(32)));
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) windowReduceBlock<IsMax, Lanes16>(base, offsets, taps, out, i);
   for (; i + 8 <= n; i += 8) windowReduceBlock<IsMax, Lanes8>(base, offsets, taps, out, i);  // 24 channels
@@ -198,55 +239,65 @@ ONYX_CLONES void fastWindowSum(const float* base, const int64_t* offsets, int64_
   windowReduce<false>(base, offsets, taps, out, n);
 }
 
-// Sixteen lanes as one GCC vector: a max reduction that must report NaN is left scalar by the vectoriser,
-// so it is written on vectors directly (each clone lowers them to its widest registers).
-ONYX_CLONES float fastMax(const float* x, int64_t n) {
-  typedef float Lanes __attribute__((vector_size(64)));
-  typedef int32_t Masks __attribute__((vector_size(64)));
-  constexpr int kLanes = 16;
-  Lanes lanes = {};
+namespace {
+
+// The largest element, NaN if any is NaN. A max reduction that must report NaN is left scalar by the
+// vectoriser, so it is written on vectors directly.
+inline float rowMax(const float* x, int64_t n) {
+  Lanes16 lanes = {};
   lanes -= INFINITY;
-  Masks nan = {};
+  Ints16 nan = {};
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    Lanes v;
-    std::memcpy(&v, x + i, sizeof v);
+  for (; i + kLanes16 <= n; i += kLanes16) {
+    const Lanes16 v = loadLanes(x + i);
     nan |= v != v;
     lanes = v > lanes ? v : lanes;
   }
   bool anyNan = false;
-  float m = -INFINITY;
+  float m = maxLanes(lanes);
   for (; i < n; ++i) {
     anyNan |= x[i] != x[i];
     m = x[i] > m ? x[i] : m;
   }
-  for (int j = 0; j < kLanes; ++j) {
-    anyNan |= nan[j] != 0;
-    m = lanes[j] > m ? lanes[j] : m;
-  }
+  for (int j = 0; j < kLanes16; ++j) anyNan |= nan[j] != 0;
   return anyNan ? NAN : m;
 }
 
-ONYX_CLONES void fastScale(float* y, int64_t n, float factor) {
-  for (int64_t i = 0; i < n; ++i) y[i] *= factor;
-}
-
-ONYX_CLONES float fastExpShiftedSum(const float* x, float* y, int64_t n, float shift) {
-  constexpr int kLanes = 16;
-  float lanes[kLanes] = {};
+// y = exp(x - shift); returns the sum of y.
+inline float expShiftedSum(const float* x, float* y, int64_t n, float shift) {
+  Lanes16 lanes = {};
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      y[i + j] = expApprox(x[i + j] - shift);
-      lanes[j] += y[i + j];
-    }
-  float sum = 0;
+  for (; i + kLanes16 <= n; i += kLanes16) {
+    const Lanes16 e = expApprox(loadLanes(x + i) - shift);
+    storeLanes(y + i, e);
+    lanes += e;
+  }
+  float sum = sumLanes(lanes);
   for (; i < n; ++i) {
     y[i] = expApprox(x[i] - shift);
     sum += y[i];
   }
-  for (int j = 0; j < kLanes; ++j) sum += lanes[j];
   return sum;
+}
+
+}  // namespace
+
+// Whole rows per call: the constants of exp stay in registers across rows, and a 128-float row is only
+// eight vectors, about the cost of a call.
+ONYX_CLONES void fastSoftmaxRows(const float* x, float* y, int64_t rows, int64_t n, bool logOutput) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* in = x + r * n;
+    float* out = y + r * n;
+    const float mx = rowMax(in, n);
+    const float sum = expShiftedSum(in, out, n, mx);
+    if (logOutput) {
+      const float shift = mx + std::log(sum);
+      for (int64_t i = 0; i < n; ++i) out[i] = in[i] - shift;
+    } else {
+      const float factor = 1.0f / sum;
+      for (int64_t i = 0; i < n; ++i) out[i] *= factor;
+    }
+  }
 }
 
 }  // namespace onyx::exec

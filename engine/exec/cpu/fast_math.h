@@ -27,10 +27,8 @@ void fastWindowSum(const float* base, const int64_t* offsets, int64_t taps, floa
 // mean and writes 1 / sqrt(var + eps) to `invStdDev`.
 float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias, float eps,
                        float* invStdDev);
-// Row reductions for Softmax: the largest element (NaN if any is NaN), and y = exp(x - shift) with its sum.
-float fastMax(const float* x, int64_t n);
-float fastExpShiftedSum(const float* x, float* y, int64_t n, float shift);
-// y[i] *= factor.
-void fastScale(float* y, int64_t n, float factor);
+// Softmax (or LogSoftmax) of `rows` contiguous rows of n floats: y = exp(x - max) / sum over the row. A row
+// holding NaN gives NaN.
+void fastSoftmaxRows(const float* x, float* y, int64_t rows, int64_t n, bool logOutput);
 
 }  // namespace onyx::exec

@@ -28,18 +28,7 @@ Expected<void> softmaxRows(KernelContext& ctx) {
   const float* src = x.data<float>();
   float* dst = (*y)->data<float>();
   ctx.parallelFor(rows, std::max<int64_t>(1, 4096 / len), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const float* p = src + r * len;
-      float* q = dst + r * len;
-      const float mx = fastMax(p, len);
-      const float sum = fastExpShiftedSum(p, q, len, mx);
-      if constexpr (Log) {
-        const float shift = mx + std::log(sum);
-        for (int64_t k = 0; k < len; ++k) q[k] = p[k] - shift;
-      } else {
-        fastScale(q, len, 1.0f / sum);
-      }
-    }
+    fastSoftmaxRows(src + b * len, dst + b * len, e - b, len, Log);
   });
   return {};
 }
