@@ -1,5 +1,6 @@
 // MatMul and Gemm through oneDNN's matmul primitive: batch broadcast, constant B packed once, and an
 // epilogue of bias, scale, residual and activation nodes computed as post-ops.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -135,8 +136,10 @@ struct MatmulPlan {
   memory weights;
   bool weightsPacked = false;
   memory::desc srcMd, dstMd, userWeightsMd;
-  std::vector<memory::desc> binaryMds;  // per Bias post-op and broadcast residual, in order
-  bool summed = false;                  // a residual of the output's dims, added by a sum post-op
+  std::vector<memory::desc> binaryMds;  // per Bias post-op and residual read as a binary operand, in order
+  // A residual of the output's dims added by a sum post-op, which adds to what dst holds (the residual is
+  // copied there first): only where oneDNN has no fast kernel for it as a binary operand.
+  bool summed = false;
 };
 
 // An operand as the oneDNN path reads it: float32, rank 1 to 6, not empty; its dims (through a folded
@@ -400,34 +403,42 @@ class DnnlMatmul final : public Kernel {
     plan.dstMd = memory::desc(s.yDims, memory::data_type::f32, plainTag(s.yDims.size()));
     const bool pack = constantB_ && logicalB.size() == 2;
     memory::desc wMd = pack ? memory::desc(logicalB, memory::data_type::f32, Tag::any) : plan.userWeightsMd;
-    dnnl::primitive_attr attr;
-    if (gemm_) {
-      float alpha = ctx.attrFloat("alpha", 1.0f);
-      if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
-    }
-    if (fused) {
-      dnnl::post_ops post;
-      size_t residual = 0;
-      for (const MatmulPostOp& op : postOps_) {
-        if (op.kind == MatmulPostOp::Kind::Eltwise) {
-          post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
-        } else if (op.kind == MatmulPostOp::Kind::Bias) {
-          memory::dims biasDims(s.yDims.size(), 1);
-          biasDims.back() = s.n;
-          plan.binaryMds.push_back(memory::desc(biasDims, memory::data_type::f32, plainTag(biasDims.size())));
-          post.append_binary(dnnl::algorithm::binary_add, plan.binaryMds.back());
-        } else if (const Dims& r = residuals[residual++]; r == s.yDims) {
-          post.append_sum(1.0f);
-          plan.summed = true;
-        } else {
-          plan.binaryMds.push_back(memory::desc(r, memory::data_type::f32, plainTag(r.size())));
-          post.append_binary(dnnl::algorithm::binary_add, plan.binaryMds.back());
-        }
+    // A residual of the output's dims is read as a binary operand (no copy into dst first); where that has
+    // only oneDNN's reference kernel, a sum post-op adds it instead.
+    for (bool sumFullResiduals : {false, true}) {
+      dnnl::primitive_attr attr;
+      if (gemm_) {
+        float alpha = ctx.attrFloat("alpha", 1.0f);
+        if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
       }
-      attr.set_post_ops(post);
+      plan.binaryMds.clear();
+      plan.summed = false;
+      if (fused) {
+        dnnl::post_ops post;
+        size_t residual = 0;
+        for (const MatmulPostOp& op : postOps_) {
+          if (op.kind == MatmulPostOp::Kind::Eltwise) {
+            post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
+          } else if (op.kind == MatmulPostOp::Kind::Bias) {
+            memory::dims biasDims(s.yDims.size(), 1);
+            biasDims.back() = s.n;
+            plan.binaryMds.push_back(memory::desc(biasDims, memory::data_type::f32, plainTag(biasDims.size())));
+            post.append_binary(dnnl::algorithm::binary_add, plan.binaryMds.back());
+          } else if (const Dims& r = residuals[residual++]; sumFullResiduals && r == s.yDims) {
+            post.append_sum(1.0f);
+            plan.summed = true;
+          } else {
+            plan.binaryMds.push_back(memory::desc(r, memory::data_type::f32, plainTag(r.size())));
+            post.append_binary(dnnl::algorithm::binary_add, plan.binaryMds.back());
+          }
+        }
+        attr.set_post_ops(post);
+      }
+      dnnl::matmul::desc desc(plan.srcMd, wMd, plan.dstMd);
+      plan.pd = dnnl::matmul::primitive_desc(desc, attr, cpuEngine());
+      const bool fullResidual = std::find(residuals.begin(), residuals.end(), s.yDims) != residuals.end();
+      if (!fullResidual || std::string_view(plan.pd.impl_info_str()).substr(0, 3) != "ref") break;
     }
-    dnnl::matmul::desc desc(plan.srcMd, wMd, plan.dstMd);
-    plan.pd = dnnl::matmul::primitive_desc(desc, attr, cpuEngine());
     plan.primitive = dnnl::matmul(plan.pd);
     if (pack) {
       dnnl::stream stream(cpuEngine());
