@@ -17,6 +17,16 @@ TensorValue permuteTensor(const TensorValue& in, const std::vector<int64_t>& per
   const TensorValue plain = in.toPlainLayout();
   Dims dims;
   for (int64_t p : perm) dims.push_back(plain.dim(p));
+  // A permutation that moves only size-1 dims keeps the storage order (an RNN's [seq, 1, C] read as
+  // [1, seq, C]): a view, no copy.
+  int64_t lastMoved = -1;
+  bool keepsOrder = true;
+  for (int64_t p : perm) {
+    if (plain.dim(p) == 1) continue;
+    keepsOrder = keepsOrder && p > lastMoved;
+    lastMoved = p;
+  }
+  if (keepsOrder) return plain.reshaped(dims);
   const std::vector<int64_t> inStrides = rowMajorStrides(plain.dims());
   std::vector<int64_t> strides;  // stored stride per output dim
   for (int64_t p : perm) strides.push_back(inStrides[size_t(p)]);

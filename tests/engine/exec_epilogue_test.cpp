@@ -275,6 +275,23 @@ TEST(ExecTransposedOperand, AttentionHeadSplitsAreReadThroughStrides) {
       y = MatMul (at, b)
     })",
                "dnnl", 1);
+  // Perms that move only size-1 dims (an RNN's [seq, 1, C] as [1, seq, C]) are read as views of the
+  // stored tensor; one that also swaps two dims around a size-1 dim is made by copying.
+  expectFusion(std::string(kHeader) + R"(g (float[6,1,5] a, float[5,4] b) => (float[1,6,4] y) {
+      at = Transpose <perm = [1, 0, 2]> (a)
+      y = MatMul (at, b)
+    })",
+               "dnnl", 1);
+  expectFusion(std::string(kHeader) + R"(g (float[1,3,1,5] a, float[5,4] b) => (float[3,1,1,4] y) {
+      at = Transpose <perm = [2, 1, 0, 3]> (a)
+      y = MatMul (at, b)
+    })",
+               "dnnl", 1);
+  expectFusion(std::string(kHeader) + R"(g (float[5,1,3] a, float[5,4] b) => (float[1,3,4] y) {
+      at = Transpose <perm = [1, 2, 0]> (a)
+      y = MatMul (at, b)
+    })",
+               "dnnl", 1);
 }
 
 TEST(ExecTransposedOperand, IntegersAndValuesThatMustExistAndBadPerms) {
