@@ -109,6 +109,9 @@ struct Step {
   std::vector<const Node*> concatenatedInputs;
   size_t partsBegin = SIZE_MAX;
   size_t ownInputs = SIZE_MAX;         // inputs past this many are epilogue operands
+  // Per node input: 1 when its value is the same every run (an initializer no caller can override, or the
+  // kept output of a constant-folded step), so kernels may pack it once (KernelContext::inputIsConstant).
+  std::vector<uint8_t> constantInputs;
   bool channelsLastOut = false;        // output 0 may be channels-last: every reader takes it
   // Whether its outputs, computed once, are kept for the following runs (ONNX Runtime folds the constant
   // ones when it loads a model).
@@ -470,6 +473,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
       KernelContext context(*step.node, step.opset, all.first(nodeInputs), outputs, host, executor.pool());
       context.setEpilogueOperands(all.subspan(own));
       context.setTransposedInputs(step.transposedInputs);
+      context.setConstantInputs(step.constantInputs);
       for (size_t i = 0; i < step.transposedInputs.size(); ++i)
         if (auto perm = context.inputPermutation(i); !perm) return perm.error();
       context.setConcatenatedInputs(step.concatenatedInputs, all.subspan(nodeInputs, own - nodeInputs));
@@ -984,7 +988,10 @@ struct Builder {
               node->describe());
         }
         step.inputs.push_back(slot);
-        constants.push_back(v->initializer());
+        // An initializer that is also a graph input is a default the caller may override: not packed.
+        const bool overridable =
+            std::find(plan->inputSlots.begin(), plan->inputSlots.end(), slot) != plan->inputSlots.end();
+        constants.push_back(overridable ? nullptr : v->initializer());
       }
       if (!step.concatenatedInputs.empty()) {
         step.partsBegin = step.inputs.size();
@@ -1040,6 +1047,12 @@ struct Builder {
         int& slot = step.inputs[i];
         bool onHost = std::find(hostInputs.begin(), hostInputs.end(), int(i)) != hostInputs.end();
         if (slot >= 0) slot = placeOn(slot, onHost ? nullptr : step.backend);
+      }
+      for (size_t i = 0; i < std::min(step.inputs.size(), step.partsBegin); ++i) {
+        const int slot = step.inputs[i];
+        const bool overridable =
+            std::find(plan->inputSlots.begin(), plan->inputSlots.end(), slot) != plan->inputSlots.end();
+        step.constantInputs.push_back(slot >= 0 && plan->isConstant[size_t(slot)] && !overridable);
       }
       const onyx::Value* fusedOutput = nullptr;
       if (fuseEpilogues && step.backend->usesHostMemory() && node->outputCount() > 0 && node->output(0)) {

@@ -102,6 +102,11 @@ class KernelContext {
   const TensorValue& epilogueOperand(size_t i) const;
   void setEpilogueOperands(std::span<const RunValue* const> operands) { epilogueOperands_ = operands; }
 
+  // True when input i holds the same value in every run (a weight, or a value folded from weights): kernels
+  // may pack it on first use and keep the packed copy.
+  bool inputIsConstant(size_t i) const { return i < constantInputs_.size() && constantInputs_[i]; }
+  void setConstantInputs(std::span<const uint8_t> constant) { constantInputs_ = constant; }
+
   // True when output 0 may be written channels-last (TensorValue::channelsLast): every reader of it takes
   // that layout. Kernels that cannot produce it write plain storage as always.
   bool outputMayBeChannelsLast() const { return outputMayBeChannelsLast_; }
@@ -124,6 +129,7 @@ class KernelContext {
   bool fusingEpilogue_ = false;
   bool outputMayBeChannelsLast_ = false;
   std::span<const RunValue* const> epilogueOperands_;
+  std::span<const uint8_t> constantInputs_;
   std::span<const Node* const> transposes_;
   std::span<const Node* const> concats_;
   std::span<const RunValue* const> parts_;

@@ -173,7 +173,7 @@ class DnnlConv final : public Kernel {
     PlanKey key{{}, fused};
     for (const TensorValue* part : parts) key.parts.push_back({part->dims(), part->channelsLast()});
     auto it = plans_.find(key);
-    if (it == plans_.end() || !constantWeights_) {
+    if (it == plans_.end() || !(constantWeights_ || ctx.inputIsConstant(1))) {
       auto plan = makePlan(ctx, parts, w, fused);
       if (!plan) return plan.error();
       it = plans_.insert_or_assign(key, std::move(*plan)).first;

@@ -401,7 +401,7 @@ class DnnlMatmul final : public Kernel {
     plan.srcMd = s.ta ? transposedMd(logicalA, true) : operandMd(s.a, s.aDims);
     plan.userWeightsMd = s.tb ? transposedMd(logicalB, true) : operandMd(s.b, s.bDims);
     plan.dstMd = memory::desc(s.yDims, memory::data_type::f32, plainTag(s.yDims.size()));
-    const bool pack = constantB_ && logicalB.size() == 2;
+    const bool pack = (constantB_ || ctx.inputIsConstant(1)) && logicalB.size() == 2;
     memory::desc wMd = pack ? memory::desc(logicalB, memory::data_type::f32, Tag::any) : plan.userWeightsMd;
     // A residual of the output's dims is read as a binary operand (no copy into dst first); where that has
     // only oneDNN's reference kernel, a sum post-op adds it instead.
