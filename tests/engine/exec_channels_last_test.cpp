@@ -152,6 +152,52 @@ TEST(ExecChannelsLast, PoolingReadsChannelsLast) {
   EXPECT_FALSE(planned["a"]);
 }
 
+TEST(ExecChannelsLast, PoolingWindowsMatchPlainStorage) {
+  // The separable channels-last pooling (input rows reduced first, then each pixel's columns) over padding
+  // corners, dilations, ceil_mode windows and count_include_pad; 29 channels: 16-lane, 8-lane and scalar.
+  struct Window {
+    std::vector<int64_t> kernel, strides, pads, dilations;
+    int64_t ceil = 0;
+  };
+  const Window windows[] = {
+      {{3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}},
+      {{3, 3}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1},
+      {{2, 3}, {1, 2}, {0, 1, 2, 0}, {2, 2}},
+      {{5, 5}, {1, 1}, {2, 2, 2, 2}, {1, 1}},
+      {{4, 1}, {3, 1}, {2, 0, 2, 0}, {1, 1}, 1},
+  };
+  auto list = [](const std::vector<int64_t>& v) {
+    std::string s;
+    for (int64_t x : v) s += (s.empty() ? "" : ", ") + std::to_string(x);
+    return "[" + s + "]";
+  };
+  for (const Window& w : windows) {
+    for (Dims image : {Dims{9, 11}, Dims{16, 5}}) {
+      Dims out;
+      for (size_t d = 0; d < 2; ++d) {
+        const int64_t span = image[d] + w.pads[d] + w.pads[d + 2] - ((w.kernel[d] - 1) * w.dilations[d] + 1);
+        out.push_back((w.ceil ? (span + w.strides[d] - 1) / w.strides[d] : span / w.strides[d]) + 1);
+      }
+      const std::string geometry = "kernel_shape = " + list(w.kernel) + ", strides = " + list(w.strides) +
+                                   ", pads = " + list(w.pads) + ", ceil_mode = " + std::to_string(w.ceil);
+      const std::string o = std::to_string(out[0]) + "," + std::to_string(out[1]);
+      const std::string text = std::string(kHeader) + "g (float[1,3," + std::to_string(image[0]) + "," +
+                               std::to_string(image[1]) +
+                               "] x, float[29,3,3,3] w1, float[8,29,1,1] w2) => (float[1,8," + o +
+                               "] m, float[1,8," + o + "] a, float[1,8," + o + "] ap) {\n" +
+                               "c = Conv <pads = [1, 1, 1, 1]> (x, w1)\n" + "p = MaxPool <" + geometry +
+                               ", dilations = " + list(w.dilations) + "> (c)\n" + "m = Conv (p, w2)\n" +
+                               "q = AveragePool <" + geometry + "> (c)\n" + "a = Conv (q, w2)\n" +
+                               "qp = AveragePool <" + geometry + ", count_include_pad = 1> (c)\n" +
+                               "ap = Conv (qp, w2)\n}";
+      SCOPED_TRACE(text);
+      auto planned = expectSameValues(text);
+      EXPECT_TRUE(planned["p"]);
+      EXPECT_TRUE(planned["q"]);
+    }
+  }
+}
+
 TEST(ExecChannelsLast, SqueezeExcitationBlock) {
   // EfficientNet's block: Conv+SiLU read by GlobalAveragePool and by the Mul that scales it.
   auto planned = expectSameValues(std::string(kHeader) + R"(g (float[1,8,7,7] x, float[16,8,1,1] w, float[4,16,1,1] wr, float[16,4,1,1] we, float[8,16,1,1] wp) => (float[1,8,7,7] y) {

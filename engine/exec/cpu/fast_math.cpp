@@ -231,6 +231,58 @@ inline void windowReduce(const float* base, const int64_t* offsets, int64_t taps
   }
 }
 
+// Rows reduced element by element into `out` (the vertical pass of separable pooling).
+template <bool IsMax>
+inline void rowsReduce(const float* const* rows, int64_t count, float* out, int64_t n) {
+  auto block = [&]<class Lanes>(Lanes, int64_t i) {
+    Lanes acc, v;
+    std::memcpy(&acc, rows[0] + i, sizeof acc);
+    for (int64_t t = 1; t < count; ++t) {
+      std::memcpy(&v, rows[t] + i, sizeof v);
+      if constexpr (IsMax)
+        acc = v > acc ? v : acc;
+      else
+        acc += v;
+    }
+    std::memcpy(out + i, &acc, sizeof acc);
+  };
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) block(Lanes16{}, i);
+  for (; i + 8 <= n; i += 8) block(Lanes8{}, i);
+  for (; i < n; ++i) {
+    float acc = rows[0][i];
+    for (int64_t t = 1; t < count; ++t) {
+      const float v = rows[t][i];
+      if constexpr (IsMax)
+        acc = v > acc ? v : acc;
+      else
+        acc += v;
+    }
+    out[i] = acc;
+  }
+}
+
+template <bool IsMax>
+inline void poolRow(const PoolRow& r) {
+  const float* source = r.rows[0];
+  if (r.rowCount > 1) {
+    rowsReduce<IsMax>(r.rows, r.rowCount, r.scratch, r.rowLength);
+    source = r.scratch;
+  }
+  for (int64_t ow = 0; ow < r.outWidth; ++ow) {
+    float* out = r.out + ow * r.outStride;
+    if (r.columnCount[ow] == 0) {
+      std::fill(out, out + r.channels, 0.0f);
+      continue;
+    }
+    windowReduce<IsMax>(source + r.columnStart[ow], r.tapOffsets, r.columnCount[ow], out, r.channels);
+  }
+}
+
+ONYX_CLONES void fastPoolRowMax(const PoolRow& row) { poolRow<true>(row); }
+
+ONYX_CLONES void fastPoolRowSum(const PoolRow& row) { poolRow<false>(row); }
+
 ONYX_CLONES void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
   windowReduce<true>(base, offsets, taps, out, n);
 }

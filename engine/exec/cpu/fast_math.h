@@ -23,6 +23,24 @@ void fastAddInto(float* acc, const float* v, int64_t n);
 // base[offsets[t] + i]; at least one tap.
 void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);
 void fastWindowSum(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);
+// One output row of a 2-D pooling over channels-last storage, separably: the window's input rows are first
+// reduced element by element into `scratch` (when more than one), then each output pixel reduces its
+// columns of that row. Both passes stream contiguous memory, where a per-pixel window gathered KH * KW
+// scattered vectors. Taps are taken in the reference's order (top-left first), so max keeps its NaN rule.
+struct PoolRow {
+  const float* const* rows;  // the window rows inside the image, each `rowLength` floats (W * channels)
+  int64_t rowCount;          // at least one
+  int64_t rowLength;
+  float* scratch;             // rowLength floats
+  const int64_t* columnStart;  // per output pixel: element offset of its first column in a row
+  const int64_t* columnCount;  // per output pixel: its columns inside the image (0: the pixel is 0)
+  const int64_t* tapOffsets;   // element offset of column tap t from the first (t * dilation * channels)
+  int64_t outWidth, channels;
+  float* out;                  // outWidth pixels of `channels` floats, `outStride` floats apart
+  int64_t outStride;
+};
+void fastPoolRowMax(const PoolRow& row);
+void fastPoolRowSum(const PoolRow& row);
 // One LayerNormalization row: y = (x - mean) / sqrt(var + eps) * scale (+ bias, may be null); returns the
 // mean and writes 1 / sqrt(var + eps) to `invStdDev`.
 float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias, float eps,

@@ -129,43 +129,57 @@ Expected<void> pool2dChannelsLast(KernelContext& ctx, const std::vector<const Te
   const bool lastOut = ctx.outputMayBeChannelsLast();
   (*y)->setChannelsLast(lastOut);
   float* py = (*y)->data<float>();
+  // Per part, per output column: where its first in-image column starts and how many there are.
+  struct PartColumns {
+    std::vector<int64_t> start, count, taps;
+  };
+  std::vector<PartColumns> columns(parts.size());
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const int64_t channels = parts[p]->dim(1);
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const TapRange cols = g.cols[size_t(ow)];
+      columns[p].start.push_back((ow * g.sw - g.pw + cols.begin * g.dw) * channels);
+      columns[p].count.push_back(cols.end - cols.begin);
+    }
+    for (int64_t t = 0; t < g.KW; ++t) columns[p].taps.push_back(t * g.dw * channels);
+  }
   ctx.parallelFor(N * OH, 1, [&](int64_t rb, int64_t re) {
-    const size_t window = size_t(g.KH * g.KW);
-    std::vector<int64_t> pixels(window), taps(window);  // the window's pixels; their element offsets in a part
+    std::vector<const float*> rowPointers(size_t(g.KH));
+    std::vector<float> scratch(size_t(W * C));
     std::vector<float> row(lastOut ? 0 : size_t(OW * C));  // one output row, channels-last, for plain writes
     for (int64_t r = rb; r < re; ++r) {
       const int64_t n = r / OH, oh = r % OH, h0 = oh * g.sh - g.ph;
       const TapRange rows = tapsWithin(h0, g.dh, g.KH, 0, H);
       const TapRange paddedRows = tapsWithin(h0, g.dh, g.KH, -g.ph, H + g.padEndH);
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const int64_t w0 = ow * g.sw - g.pw;
-        const TapRange cols = g.cols[size_t(ow)];
-        float* out = lastOut ? py + ((n * OH + oh) * OW + ow) * C : row.data() + ow * C;
-        int64_t count = 0;
-        for (int64_t kh = rows.begin; kh < rows.end; ++kh)
-          for (int64_t kw = cols.begin; kw < cols.end; ++kw)
-            pixels[size_t(count++)] = (n * H + h0 + kh * g.dh) * W + w0 + kw * g.dw;
-        if (count == 0) {
-          std::fill(out, out + C, 0.0f);
-          continue;
-        }
-        float* partOut = out;
-        for (const TensorValue* part : parts) {
-          const int64_t channels = part->dim(1);
-          for (int64_t k = 0; k < count; ++k) taps[size_t(k)] = pixels[size_t(k)] * channels;
+      float* out = lastOut ? py + (n * OH + oh) * OW * C : row.data();
+      if (rows.end == rows.begin) {
+        std::fill(out, out + OW * C, 0.0f);
+      } else {
+        int64_t channelsBefore = 0;
+        for (size_t p = 0; p < parts.size(); ++p) {
+          const int64_t channels = parts[p]->dim(1);
+          const float* image = parts[p]->data<float>() + n * H * W * channels;
+          int64_t count = 0;
+          for (int64_t kh = rows.begin; kh < rows.end; ++kh)
+            rowPointers[size_t(count++)] = image + (h0 + kh * g.dh) * W * channels;
+          const PoolRow pass{rowPointers.data(), count, W * channels, scratch.data(), columns[p].start.data(),
+                             columns[p].count.data(), columns[p].taps.data(), OW, channels, out + channelsBefore, C};
           if constexpr (IsMax)
-            fastWindowMax(part->data<float>(), taps.data(), count, partOut, channels);
+            fastPoolRowMax(pass);
           else
-            fastWindowSum(part->data<float>(), taps.data(), count, partOut, channels);
-          partOut += channels;
+            fastPoolRowSum(pass);
+          channelsBefore += channels;
         }
-        if constexpr (!IsMax) {
+      }
+      if constexpr (!IsMax) {
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t count = (rows.end - rows.begin) * (g.cols[size_t(ow)].end - g.cols[size_t(ow)].begin);
           if (g.countPad) {
             const TapRange padded = g.paddedCols[size_t(ow)];
             count = (paddedRows.end - paddedRows.begin) * (padded.end - padded.begin);
           }
-          const float scale = 1.0f / float(count);
-          for (int64_t c = 0; c < C; ++c) out[c] *= scale;
+          const float scale = count ? 1.0f / float(count) : 0.0f;
+          for (int64_t c = 0; c < C; ++c) out[ow * C + c] *= scale;
         }
       }
       if (!lastOut)
