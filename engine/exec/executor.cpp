@@ -174,6 +174,9 @@ class GraphPlan {
   std::map<std::vector<Dims>, ArenaState> arenas;
   ArenaState* lastArena = nullptr;
   int transfers = 0;
+  // The main graph's slots between runs: constants and shape arithmetic stay in place, so the steps that
+  // computed them are skipped instead of copying their kept outputs back every run.
+  std::vector<RunValue> keptSlots;
 
   int addSlot(const onyx::Value* value) {
     int slot = int(slotValue.size());
@@ -423,8 +426,29 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
   std::vector<RunValue> converted;            // channels-last inputs in plain storage, for this step
   const RunValue absent;
 
+  // Release what step s was the last to read (and its defined-but-unused outputs). Constants and shape
+  // arithmetic stay for the next run.
+  auto releaseAfter = [&](const Step& step, size_t s) {
+    auto release = [&](int slot) {
+      if (slot >= 0 && !plan.isConstant[size_t(slot)] && !plan.isShapeDerived[size_t(slot)] &&
+          plan.lastUse[size_t(slot)] <= int(s))
+        frame.slots[size_t(slot)] = RunValue();
+    };
+    for (int slot : step.inputs) release(slot);
+    for (int slot : step.captures) release(slot);
+    for (int slot : step.outputs) release(slot);
+  };
   for (size_t s = 0; s < plan.steps.size(); ++s) {
     Step& step = plan.steps[s];
+    // A folded step whose outputs stand in the slots from the last run (the main graph keeps them) has
+    // nothing to do; with a profiler it still reports itself.
+    if (!profiler && step.folded && keptOutputsHold(plan, step, frame) &&
+        std::all_of(step.outputs.begin(), step.outputs.end(), [&](int slot) {
+          return slot < 0 || !std::holds_alternative<std::monostate>(frame.slots[size_t(slot)]);
+        })) {
+      releaseAfter(step, s);
+      continue;
+    }
     host.newStep(int(s));
     int64_t start = profiler ? profiler->nowNs() : 0;
     int64_t flops = 0;
@@ -586,14 +610,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         if (fused) recordFused(*fusedNode.node);
       if (deviceStep) step.backend->endProfiledStep(*profiler, profiler->events().size() - 1);
     }
-    // Release what this step was the last to read (and defined-but-unused outputs).
-    auto release = [&](int slot) {
-      if (slot >= 0 && !plan.isConstant[size_t(slot)] && plan.lastUse[size_t(slot)] <= int(s))
-        frame.slots[size_t(slot)] = RunValue();
-    };
-    for (int slot : step.inputs) release(slot);
-    for (int slot : step.captures) release(slot);
-    for (int slot : step.outputs) release(slot);
+    releaseAfter(step, s);
   }
 
   std::vector<RunValue> results;
@@ -1213,16 +1230,23 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
     auto valid = validateInputs(inputs);
     if (!valid) return valid.error();
   }
-  Frame frame{main_.get(), std::vector<RunValue>(main_->slotValue.size()), nullptr};
+  Frame frame{main_.get(), std::move(main_->keptSlots), nullptr};
+  frame.slots.resize(main_->slotValue.size());
+  // Kept from the last run: constants and shape arithmetic (executePlan checks the latter still holds).
+  for (size_t slot = 0; slot < frame.slots.size(); ++slot)
+    if (!main_->isConstant[slot] && !main_->isShapeDerived[slot]) frame.slots[slot] = RunValue();
   const Graph& graph = model_.graph();
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const onyx::Value* v = graph.inputs()[i];
+    RunValue& slot = frame.slots[size_t(main_->inputSlots[i])];
+    slot = RunValue();  // an initializer's default unless given again
     for (const auto& [name, value] : inputs)
-      if (name == v->name()) frame.slots[size_t(main_->inputSlots[i])] = value;
+      if (name == v->name()) slot = value;
   }
   Profiler* profiler = options_.profile ? &profiler_ : nullptr;
   if (profiler) profiler->beginIteration();
   auto result = executePlan(*this, *main_, frame, options_.useArena, profiler, options_.arenaLimitBytes);
+  main_->keptSlots = std::move(frame.slots);
   for (const auto& backend : backends_) {
     auto finished = backend->finishRun();
     if (!finished && result) result = finished.error();

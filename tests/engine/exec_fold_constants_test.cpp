@@ -78,6 +78,24 @@ g (float[N, C, W] x) => (float[N, M] y) <int64 zero = {0}, int64[1] axes = {0}, 
 }
 )";
 
+// Runs kShapeModel on x of `dims` holding base, base + 1, ... and checks y.
+void runFlatten(Executor& executor, Dims dims, float base) {
+  SCOPED_TRACE(describeTensor(DataType::Float, dims));
+  executor.profiler().clear();
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::vector<float> values(static_cast<size_t>(count));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = base + float(i);
+  auto y = executor.run({{"x", TensorValue::fromVector<float>(DataType::Float, dims, values)}});
+  ASSERT_TRUE(y.ok()) << y.error().toString();
+  const auto& t = std::get<TensorValue>((*y)[0]);
+  const int64_t rows = dims[0], cols = count / dims[0];
+  ASSERT_EQ(t.dims(), (Dims{rows, cols}));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      EXPECT_EQ(t.data<float>()[r * cols + c], values[size_t(r * cols + c)] * values[size_t(c)]) << r << "," << c;
+}
+
 TEST(ExecFoldConstants, ShapeArithmeticIsKeptWhileTheDimsStay) {
   auto model = parseModelText(kShapeModel);
   ASSERT_TRUE(model.ok()) << model.error().toString();
@@ -85,21 +103,7 @@ TEST(ExecFoldConstants, ShapeArithmeticIsKeptWhileTheDimsStay) {
   options.profile = true;
   auto executor = Executor::create(**model, options);
   ASSERT_TRUE(executor.ok()) << executor.error().toString();
-  auto runOn = [&](Dims dims, float base) {
-    (*executor)->profiler().clear();
-    int64_t count = 1;
-    for (int64_t d : dims) count *= d;
-    std::vector<float> values(static_cast<size_t>(count));
-    for (size_t i = 0; i < values.size(); ++i) values[i] = base + float(i);
-    auto y = (*executor)->run({{"x", TensorValue::fromVector<float>(DataType::Float, dims, values)}});
-    EXPECT_TRUE(y.ok()) << y.error().toString();
-    const auto& t = std::get<TensorValue>((*y)[0]);
-    const int64_t rows = dims[0], cols = count / dims[0];
-    EXPECT_EQ(t.dims(), (Dims{rows, cols}));
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c)
-        EXPECT_EQ(t.data<float>()[r * cols + c], values[size_t(r * cols + c)] * values[size_t(c)]) << r << "," << c;
-  };
+  auto runOn = [&](Dims dims, float base) { runFlatten(**executor, std::move(dims), base); };
   auto lastVariant = [&](const char* output) {
     auto v = variantsByOutput(**executor, output);
     return v.empty() ? std::string("(none)") : v.back();
@@ -116,6 +120,35 @@ TEST(ExecFoldConstants, ShapeArithmeticIsKeptWhileTheDimsStay) {
   EXPECT_EQ(lastVariant("target"), "folded");
   runOn({2, 3, 4}, 3);  // and back
   EXPECT_NE(lastVariant("target"), "folded");
+}
+
+TEST(ExecFoldConstants, UnprofiledRunsSkipKeptStepsAndStayRight) {
+  // Without a profiler the kept values stay in the main graph's slots and their steps are skipped: new
+  // dims must still recompute the shape arithmetic, and an initializer given in one run must not stick.
+  auto shapes = parseModelText(kShapeModel);
+  ASSERT_TRUE(shapes.ok()) << shapes.error().toString();
+  auto flatten = Executor::create(**shapes, ExecutorOptions{});
+  ASSERT_TRUE(flatten.ok()) << flatten.error().toString();
+  const std::pair<Dims, float> runs[] = {{{2, 3, 4}, 1}, {{2, 3, 4}, 5}, {{3, 2, 2}, 2},
+                                         {{3, 2, 2}, 7}, {{2, 3, 4}, 3}, {{1, 5, 1}, 4}};
+  for (const auto& [dims, base] : runs) runFlatten(**flatten, dims, base);
+
+  auto linear = parseModelText(kModel);
+  ASSERT_TRUE(linear.ok()) << linear.error().toString();
+  auto executor = Executor::create(**linear, ExecutorOptions{});
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  NamedValues defaults = {{"x", TensorValue::fromVector<float>(DataType::Float, {2, 3}, {1, 0, 0, 0, 1, 1})}};
+  NamedValues overridden = defaults;
+  overridden.push_back({"bias", TensorValue::fromVector<float>(DataType::Float, {4}, {0, 0, 0, 10})});
+  for (const NamedValues* inputs : {&defaults, &defaults, &overridden, &defaults, &overridden}) {
+    auto y = (*executor)->run(*inputs);
+    ASSERT_TRUE(y.ok()) << y.error().toString();
+    const auto& t = std::get<TensorValue>((*y)[0]);
+    const bool given = inputs == &overridden;
+    EXPECT_EQ(t.data<float>()[0], given ? 1.0f : 3.0f);
+    EXPECT_EQ(t.data<float>()[3], given ? 30.0f : 12.0f);
+    EXPECT_EQ(t.data<float>()[7], given ? 11.0f + 12.0f + 20.0f : 11.0f + 12.0f + 2.0f);
+  }
 }
 
 }  // namespace
