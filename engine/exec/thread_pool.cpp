@@ -15,6 +15,23 @@ int ThreadPool::currentThreadIndex() {
   return omp_get_thread_num();
 }
 
+void ThreadPool::runTeam(const std::function<void(int, int, const std::function<void()>&)>& body) {
+  const std::function<void()> alone = [] {};
+  if (threads_ == 1 || omp_in_parallel()) {
+    body(0, 1, alone);
+    return;
+  }
+  // An orphaned barrier binds to the innermost enclosing parallel region: this one.
+  const std::function<void()> barrier = [] {
+#pragma omp barrier
+  };
+#pragma omp parallel num_threads(threads_)
+  {
+    const int threads = omp_get_num_threads();
+    body(omp_get_thread_num(), threads, threads > 1 ? barrier : alone);
+  }
+}
+
 void ThreadPool::parallelFor(int64_t count, int64_t grain,
                              const std::function<void(int64_t, int64_t)>& body) {
   if (count <= 0) return;

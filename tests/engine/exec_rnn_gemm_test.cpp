@@ -1,6 +1,7 @@
 // The GEMM variant of LSTM, GRU and RNN (ops/rnn/rnn_gemm_cpu.cpp) against the reference kernel: both
 // layouts and all directions, ragged sequence lengths (including 0), initial states, clip, peepholes,
-// input_forget, linear_before_reset, batch 1 and 3; other activations and float64 stay on the reference.
+// input_forget, linear_before_reset, batch 1 and 3, hidden units split between threads, batches past the
+// packed product; other activations and float64 stay on the reference.
 #include <gtest/gtest.h>
 
 #include "exec_kernel_test_util.h"
@@ -93,6 +94,25 @@ TEST(ExecRnnGemm, LongerSequencesStayClose) {
   RnnCase gru{"GRU", 3, "forward", 1, 2};
   NodeCase g("GRU", {Attribute::ofInt("hidden_size", 64), Attribute::ofInt("layout", 1)}, 14, 2);
   expectMatchesReference(g, rnnInputs(gru, 40, 32, 64, DataType::Float, 8), "gemm", 1e-4, 1e-5);
+}
+
+TEST(ExecRnnGemm, SplitUnitsAndLargeBatchesMatchTheReference) {
+  // Hidden 40 splits a one-way cell's units between the two threads (uneven parts, a barrier per step);
+  // batch 6 is past the packed GEMV and takes one GEMM per step. Ragged lengths stop rows mid-split.
+  for (int64_t batch : {1, 6})
+    for (auto [op, gates] : {std::pair<std::string, int64_t>{"LSTM", 4}, {"GRU", 3}, {"RNN", 1}})
+      for (int64_t beforeReset : {0, 1}) {
+        if (op != "GRU" && beforeReset) continue;
+        RnnCase rc{op, gates, "reverse", 0, batch, batch > 1, true, op == "LSTM"};
+        std::vector<Attribute> attrs = {Attribute::ofInt("hidden_size", 40),
+                                        Attribute::ofString("direction", rc.direction)};
+        if (op == "GRU") attrs.push_back(Attribute::ofInt("linear_before_reset", beforeReset));
+        NodeCase c(op, attrs, 14, op == "LSTM" ? 3 : 2);
+        SCOPED_TRACE(op + " batch " + std::to_string(batch) + " linear_before_reset " +
+                     std::to_string(beforeReset));
+        expectMatchesReference(c, rnnInputs(rc, 9, 7, 40, DataType::Float, uint64_t(20 + batch)), "gemm",
+                               1e-4, 1e-5);
+      }
 }
 
 TEST(ExecRnnGemm, OtherActivationsAndTypesUseTheReference) {

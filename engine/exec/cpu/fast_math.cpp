@@ -283,6 +283,29 @@ ONYX_CLONES void fastPoolRowMax(const PoolRow& row) { poolRow<true>(row); }
 
 ONYX_CLONES void fastPoolRowSum(const PoolRow& row) { poolRow<false>(row); }
 
+// Eight independent sums per panel (four vectors of outputs, even and odd rows apart) keep the adds'
+// latency hidden behind the loads.
+ONYX_CLONES void fastGemvPanels(const float* panels, const float* x, int64_t k, int64_t n, float* y) {
+  static_assert(kGemvPanel == 4 * kLanes16);
+  for (int64_t first = 0; first < n; first += kGemvPanel) {
+    const float* w = panels + first * k;
+    Lanes16 even[4] = {}, odd[4] = {};
+    int64_t i = 0;
+    for (; i + 1 < k; i += 2, w += 2 * kGemvPanel) {
+      const float a = x[i], b = x[i + 1];
+      for (int v = 0; v < 4; ++v) {
+        even[v] += a * loadLanes(w + v * kLanes16);
+        odd[v] += b * loadLanes(w + kGemvPanel + v * kLanes16);
+      }
+    }
+    if (i < k)
+      for (int v = 0; v < 4; ++v) even[v] += x[i] * loadLanes(w + v * kLanes16);
+    float sums[kGemvPanel];
+    for (int v = 0; v < 4; ++v) storeLanes(sums + v * kLanes16, even[v] + odd[v]);
+    std::memcpy(y + first, sums, size_t(std::min(kGemvPanel, n - first)) * sizeof(float));
+  }
+}
+
 ONYX_CLONES void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
   windowReduce<true>(base, offsets, taps, out, n);
 }

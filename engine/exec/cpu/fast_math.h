@@ -41,6 +41,15 @@ struct PoolRow {
 };
 void fastPoolRowMax(const PoolRow& row);
 void fastPoolRowSum(const PoolRow& row);
+// A row vector times a matrix packed in panels: y[0, n) = x[0, k) * W (k x n). Panel p holds W's columns
+// [p * kGemvPanel, (p + 1) * kGemvPanel) as k rows of kGemvPanel floats, zero past n:
+// panels[(p * k + i) * kGemvPanel + j] = W[i][p * kGemvPanel + j]. Recurrent cells' per-step products,
+// where one GEMM call per step costs more than streaming W once.
+constexpr int64_t kGemvPanel = 64;
+inline int64_t gemvPanelsSize(int64_t k, int64_t n) {
+  return (n + kGemvPanel - 1) / kGemvPanel * k * kGemvPanel;
+}
+void fastGemvPanels(const float* panels, const float* x, int64_t k, int64_t n, float* y);
 // One LayerNormalization row: y = (x - mean) / sqrt(var + eps) * scale (+ bias, may be null); returns the
 // mean and writes 1 / sqrt(var + eps) to `invStdDev`.
 float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias, float eps,

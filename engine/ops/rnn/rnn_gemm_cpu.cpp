@@ -1,15 +1,19 @@
 // Recurrent layers through GEMM (variant "gemm"): float32 LSTM, GRU and RNN with their default activations.
-// The input projection of every time step is one GEMM before the loop; each step is then one GEMM of the
-// hidden state by R plus vectorised gate math. Sequence lengths, both directions, both layouts, clip,
-// peepholes, input_forget and linear_before_reset as in rnn_cpu.cpp, which stays the oracle and takes
-// other types and activations.
+// The input projection of every time step is one GEMM before the loop. For small batches each step's
+// recurrent product streams R packed in panels (fastGemvPanels): the threads split the hidden units, each
+// multiplying its units' gate rows and computing their gates, with one barrier per step; a bidirectional
+// cell runs its directions side by side instead. Larger batches take one GEMM per step. Sequence lengths,
+// both directions, both layouts, clip, peepholes, input_forget and linear_before_reset as in rnn_cpu.cpp,
+// which stays the oracle and takes other types and activations.
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "exec/cpu/fast_math.h"
 #include "exec/cpu/gemm.h"
 #include "exec/kernel_util.h"
+#include "exec/thread_pool.h"
 
 namespace onyx::exec {
 namespace {
@@ -18,6 +22,9 @@ enum class Cell { Lstm, Gru, Rnn };
 
 template <Cell C>
 constexpr int64_t kGates = C == Cell::Lstm ? 4 : (C == Cell::Gru ? 3 : 1);
+
+// Batches up to this many rows stream the packed R once per row and step; larger ones take a GEMM.
+constexpr int64_t kMaxPackedBatch = 4;
 
 // Only the default activations (what exporters emit); others go to the reference kernel.
 template <Cell C>
@@ -50,8 +57,42 @@ struct Shapes {
   }
 };
 
+// The hidden units [begin, end) of one direction that one thread owns, with R's rows for them packed as
+// gemv panels: gate-major outputs (gate g, unit u at g * units + u - begin). GRU without
+// linear_before_reset multiplies its h gate by r * h, a second product: those rows are packed apart.
+struct UnitRange {
+  int64_t begin = 0, end = 0;
+  std::vector<float> gateRows, resetRows;
+  int64_t units() const { return end - begin; }
+};
+
+std::vector<float> packRows(const float* r, int64_t hidden, int64_t firstGate, int64_t gates, int64_t begin,
+                            int64_t end) {
+  const int64_t units = end - begin, outputs = gates * units;
+  std::vector<float> panels(size_t(gemvPanelsSize(hidden, outputs)), 0.0f);
+  for (int64_t o = 0; o < outputs; ++o) {
+    const float* row = r + ((firstGate + o / units) * hidden + begin + o % units) * hidden;
+    float* column = panels.data() + (o / kGemvPanel) * hidden * kGemvPanel + o % kGemvPanel;
+    for (int64_t i = 0; i < hidden; ++i) column[i * kGemvPanel] = row[i];
+  }
+  return panels;
+}
+
 template <Cell C>
-Expected<void> recurrentGemm(KernelContext& ctx) {
+class RecurrentGemm final : public Kernel {
+ public:
+  Expected<void> run(KernelContext& ctx) override;
+
+ private:
+  // Per direction, per part of the hidden units; kept while R is a constant of the same storage and dims.
+  std::vector<std::vector<UnitRange>> packed_;
+  const void* packedFrom_ = nullptr;
+  Dims packedDims_;
+  bool packedLinearBeforeReset_ = false;
+};
+
+template <Cell C>
+Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
   const TensorValue& X = ctx.input(0);
   const TensorValue& W = ctx.input(1);
   const TensorValue& R = ctx.input(2);
@@ -90,7 +131,8 @@ Expected<void> recurrentGemm(KernelContext& ctx) {
   if (ctx.hasInput(4)) {
     lens = ctx.input(4).toInts();
     if (int64_t(lens.size()) != s.batch)
-      return ctx.error("sequence_lens " + ctx.input(4).describe() + " should hold one length per batch row", 4);
+      return ctx.error("sequence_lens " + ctx.input(4).describe() + " should hold one length per batch row",
+                       4);
     for (int64_t& len : lens) len = std::clamp<int64_t>(len, 0, s.seqLen);
   }
   float clip = ctx.attrFloat("clip", 0.0f);
@@ -108,17 +150,44 @@ Expected<void> recurrentGemm(KernelContext& ctx) {
   }
   std::vector<float> hLast(size_t(s.dirs * s.batch * H)), cLast(hLast.size());
 
+  // GRU without linear_before_reset: the recurrent product covers z and r; h's follows from r * h.
+  const bool resetProduct = C == Cell::Gru && !linearBeforeReset;
+  const int64_t recurrentGates = resetProduct ? 2 : G;
+  const int threads = ctx.pool().threadCount();
+  const bool packedPath = s.batch <= kMaxPackedBatch;
+  // A bidirectional cell runs its directions side by side, one thread each: every step's product is too
+  // small to split well, and the directions share nothing until the outputs. A one-way cell splits its
+  // hidden units between the threads.
+  const bool sideBySide = s.dirs == 2 && threads > 1;
+  const int64_t parts =
+      packedPath && !sideBySide ? std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, H / 16)) : 1;
+  if (packedPath) {
+    const bool reuse = ctx.inputIsConstant(2) && packedFrom_ == R.raw() && packedDims_ == R.dims() &&
+                       packedLinearBeforeReset_ == linearBeforeReset && !packed_.empty() &&
+                       int64_t(packed_[0].size()) == parts;
+    if (!reuse) {
+      packed_.assign(size_t(s.dirs), std::vector<UnitRange>(size_t(parts)));
+      for (int64_t d = 0; d < s.dirs; ++d) {
+        const float* r = R.data<float>() + d * G * H * H;
+        for (int64_t p = 0; p < parts; ++p) {
+          UnitRange& range = packed_[size_t(d)][size_t(p)];
+          range.begin = H * p / parts;
+          range.end = H * (p + 1) / parts;
+          range.gateRows = packRows(r, H, 0, recurrentGates, range.begin, range.end);
+          if (resetProduct) range.resetRows = packRows(r, H, 2, 1, range.begin, range.end);
+        }
+      }
+      packedFrom_ = R.raw();
+      packedDims_ = R.dims();
+      packedLinearBeforeReset_ = linearBeforeReset;
+    }
+  }
+
   const int64_t rows = s.seqLen * s.batch;
   const float* x = X.data<float>();
-  // A bidirectional cell runs its two directions side by side, one thread each: every step's product is
-  // too small to split well, and the directions share nothing until the outputs.
-  const bool sideBySide = s.dirs == 2;
-  auto product = sideBySide ? sgemmSerial : sgemm;
-  auto runDirection = [&](int64_t d) {
-    std::vector<float> xproj(size_t(rows * G * H)), hproj(size_t(s.batch * G * H));
-    std::vector<float> h(size_t(s.batch * H)), c(size_t(s.batch * H)), rh(size_t(s.batch * H));
-    std::vector<float> gate(size_t(4 * H)), combinedBias(size_t(G * H));
-    bool reverse = direction == "reverse" || d == 1;
+  auto runDirection = [&](int64_t d, bool serial) {
+    auto product = serial ? sgemmSerial : sgemm;
+    const bool reverse = direction == "reverse" || d == 1;
     const float* w = W.data<float>() + d * G * H * s.inputSize;
     const float* r = R.data<float>() + d * G * H * H;
     const float* wb = ctx.hasInput(3) ? ctx.input(3).data<float>() + d * 2 * G * H : nullptr;
@@ -126,92 +195,180 @@ Expected<void> recurrentGemm(KernelContext& ctx) {
     const float* peep = C == Cell::Lstm && ctx.hasInput(7) ? ctx.input(7).data<float>() + d * 3 * H : nullptr;
     // Biases that can be added once to the input projection: all but GRU's h gate recurrence bias when the
     // reset gate multiplies (R_h h + Rb_h).
-    std::fill(combinedBias.begin(), combinedBias.end(), 0.0f);
+    std::vector<float> xproj(size_t(rows * G * H)), combinedBias(size_t(G * H), 0.0f);
     if (wb)
       for (int64_t j = 0; j < G * H; ++j)
         combinedBias[size_t(j)] = wb[j] + (C == Cell::Gru && linearBeforeReset && j >= 2 * H ? 0.0f : rb[j]);
-    product(false, true, rows, G * H, s.inputSize, 1.0f, x, s.inputSize, w, s.inputSize, 0.0f, xproj.data(), G * H);
+    product(false, true, rows, G * H, s.inputSize, 1.0f, x, s.inputSize, w, s.inputSize, 0.0f, xproj.data(),
+            G * H);
     for (int64_t row = 0; row < rows; ++row) {
       float* p = xproj.data() + row * G * H;
       for (int64_t j = 0; j < G * H; ++j) p[j] += combinedBias[size_t(j)];
     }
+    // The state as two buffers, read one and written the other each step, so that threads computing
+    // their own units never read a unit another thread is writing.
+    std::vector<float> hBuffers(size_t(2 * s.batch * H)), c(size_t(s.batch * H)), resetH(size_t(s.batch * H));
     for (int64_t b = 0; b < s.batch; ++b) {
-      int64_t at = s.stateOffset(d, b);
+      const int64_t at = s.stateOffset(d, b);
       for (int64_t k = 0; k < H; ++k) {
-        h[size_t(b * H + k)] = ctx.hasInput(5) ? ctx.input(5).data<float>()[at + k] : 0.0f;
+        hBuffers[size_t(b * H + k)] = ctx.hasInput(5) ? ctx.input(5).data<float>()[at + k] : 0.0f;
         c[size_t(b * H + k)] = C == Cell::Lstm && ctx.hasInput(6) ? ctx.input(6).data<float>()[at + k] : 0.0f;
       }
     }
-    int64_t steps = *std::max_element(lens.begin(), lens.end());
-    for (int64_t step = 0; step < steps; ++step) {
-      // Recurrent projection of every batch row at once (GRU without linear_before_reset: z and r only).
-      int64_t recurrentGates = C == Cell::Gru && !linearBeforeReset ? 2 : G;
-      product(false, true, s.batch, recurrentGates * H, H, 1.0f, h.data(), H, r, H, 0.0f, hproj.data(), G * H);
-      for (int64_t b = 0; b < s.batch; ++b) {
-        if (step >= lens[size_t(b)]) continue;
-        int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
-        const float* xp = xproj.data() + s.xRow(t, b) * G * H;
-        const float* hp = hproj.data() + b * G * H;
-        float* hb = h.data() + b * H;
-        float* cb = c.data() + b * H;
-        float* g = gate.data();
-        if constexpr (C == Cell::Lstm) {  // gate order i, o, f, c
-          float *gi = g, *go = g + H, *gf = g + 2 * H, *gc = g + 3 * H;
-          for (int64_t k = 0; k < H; ++k) {
-            gi[k] = xp[k] + hp[k] + (peep ? peep[k] * cb[k] : 0.0f);
-            gf[k] = xp[2 * H + k] + hp[2 * H + k] + (peep ? peep[2 * H + k] * cb[k] : 0.0f);
-            gc[k] = xp[3 * H + k] + hp[3 * H + k];
-          }
-          clipInPlace(g, 4 * H, clip);
-          fastSigmoid(gi, gi, H, 0, 0);
-          fastSigmoid(gf, gf, H, 0, 0);
-          fastTanh(gc, gc, H, 0, 0);
-          for (int64_t k = 0; k < H; ++k) {
-            float f = inputForget ? 1.0f - gi[k] : gf[k];
-            cb[k] = f * cb[k] + gi[k] * gc[k];
-            go[k] = xp[H + k] + hp[H + k] + (peep ? peep[H + k] * cb[k] : 0.0f);
-          }
-          clipInPlace(go, H, clip);
-          fastSigmoid(go, go, H, 0, 0);
-          fastTanh(cb, gc, H, 0, 0);
-          for (int64_t k = 0; k < H; ++k) hb[k] = go[k] * gc[k];
-        } else if constexpr (C == Cell::Gru) {  // gate order z, r, h
-          float *gz = g, *gr = g + H, *gh = g + 2 * H;
-          for (int64_t k = 0; k < 2 * H; ++k) g[k] = xp[k] + hp[k];
-          clipInPlace(g, 2 * H, clip);
-          fastSigmoid(g, g, 2 * H, 0, 0);
-          if (linearBeforeReset) {
-            const float* rbh = rb ? rb + 2 * H : nullptr;
-            for (int64_t k = 0; k < H; ++k) gh[k] = xp[2 * H + k] + gr[k] * (hp[2 * H + k] + (rbh ? rbh[k] : 0.0f));
-          } else {
-            float* rhb = rh.data() + b * H;
-            for (int64_t k = 0; k < H; ++k) rhb[k] = gr[k] * hb[k];
-            sgemmSerial(false, true, 1, H, H, 1.0f, rhb, H, r + 2 * H * H, H, 0.0f, gh, H);
-            for (int64_t k = 0; k < H; ++k) gh[k] += xp[2 * H + k];
-          }
-          clipInPlace(gh, H, clip);
-          fastTanh(gh, gh, H, 0, 0);
-          for (int64_t k = 0; k < H; ++k) hb[k] = (1.0f - gz[k]) * gh[k] + gz[k] * hb[k];
-        } else {
-          for (int64_t k = 0; k < H; ++k) g[k] = xp[k] + hp[k];
-          clipInPlace(g, H, clip);
-          fastTanh(g, hb, H, 0, 0);
-        }
-        if (y) std::memcpy(y + s.yOffset(t, d, b), hb, size_t(H) * sizeof(float));
+    const int64_t steps = *std::max_element(lens.begin(), lens.end());
+    const UnitRange whole{0, H, {}, {}};
+    // The units of `part` over every step; `barrier` waits for the threads running the other parts.
+    auto recur = [&](const std::vector<const UnitRange*>& ranges, const std::function<void()>& barrier) {
+      std::vector<std::vector<float>> hproj(ranges.size()), gates(ranges.size());
+      for (size_t q = 0; q < ranges.size(); ++q) {
+        hproj[q].resize(size_t(s.batch * G * ranges[q]->units()));
+        gates[q].resize(size_t(s.batch * 4 * ranges[q]->units()));
       }
+      for (int64_t step = 0; step < steps; ++step) {
+        const float* hIn = hBuffers.data() + (step % 2) * s.batch * H;
+        float* hOut = hBuffers.data() + ((step + 1) % 2) * s.batch * H;
+        for (size_t q = 0; q < ranges.size(); ++q) {
+          const UnitRange& range = *ranges[q];
+          const int64_t U = range.units(), a = range.begin;
+          float* hp = hproj[q].data();
+          if (packedPath) {
+            for (int64_t b = 0; b < s.batch; ++b)
+              fastGemvPanels(range.gateRows.data(), hIn + b * H, H, recurrentGates * U, hp + b * G * U);
+          } else {
+            product(false, true, s.batch, recurrentGates * H, H, 1.0f, hIn, H, r, H, 0.0f, hp, G * H);
+          }
+          for (int64_t b = 0; b < s.batch; ++b) {
+            const float* hb = hIn + b * H + a;
+            float* next = hOut + b * H + a;
+            if (step >= lens[size_t(b)]) {  // finished: the state stays
+              std::memcpy(next, hb, size_t(U) * sizeof(float));
+              continue;
+            }
+            const int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
+            const float* xp = xproj.data() + s.xRow(t, b) * G * H + a;
+            const float* hpb = hp + b * G * U;
+            float* cb = c.data() + b * H + a;
+            float* g = gates[q].data() + b * 4 * U;
+            if constexpr (C == Cell::Lstm) {  // gate order i, o, f, c
+              const float* pk = peep ? peep + a : nullptr;
+              float *gi = g, *go = g + U, *gf = g + 2 * U, *gc = g + 3 * U;
+              for (int64_t k = 0; k < U; ++k) {
+                gi[k] = xp[k] + hpb[k] + (pk ? pk[k] * cb[k] : 0.0f);
+                gf[k] = xp[2 * H + k] + hpb[2 * U + k] + (pk ? pk[2 * H + k] * cb[k] : 0.0f);
+                gc[k] = xp[3 * H + k] + hpb[3 * U + k];
+              }
+              clipInPlace(gi, U, clip);
+              clipInPlace(gf, U, clip);
+              clipInPlace(gc, U, clip);
+              fastSigmoid(gi, gi, U, 0, 0);
+              fastSigmoid(gf, gf, U, 0, 0);
+              fastTanh(gc, gc, U, 0, 0);
+              for (int64_t k = 0; k < U; ++k) {
+                const float f = inputForget ? 1.0f - gi[k] : gf[k];
+                cb[k] = f * cb[k] + gi[k] * gc[k];
+                go[k] = xp[H + k] + hpb[U + k] + (pk ? pk[H + k] * cb[k] : 0.0f);
+              }
+              clipInPlace(go, U, clip);
+              fastSigmoid(go, go, U, 0, 0);
+              fastTanh(cb, gc, U, 0, 0);
+              for (int64_t k = 0; k < U; ++k) next[k] = go[k] * gc[k];
+            } else if constexpr (C == Cell::Gru) {  // gate order z, r, h
+              float *gz = g, *gr = g + U;
+              for (int64_t k = 0; k < U; ++k) {
+                gz[k] = xp[k] + hpb[k];
+                gr[k] = xp[H + k] + hpb[U + k];
+              }
+              clipInPlace(g, 2 * U, clip);
+              fastSigmoid(g, g, 2 * U, 0, 0);
+              if (resetProduct) {
+                float* rh = resetH.data() + b * H + a;
+                for (int64_t k = 0; k < U; ++k) rh[k] = gr[k] * hb[k];
+              } else {
+                float* gh = g + 2 * U;
+                const float* rbh = rb ? rb + 2 * H + a : nullptr;
+                for (int64_t k = 0; k < U; ++k)
+                  gh[k] = xp[2 * H + k] + gr[k] * (hpb[2 * U + k] + (rbh ? rbh[k] : 0.0f));
+              }
+            } else {
+              float* gh = g;
+              for (int64_t k = 0; k < U; ++k) gh[k] = xp[k] + hpb[k];
+              clipInPlace(gh, U, clip);
+              fastTanh(gh, next, U, 0, 0);
+            }
+          }
+        }
+        if (resetProduct) {
+          barrier();  // every unit's r * h is written
+          for (size_t q = 0; q < ranges.size(); ++q) {
+            const UnitRange& range = *ranges[q];
+            const int64_t U = range.units(), a = range.begin;
+            for (int64_t b = 0; b < s.batch; ++b) {
+              if (step >= lens[size_t(b)]) continue;
+              float* gh = gates[q].data() + b * 4 * U + 2 * U;
+              if (packedPath)
+                fastGemvPanels(range.resetRows.data(), resetH.data() + b * H, H, U, gh);
+              else
+                sgemmSerial(false, true, 1, H, H, 1.0f, resetH.data() + b * H, H, r + 2 * H * H, H, 0.0f, gh,
+                            H);
+              const int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
+              const float* xp = xproj.data() + s.xRow(t, b) * G * H + a;
+              for (int64_t k = 0; k < U; ++k) gh[k] += xp[2 * H + k];
+            }
+          }
+        }
+        if constexpr (C == Cell::Gru) {
+          for (size_t q = 0; q < ranges.size(); ++q) {
+            const UnitRange& range = *ranges[q];
+            const int64_t U = range.units(), a = range.begin;
+            for (int64_t b = 0; b < s.batch; ++b) {
+              if (step >= lens[size_t(b)]) continue;
+              float* g = gates[q].data() + b * 4 * U;
+              float *gz = g, *gh = g + 2 * U;
+              clipInPlace(gh, U, clip);
+              fastTanh(gh, gh, U, 0, 0);
+              const float* hb = hIn + b * H + a;
+              float* next = hOut + b * H + a;
+              for (int64_t k = 0; k < U; ++k) next[k] = (1.0f - gz[k]) * gh[k] + gz[k] * hb[k];
+            }
+          }
+        }
+        for (size_t q = 0; q < ranges.size() && y; ++q) {
+          const UnitRange& range = *ranges[q];
+          for (int64_t b = 0; b < s.batch; ++b) {
+            if (step >= lens[size_t(b)]) continue;
+            const int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
+            std::memcpy(y + s.yOffset(t, d, b) + range.begin, hOut + b * H + range.begin,
+                        size_t(range.units()) * sizeof(float));
+          }
+        }
+        barrier();  // the step's state is complete before the next reads it
+      }
+    };
+    if (!packedPath) {
+      recur({&whole}, [] {});
+    } else if (parts == 1) {
+      recur({&packed_[size_t(d)][0]}, [] {});
+    } else {
+      ctx.pool().runTeam([&](int thread, int threadsRunning, const std::function<void()>& barrier) {
+        std::vector<const UnitRange*> mine;
+        for (int64_t p = thread; p < parts; p += threadsRunning)
+          mine.push_back(&packed_[size_t(d)][size_t(p)]);
+        recur(mine, barrier);
+      });
     }
+    const float* hFinal = hBuffers.data() + (steps % 2) * s.batch * H;
     for (int64_t b = 0; b < s.batch; ++b) {
-      int64_t at = s.stateOffset(d, b);
-      std::memcpy(hLast.data() + at, h.data() + b * H, size_t(H) * sizeof(float));
+      const int64_t at = s.stateOffset(d, b);
+      std::memcpy(hLast.data() + at, hFinal + b * H, size_t(H) * sizeof(float));
       std::memcpy(cLast.data() + at, c.data() + b * H, size_t(H) * sizeof(float));
     }
   };
   if (sideBySide) {
     ctx.parallelFor(2, 1, [&](int64_t b, int64_t e) {
-      for (int64_t d = b; d < e; ++d) runDirection(d);
+      for (int64_t d = b; d < e; ++d) runDirection(d, true);
     });
   } else {
-    runDirection(0);
+    for (int64_t d = 0; d < s.dirs; ++d) runDirection(d, false);
   }
   auto store = [&](size_t index, const std::vector<float>& v) -> Expected<void> {
     if (!ctx.wantsOutput(index)) return {};
@@ -226,20 +383,24 @@ Expected<void> recurrentGemm(KernelContext& ctx) {
   return {};
 }
 
-KernelDef gemmVariant(std::string op, KernelFunction function, bool (*supports)(const Node&, int)) {
-  KernelDef def = kernel(std::move(op), function, 1);
+template <Cell C>
+KernelDef gemmVariant(std::string op) {
+  KernelDef def =
+      kernelFactory(std::move(op), [](const PrepareContext&) -> Expected<std::unique_ptr<Kernel>> {
+        return std::unique_ptr<Kernel>(std::make_unique<RecurrentGemm<C>>());
+      });
   def.variant = "gemm";
   def.priority = 10;
-  def.supports = supports;
+  def.supports = defaultActivations<C>;
   return def;
 }
 
 }  // namespace
 
 void registerRnnGemmCpuKernels(KernelRegistry& r) {
-  r.add(gemmVariant("LSTM", recurrentGemm<Cell::Lstm>, defaultActivations<Cell::Lstm>));
-  r.add(gemmVariant("GRU", recurrentGemm<Cell::Gru>, defaultActivations<Cell::Gru>));
-  r.add(gemmVariant("RNN", recurrentGemm<Cell::Rnn>, defaultActivations<Cell::Rnn>));
+  r.add(gemmVariant<Cell::Lstm>("LSTM"));
+  r.add(gemmVariant<Cell::Gru>("GRU"));
+  r.add(gemmVariant<Cell::Rnn>("RNN"));
 }
 
 }  // namespace onyx::exec
