@@ -38,6 +38,8 @@ class PreparedNode {
   virtual bool acceptsChannelsLast(size_t) const { return false; }
   virtual bool producesChannelsLast() const { return false; }
   virtual bool readsChannelsLastOnlyToKeepIt() const { return false; }
+  // See Kernel::algorithm.
+  virtual std::string_view algorithm() const { return {}; }
 };
 
 class Profiler;

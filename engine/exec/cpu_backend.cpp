@@ -33,6 +33,7 @@ class CpuPreparedNode final : public PreparedNode {
   bool readsChannelsLastOnlyToKeepIt() const override {
     return kernel_ && kernel_->readsChannelsLastOnlyToKeepIt();
   }
+  std::string_view algorithm() const override { return kernel_ ? kernel_->algorithm() : std::string_view(); }
 
  private:
   const KernelDef& def_;

@@ -61,6 +61,13 @@ int64_t valueBytes(const RunValue& value) {
   return 0;
 }
 
+// "dnnl", or "dnnl:winograd" when the kernel reports the algorithm it took.
+std::string profiledVariant(const PreparedNode& prepared) {
+  std::string variant(prepared.variant());
+  if (std::string_view algorithm = prepared.algorithm(); !algorithm.empty()) variant += ":" + std::string(algorithm);
+  return variant;
+}
+
 // The default ONNX domain, under either of its names.
 bool isOnnxDomain(const Node& node) {
   return node.domain().empty() || node.domain() == "ai.onnx";
@@ -384,7 +391,7 @@ Expected<void> runEpilogue(const Step& step, const Frame& frame, RunValue& value
       e.node = ep.node->id();
       e.name = ep.node->name();
       e.opType = ep.node->opType();
-      e.variant = std::string(ep.prepared->variant());
+      e.variant = profiledVariant(*ep.prepared);
       for (const RunValue* in : inputs) e.bytesRead += valueBytes(*in);
       e.bytesWritten = valueBytes(outputs[0]);
       e.flops = ep.prepared->flops(context);
@@ -572,7 +579,7 @@ Expected<std::vector<RunValue>> executePlan(Executor& executor, GraphPlan& plan,
         e.node = step.node->id();
         e.name = step.node->name();
         e.opType = step.node->opType();
-        e.variant = reused ? std::string("folded") : std::string(step.prepared->variant()) + (fused ? step.fusedOps : "");
+        e.variant = reused ? std::string("folded") : profiledVariant(*step.prepared) + (fused ? step.fusedOps : "");
       } else {
         e.opType = "Transfer";
         e.variant = "transfer";

@@ -175,6 +175,9 @@ class Kernel {
   // Reading channels-last pays only when the output stays channels-last too (Concat: otherwise the
   // producers' own reorders to plain are faster than converting here).
   virtual bool readsChannelsLastOnlyToKeepIt() const { return false; }
+  // The algorithm the last run took when the kernel chooses between several ("winograd"), for profiles;
+  // empty when there is one.
+  virtual std::string_view algorithm() const { return {}; }
 };
 
 // What a kernel factory sees at prepare time.
