@@ -1,4 +1,4 @@
-// Convolutions that take oneDNN's Winograd algorithm (dense 3x3 stride 1, >= 64 channels in and out,
+// Convolutions that take oneDNN's Winograd algorithm (dense 3x3 stride 1, >= 16 channels in, >= 64 out,
 // >= 14 x 14 outputs, constant weights): the profile names the algorithm, and a ResNet basic block (two
 // convs with bias, ReLU and the residual sum fused) matches the reference over runs. Convs outside the
 // rule, and those whose weights a caller may change, stay direct.
@@ -99,7 +99,7 @@ TEST(ExecConvWinograd, OtherConvsStayDirect) {
     bool weightsAreInputs;
     const char* why;
   };
-  for (const Case& c : {Case{32, 16, false, "32 channels"}, Case{64, 7, false, "7 x 7 outputs"},
+  for (const Case& c : {Case{32, 16, false, "32 output channels"}, Case{64, 7, false, "7 x 7 outputs"},
                         Case{64, 16, true, "weights a caller may change"}}) {
     SCOPED_TRACE(c.why);
     auto model = basicBlock(c.channels, c.size, c.weightsAreInputs);

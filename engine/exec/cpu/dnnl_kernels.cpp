@@ -48,15 +48,15 @@ struct ConvPart {
 };
 
 // Whether a convolution should take oneDNN's Winograd algorithm (F(4x4, 3x3) or F(2x2, 3x3)): dense 3x3
-// stride 1 with at least 64 channels in and out over at least 14 x 14 outputs. There it multiplies 2.25x
-// to 4x less and ran resnet18's layer1-3 convs 25-35% faster, reorders to and from its blocked layout
-// included; on 7 x 7 maps or few channels the transforms cost what the products save (squeezenet's 16- and
-// 32-channel expand convs ran slower). Its weights are transformed once, so only for constant weights.
+// stride 1 with at least 16 channels in and 64 out over at least 14 x 14 outputs. There it multiplies
+// 2.25x to 4x less: resnet18's layer1-3 convs ran 25-35% faster and squeezenet's expand convs on 55 x 55 and
+// 27 x 27 maps 10-30%, reorders to and from its blocked layout included. On 13 x 13 and 7 x 7 maps the
+// transforms cost what the products save. Its weights are transformed once, so only for constant weights.
 bool winogradPays(int64_t inChannels, int64_t outChannels, const std::vector<int64_t>& kernel,
                   const memory::dims& strides, const memory::dims& dilations, const Dims& outDims) {
   if (kernel.size() != 2 || kernel[0] != 3 || kernel[1] != 3) return false;
   if (strides[0] != 1 || strides[1] != 1 || dilations[0] != 0 || dilations[1] != 0) return false;
-  return inChannels >= 64 && outChannels >= 64 && outDims[2] * outDims[3] >= 14 * 14;
+  return inChannels >= 16 && outChannels >= 64 && outDims[2] * outDims[3] >= 14 * 14;
 }
 
 struct ConvPlan {
