@@ -840,6 +840,13 @@ struct Builder {
       return user && user->graph() == &graph && user->outputCount() == 1 && user->subgraphs().empty() ? user
                                                                                                     : nullptr;
     };
+    // Whether the backend that will run `node` computes on host memory, where a reader can take its input
+    // producer's operands as they lie.
+    auto runsOnHost = [&](const Node& node) {
+      for (Backend* backend : backends)
+        if (backend->supports(node, opsetFor(node.domain()))) return backend->usesHostMemory();
+      return false;
+    };
     // Exporters write Clip bounds and scalars as Constant nodes as often as initializers; both are known now.
     auto constantOf = [](const onyx::Value* v) -> const onyx::Tensor* {
       if (!v) return nullptr;
@@ -860,10 +867,7 @@ struct Builder {
       if (!source || source->name().empty() || constantOf(source)) continue;  // constant: folded once instead
       const Node* user = onlyUser(node->output(0));
       if (!user || user->opType() != "MatMul" || !isOnnxDomain(*user)) continue;
-      Backend* runs = nullptr;
-      for (Backend* backend : backends)
-        if (!runs && backend->supports(*user, opsetFor(user->domain()))) runs = backend;
-      if (!runs || !runs->usesHostMemory()) continue;
+      if (!runsOnHost(*user)) continue;
       std::vector<const Node*>& transposed = transposedInputsOf[user];
       transposed.resize(user->inputCount(), nullptr);
       for (size_t i = 0; i < user->inputCount(); ++i)
@@ -887,10 +891,7 @@ struct Builder {
       const bool pool2d = (op == "MaxPool" || op == "AveragePool") && user->attrInts("kernel_shape") &&
                           user->attrInts("kernel_shape")->size() == 2;
       if (!(op == "Conv" && user->attrInt("group", 1) == 1) && !pool2d) continue;
-      Backend* runs = nullptr;
-      for (Backend* backend : backends)
-        if (!runs && backend->supports(*user, opsetFor(user->domain()))) runs = backend;
-      if (!runs || !runs->usesHostMemory()) continue;
+      if (!runsOnHost(*user)) continue;
       std::vector<const Node*>& concatenated = concatenatedInputsOf[user];
       concatenated.assign(user->inputCount(), nullptr);
       concatenated[0] = node;

@@ -198,13 +198,14 @@ ONYX_CLONES float fastLayerNormRow(const float* x, float* y, int64_t n, const fl
 }
 
 // Sixteen channels at a time kept in a register across the taps (written on GCC vectors: the plain loops
-// read and wrote `out` once per tap, and the vectoriser gave up on `out` possibly aliasing `base`).
-template <bool IsMax, class Lanes>
-inline void windowReduceBlock(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t i) {
+// read and wrote `out` once per tap, and the vectoriser gave up on `out` possibly aliasing the input).
+// tap(t) is where tap t's n floats start.
+template <bool IsMax, class Lanes, class Tap>
+inline void tapsReduceBlock(const Tap& tap, int64_t taps, float* out, int64_t i) {
   Lanes acc, v;
-  std::memcpy(&acc, base + offsets[0] + i, sizeof acc);
+  std::memcpy(&acc, tap(0) + i, sizeof acc);
   for (int64_t t = 1; t < taps; ++t) {
-    std::memcpy(&v, base + offsets[t] + i, sizeof v);
+    std::memcpy(&v, tap(t) + i, sizeof v);
     if constexpr (IsMax)
       acc = v > acc ? v : acc;
     else
@@ -213,15 +214,15 @@ inline void windowReduceBlock(const float* base, const int64_t* offsets, int64_t
   std::memcpy(out + i, &acc, sizeof acc);
 }
 
-template <bool IsMax>
-inline void windowReduce(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
+template <bool IsMax, class Tap>
+inline void tapsReduce(const Tap& tap, int64_t taps, float* out, int64_t n) {
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) windowReduceBlock<IsMax, Lanes16>(base, offsets, taps, out, i);
-  for (; i + 8 <= n; i += 8) windowReduceBlock<IsMax, Lanes8>(base, offsets, taps, out, i);  // 24 channels
+  for (; i + 16 <= n; i += 16) tapsReduceBlock<IsMax, Lanes16>(tap, taps, out, i);
+  for (; i + 8 <= n; i += 8) tapsReduceBlock<IsMax, Lanes8>(tap, taps, out, i);  // 24 channels
   for (; i < n; ++i) {
-    float acc = base[offsets[0] + i];
+    float acc = tap(0)[i];
     for (int64_t t = 1; t < taps; ++t) {
-      const float v = base[offsets[t] + i];
+      const float v = tap(t)[i];
       if constexpr (IsMax)
         acc = v > acc ? v : acc;
       else
@@ -231,35 +232,15 @@ inline void windowReduce(const float* base, const int64_t* offsets, int64_t taps
   }
 }
 
+template <bool IsMax>
+inline void windowReduce(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
+  tapsReduce<IsMax>([&](int64_t t) { return base + offsets[t]; }, taps, out, n);
+}
+
 // Rows reduced element by element into `out` (the vertical pass of separable pooling).
 template <bool IsMax>
 inline void rowsReduce(const float* const* rows, int64_t count, float* out, int64_t n) {
-  auto block = [&]<class Lanes>(Lanes, int64_t i) {
-    Lanes acc, v;
-    std::memcpy(&acc, rows[0] + i, sizeof acc);
-    for (int64_t t = 1; t < count; ++t) {
-      std::memcpy(&v, rows[t] + i, sizeof v);
-      if constexpr (IsMax)
-        acc = v > acc ? v : acc;
-      else
-        acc += v;
-    }
-    std::memcpy(out + i, &acc, sizeof acc);
-  };
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) block(Lanes16{}, i);
-  for (; i + 8 <= n; i += 8) block(Lanes8{}, i);
-  for (; i < n; ++i) {
-    float acc = rows[0][i];
-    for (int64_t t = 1; t < count; ++t) {
-      const float v = rows[t][i];
-      if constexpr (IsMax)
-        acc = v > acc ? v : acc;
-      else
-        acc += v;
-    }
-    out[i] = acc;
-  }
+  tapsReduce<IsMax>([&](int64_t t) { return rows[t]; }, count, out, n);
 }
 
 template <bool IsMax>
