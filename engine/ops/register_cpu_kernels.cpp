@@ -54,6 +54,7 @@ void registerSequenceMapCpuKernels(KernelRegistry& registry);
 void registerRecurrentMixerCpuKernels(KernelRegistry& registry);
 void registerTensorScatterCpuKernels(KernelRegistry& registry);
 void registerTrainingCpuKernels(KernelRegistry& registry);
+void registerGradientCpuKernels(KernelRegistry& registry);
 void registerMlCpuKernels(KernelRegistry& registry);
 
 void registerCpuKernels(KernelRegistry& registry) {
@@ -107,6 +108,7 @@ void registerCpuKernels(KernelRegistry& registry) {
   registerRecurrentMixerCpuKernels(registry);
   registerTensorScatterCpuKernels(registry);
   registerTrainingCpuKernels(registry);
+  registerGradientCpuKernels(registry);
   registerMlCpuKernels(registry);
 }
 
