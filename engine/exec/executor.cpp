@@ -64,7 +64,8 @@ int64_t valueBytes(const RunValue& value) {
 // "dnnl", or "dnnl:winograd" when the kernel reports the algorithm it took.
 std::string profiledVariant(const PreparedNode& prepared) {
   std::string variant(prepared.variant());
-  if (std::string_view algorithm = prepared.algorithm(); !algorithm.empty()) variant += ":" + std::string(algorithm);
+  if (std::string_view algorithm = prepared.algorithm(); !algorithm.empty())
+    variant += ":" + std::string(algorithm);
   return variant;
 }
 
@@ -193,6 +194,10 @@ class GraphPlan {
     isShapeDerived.push_back(false);
     return slot;
   }
+  // A graph input's slot: an initializer there is a default the caller may override, never a constant.
+  bool isInputSlot(int slot) const {
+    return std::find(inputSlots.begin(), inputSlots.end(), slot) != inputSlots.end();
+  }
 };
 
 struct Frame {
@@ -307,8 +312,7 @@ Fold foldKind(const GraphPlan& plan, const Step& step) {
   bool derived = false;
   auto known = [&](int slot) {
     if (slot < 0) return true;
-    if (std::find(plan.inputSlots.begin(), plan.inputSlots.end(), slot) != plan.inputSlots.end())
-      return false;  // an initializer the caller may override
+    if (plan.isInputSlot(slot)) return false;
     derived = derived || plan.isShapeDerived[size_t(slot)];
     return plan.isConstant[size_t(slot)] || plan.isShapeDerived[size_t(slot)];
   };
@@ -1013,10 +1017,7 @@ struct Builder {
               node->describe());
         }
         step.inputs.push_back(slot);
-        // An initializer that is also a graph input is a default the caller may override: not packed.
-        const bool overridable =
-            std::find(plan->inputSlots.begin(), plan->inputSlots.end(), slot) != plan->inputSlots.end();
-        constants.push_back(overridable ? nullptr : v->initializer());
+        constants.push_back(plan->isInputSlot(slot) ? nullptr : v->initializer());
       }
       if (!step.concatenatedInputs.empty()) {
         step.partsBegin = step.inputs.size();
@@ -1075,9 +1076,8 @@ struct Builder {
       }
       for (size_t i = 0; i < std::min(step.inputs.size(), step.partsBegin); ++i) {
         const int slot = step.inputs[i];
-        const bool overridable =
-            std::find(plan->inputSlots.begin(), plan->inputSlots.end(), slot) != plan->inputSlots.end();
-        step.constantInputs.push_back(slot >= 0 && plan->isConstant[size_t(slot)] && !overridable);
+        const bool constant = slot >= 0 && plan->isConstant[size_t(slot)] && !plan->isInputSlot(slot);
+        step.constantInputs.push_back(constant);
       }
       const onyx::Value* fusedOutput = nullptr;
       if (fuseEpilogues && step.backend->usesHostMemory() && node->outputCount() > 0 && node->output(0)) {
