@@ -30,8 +30,7 @@ QString typeHtml(const Type& type) {
 }
 
 const Type& typeOf(const ModelDocument& document, const Value& value) {
-  const InferredValue* inferred = document.shapes().find(&value);
-  return inferred ? inferred->type : value.type();
+  return document.shownType(value);
 }
 
 bool hasUnknownDims(const Type& type) {

@@ -19,7 +19,7 @@ inline QString qs(const std::string& text) {
 
 // "float32[N, <red>?</red>, 64]" as HTML; a red "?" for an unknown type or rank.
 QString typeHtml(const Type& type);
-// The type inferred for `value` in `document`, else the type the model declares.
+// The type inferred for `value` in `document`, else the type the model declares (ModelDocument::shownType).
 const Type& typeOf(const ModelDocument& document, const Value& value);
 bool hasUnknownDims(const Type& type);
 

@@ -21,10 +21,7 @@ ModelDocument::ModelDocument(std::shared_ptr<Model> model, QString path, ShapeIn
       report_(std::make_shared<ShapeReport>(buildShapeReport(*model_, *shapes_))) {
   qRegisterMetaType<onyx::views::Selection>();
   // Edits happen on the UI thread (undo commands, passes applied from the GUI), so the relay is direct.
-  listenerToken_ = model_->subscribe([this](const ChangeEvent& event) {
-    ++revision_;
-    Q_EMIT modelChanged(event);
-  });
+  listenerToken_ = model_->subscribe([this](const ChangeEvent& event) { takeChange(event); });
 }
 
 ModelDocument::~ModelDocument() {
@@ -32,6 +29,29 @@ ModelDocument::~ModelDocument() {
   // Workers call back into this object: none may outlive it.
   for (const QPointer<QThread>& worker : workers_)
     if (worker) worker->wait();
+}
+
+void ModelDocument::takeChange(const ChangeEvent& event) {
+  ++revision_;
+  if (event.kind == ChangeEvent::Kind::ValueTypeChanged && event.graph) {
+    if (const Value* value = event.graph->findValue(event.name)) editedTypes_[value] = inferenceGeneration_;
+  }
+  if (pendingChanges_.empty())
+    QMetaObject::invokeMethod(this, &ModelDocument::settleChanges, Qt::QueuedConnection);
+  pendingChanges_.push_back(event);
+  Q_EMIT modelChanged(event);
+}
+
+void ModelDocument::settleChanges() {
+  std::vector<ChangeEvent> events = std::move(pendingChanges_);
+  pendingChanges_.clear();
+  if (!events.empty()) Q_EMIT changesSettled(events);
+}
+
+const Type& ModelDocument::shownType(const Value& value) const {
+  if (editedTypes_.contains(&value)) return value.type();
+  const InferredValue* inferred = shapes_->find(&value);
+  return inferred ? inferred->type : value.type();
 }
 
 void ModelDocument::select(const Selection& selection) {
@@ -81,6 +101,7 @@ void ModelDocument::adoptInference(std::shared_ptr<ShapeInference> inference, ui
   if (generation != inferenceGeneration_) return;
   inferring_ = nullptr;
   shapes_ = std::move(inference);
+  std::erase_if(editedTypes_, [generation](const auto& edit) { return edit.second < generation; });
   report_ = std::make_shared<ShapeReport>(buildShapeReport(*model_, *shapes_));
   ++revision_;
   Q_EMIT shapesChanged();

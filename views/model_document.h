@@ -3,12 +3,18 @@
 // bindings), a revision bumped on every change event, and the shared selection. Every view (canvas,
 // inspector, unknown-dim panel, search, pass panel, profile views) reads from and selects through this
 // object, so selecting in one selects in all.
+//
+// Edits reach the views twice: modelChanged() per engine event as it happens, and changesSettled() once per
+// burst (a transaction, a pass step, an undo) with every event of it, when control is back in the event
+// loop. Views that react to what changed (the canvas patches labels or lays out again, the inspector
+// rebuilds only for what it shows) read the burst, so one edit of many events leads to one decision.
 #include <QObject>
 #include <QPointer>
 #include <QString>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -57,6 +63,10 @@ class ModelDocument : public QObject {
   uint64_t revision() const { return revision_; }
 
   const ShapeInference& shapes() const { return *shapes_; }
+  // The type the views show for `value`: the inferred one, except for a value whose type was edited after
+  // the newest inference started (that inference, or the one before, still says the old type): then the
+  // declared type, until an inference that saw the edit lands.
+  const Type& shownType(const Value& value) const;
   const ShapeReport& shapeReport() const { return *report_; }
   const SymBindings& bindings() const { return bindings_; }
   bool isInferring() const { return inferring_ != nullptr; }
@@ -84,10 +94,14 @@ class ModelDocument : public QObject {
   void inferenceStarted();
   // Relayed from the engine on the UI thread; the revision is already bumped.
   void modelChanged(const ChangeEvent& event);
+  // Every event of one burst of edits, in order, once the burst is over (queued to the event loop).
+  void changesSettled(const std::vector<onyx::ChangeEvent>& events);
 
  private:
   void startInference();
   void adoptInference(std::shared_ptr<ShapeInference> inference, uint64_t generation);
+  void takeChange(const ChangeEvent& event);
+  void settleChanges();
 
   std::shared_ptr<Model> model_;
   QString path_;
@@ -102,6 +116,10 @@ class ModelDocument : public QObject {
   QThread* inferring_ = nullptr;              // the newest run
   std::vector<QPointer<QThread>> workers_;  // every run not yet finished, waited for on destruction
   uint64_t inferenceGeneration_ = 0;
+  std::vector<ChangeEvent> pendingChanges_;  // the burst so far; settled from the event loop
+  // Values whose type was set since an inference started: the generation current at the edit. An inference
+  // of a later generation saw the edit.
+  std::unordered_map<const Value*, uint64_t> editedTypes_;
 };
 
 }  // namespace onyx::views
