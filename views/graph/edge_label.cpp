@@ -1,6 +1,7 @@
 #include "graph/edge_label.h"
 
 #include "ir/data_type.h"
+#include "model_document.h"
 #include "shapes/shape_inference.h"
 
 namespace onyx::views {
@@ -59,6 +60,16 @@ EdgeLabel edgeLabelOf(const Value* value, const ShapeInference* inference) {
 
 EdgeLabelSource edgeLabelsFrom(const ShapeInference* inference) {
   return [inference](const Value* value) { return edgeLabelOf(value, inference); };
+}
+
+EdgeLabelSource edgeLabelsFrom(const ModelDocument& document) {
+  return [&document](const Value* value) {
+    EdgeLabel label;
+    if (!value) return label;
+    const Type& shown = document.shownType(*value);
+    appendType(shown.isNone() ? value->type() : shown, label);
+    return label;
+  };
 }
 
 }  // namespace onyx::views

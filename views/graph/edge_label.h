@@ -16,6 +16,7 @@ namespace onyx::views {
 struct LabelRun {
   QString text;
   bool unresolved = false;
+  friend bool operator==(const LabelRun&, const LabelRun&) = default;
 };
 
 struct EdgeLabel {
@@ -23,6 +24,7 @@ struct EdgeLabel {
   bool unresolved = false;     // some dim (or the rank) is unknown
   bool empty() const { return runs.empty(); }
   QString plainText() const;
+  friend bool operator==(const EdgeLabel&, const EdgeLabel&) = default;
 };
 
 // The label of a value from an inference (the declared type when the inference does not know it).
@@ -30,5 +32,10 @@ EdgeLabel edgeLabelOf(const Value* value, const ShapeInference* inference);
 
 using EdgeLabelSource = std::function<EdgeLabel(const Value*)>;
 EdgeLabelSource edgeLabelsFrom(const ShapeInference* inference);
+
+class ModelDocument;
+// What the canvas shows for an open document: its inference, except that a value whose type was edited
+// since the inference started shows the declared type (ModelDocument::shownType) until re-inference lands.
+EdgeLabelSource edgeLabelsFrom(const ModelDocument& document);
 
 }  // namespace onyx::views

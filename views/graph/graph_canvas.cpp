@@ -8,7 +8,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QThread>
-#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -104,11 +103,6 @@ GraphCanvas::GraphCanvas(QWidget* parent)
   progressPanel_->resize(360, 80);
   progressPanel_->hide();
 
-  relayoutTimer_ = new QTimer(this);
-  relayoutTimer_->setSingleShot(true);
-  relayoutTimer_->setInterval(0);
-  connect(relayoutTimer_, &QTimer::timeout, this, &GraphCanvas::onModelChanged);
-
   connect(view_, &GraphView::itemClicked, this, &GraphCanvas::onItemClicked);
   connect(view_, &GraphView::itemDoubleClicked, this, &GraphCanvas::onItemDoubleClicked);
   connect(breadcrumbs_, &BreadcrumbBar::crumbClicked, this, &GraphCanvas::navigateTo);
@@ -145,10 +139,10 @@ void GraphCanvas::setDocument(ModelDocument* document) {
   documentConnections_.push_back(
       connect(document, &ModelDocument::focusRequested, this, &GraphCanvas::focusOn));
   documentConnections_.push_back(connect(document, &ModelDocument::shapesChanged, this, [this] {
-    scene_->relabelEdges(edgeLabelsFrom(&document_->shapes()));
+    scene_->relabelEdges(edgeLabelsFrom(*document_));
   }));
   documentConnections_.push_back(
-      connect(document, &ModelDocument::modelChanged, relayoutTimer_, qOverload<>(&QTimer::start)));
+      connect(document, &ModelDocument::changesSettled, this, &GraphCanvas::onChangesSettled));
   LevelFrame root;
   root.graph = &document->model().graph();
   root.label =
@@ -164,10 +158,7 @@ const ScopeTree& GraphCanvas::scopeTreeOf(const Graph& graph) {
   return *tree;
 }
 
-void GraphCanvas::requestLevel() {
-  if (!document_ || frames_.empty()) return;
-  if (job_) job_->cancel();
-  job_.reset();
+layout::LevelRequest GraphCanvas::levelRequest() const {
   const LevelFrame& frame = frames_.back();
   layout::LevelRequest request;
   request.graph = frame.graph;
@@ -176,8 +167,18 @@ void GraphCanvas::requestLevel() {
   request.expandAll = frame.expandAll;
   request.collapseThreshold = collapseThreshold_;
   request.model = &document_->model();
+  return request;
+}
+
+void GraphCanvas::requestLevel() {
+  if (!document_ || frames_.empty()) return;
+  if (job_) job_->cancel();
+  job_.reset();
+  ++layoutRequests_;
+  Q_EMIT layoutRequested();
+  const layout::LevelRequest request = levelRequest();
   const uint64_t generation = ++generation_;
-  auto level = buildStyledLevel(request, scopeTreeOf(*frame.graph), &document_->shapes());
+  auto level = buildStyledLevel(request, scopeTreeOf(*request.graph), &document_->shapes());
   if (!level) {
     showMessage(qs(level.error().toString()));
     Q_EMIT layoutFailed(qs(level.error().toString()));
@@ -250,7 +251,7 @@ void GraphCanvas::onLayoutSettled(uint64_t generation, const layout::LayoutOutco
   const double scale = view_->scale();
   shown_ = *outcome;
   shownFrames_ = frames_;
-  scene_->showLayout(shown_, document_ ? edgeLabelsFrom(&document_->shapes()) : EdgeLabelSource{});
+  scene_->showLayout(shown_, document_ ? edgeLabelsFrom(*document_) : EdgeLabelSource{});
   applySelection();
   applyOverlay();
   minimap_->refresh();
@@ -322,14 +323,6 @@ void GraphCanvas::placeOverlays() {
 
 void GraphCanvas::fitToView() {
   view_->fitToView();
-}
-
-void GraphCanvas::onModelChanged() {
-  if (!document_) return;
-  ++layoutRevision_;
-  scopeTrees_.clear();
-  resolveFrames();
-  requestLevel();
 }
 
 // --- selection ---

@@ -6,6 +6,11 @@
 // collapses it, double-clicking a node with a body enters the body; the breadcrumb bar goes back.
 // Layout runs on a LayoutService worker with progress and cancel, and levels are cached.
 //
+// Edits reach it as bursts (ModelDocument::changesSettled), one decision per burst (graph_canvas_edits.cpp,
+// level_patch.h): a burst that added, removed or rewired something in the shown graph lays the level out
+// again, once; one that only renamed, retyped or changed attributes patches the text of the boxes and
+// edges it touched in place, with no layout; edits of graphs the level does not show change nothing.
+//
 // Selection is the document's: clicks select through ModelDocument, its selectionChanged highlights, its
 // focusRequested centres (opening the body or expanding the group that holds the node first).
 #include <QPointer>
@@ -26,7 +31,6 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QFrame;
-class QTimer;
 
 namespace onyx {
 class ScopeTree;
@@ -80,6 +84,10 @@ class GraphCanvas : public QWidget {
   // The layout on screen (the frames may already name the next one while it is laid out).
   const std::shared_ptr<const layout::LevelLayout>& shownLayout() const;
   bool isLayingOut() const { return job_ != nullptr; }
+  // Layouts asked of the layout service (navigation, expansion, structural edits); a patch asks none.
+  uint64_t layoutRequestCount() const { return layoutRequests_; }
+  // Bursts of edits answered by patching the shown level's text in place.
+  uint64_t patchCount() const { return patches_; }
   // The name-scope tree of a graph of the document, built on first use.
   const ScopeTree& scopeTreeOf(const Graph& graph);
 
@@ -108,26 +116,33 @@ class GraphCanvas : public QWidget {
   void focusOn(const Selection& selection);
 
  Q_SIGNALS:
-  void levelShown();  // a layout is on screen, after every navigation, expansion or edit
+  void levelShown();  // a layout is on screen, after every navigation, expansion or structural edit
+  void layoutRequested();  // a layout of the current frames was asked for (one per layoutRequestCount)
+  // An edit's new text is on screen without a layout; `items` boxes and edges changed.
+  void levelPatched(size_t items);
   void layoutFailed(const QString& message);
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  layout::LevelRequest levelRequest() const;  // for the last frame
   void requestLevel();
+  void onChangesSettled(const std::vector<ChangeEvent>& events);
+  // Patches the shown level's text from a level built afresh; false when that needs a layout instead.
+  bool patchShownLevel();
   void onLayoutSettled(uint64_t generation, const layout::LayoutOutcome& outcome, bool cancelled);
   void onProgress(uint64_t generation, layout::LayoutPhase phase, double fraction);
   void onItemClicked(QGraphicsItem* item, Qt::KeyboardModifiers modifiers);
   void onItemDoubleClicked(QGraphicsItem* item, Qt::KeyboardModifiers modifiers);
-  void onModelChanged();
   void applySelection();
   void applyOverlay();
   bool centreOn(const Selection& selection);
   void updateChrome();
   void placeOverlays();
   void showMessage(const QString& text);
-  // Re-finds every frame's graph after an edit; drops the frames that no longer exist.
+  // Re-finds every frame's graph after an edit (and a body frame's label, its owner may be renamed);
+  // drops the frames that no longer exist.
   void resolveFrames();
   std::vector<LevelFrame> framesTo(const Graph& graph) const;
   LevelFrame bodyFrame(const Node& owner, int body) const;
@@ -145,14 +160,15 @@ class GraphCanvas : public QWidget {
   QFrame* progressPanel_ = nullptr;
   QLabel* progressText_ = nullptr;
   QProgressBar* progressBar_ = nullptr;
-  QTimer* relayoutTimer_ = nullptr;
 
   std::vector<LevelFrame> frames_;       // what is asked for
   std::vector<LevelFrame> shownFrames_;  // what is on screen (restored when a layout is cancelled)
   std::shared_ptr<const layout::LevelLayout> shown_;
   std::shared_ptr<layout::LayoutJob> job_;
   uint64_t generation_ = 0;      // bumped per request; results of older ones are dropped
-  uint64_t layoutRevision_ = 0;  // bumped per model edit (not per re-inference: shapes only relabel)
+  uint64_t layoutRevision_ = 0;  // bumped per burst of edits (not per re-inference: shapes only relabel)
+  uint64_t layoutRequests_ = 0;
+  uint64_t patches_ = 0;
   size_t collapseThreshold_ = 1000;
   bool fitAfterLayout_ = true;
   std::optional<Selection> pendingFocus_;

@@ -122,6 +122,7 @@ void GraphCanvas::resolveFrames() {
     if (frame.owner != kNoNode) {
       const Node* owner = previous->findNode(frame.owner);
       frame.graph = owner ? bodyGraph(*owner, frame.body) : nullptr;
+      if (frame.graph) frame.label = bodyFrame(*owner, frame.body).label;
     } else {
       frame.graph = previous;
       if (!scopeTreeOf(*previous).find(frame.scopePath)) frame.graph = nullptr;

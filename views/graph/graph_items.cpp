@@ -34,11 +34,28 @@ double SceneState::lod(const QStyleOptionGraphicsItem*, const QPainter* painter)
 
 BoxItem::BoxItem(const SceneState& state, std::shared_ptr<const layout::LevelLayout> layout, size_t index)
     : state_(state), layout_(std::move(layout)), index_(index), box_(toQt(layout_->items[index])) {
+  readText();
+}
+
+bool BoxItem::setLevelLayout(std::shared_ptr<const layout::LevelLayout> layout) {
+  layout_ = std::move(layout);
+  const QString title = title_, name = name_, tip = toolTip();
+  const QStringList lines = lines_;
+  const QColor fill = fill_;
+  readText();
+  const bool changed =
+      title != title_ || name != name_ || lines != lines_ || fill != fill_ || tip != toolTip();
+  if (changed) update();
+  return changed;
+}
+
+void BoxItem::readText() {
   const layout::Item& item = levelItem();
   fill_ = state_.style->fillFor(item);
-  if (item.node) nodeId_ = item.node->id();
+  nodeId_ = item.node ? item.node->id() : kNoNode;
   title_ = qs(item.title);
   name_ = qs(item.name);
+  lines_.clear();
   std::vector<std::string> lines = layout::itemDetailLines(item);
   for (const std::string& line : lines) lines_.push_back(qs(line));
   firstTag_ = item.kind == layout::ItemKind::Node ? static_cast<int>(item.attributeLines.size())
@@ -161,22 +178,40 @@ EdgeItem::EdgeItem(const SceneState& state, std::shared_ptr<const layout::LevelL
     }
   }
   labelAnchor_ = path_.isEmpty() ? QPointF() : path_.pointAtPercent(0.5) + QPointF(5, 3);
-  const layout::Edge& edge = levelEdge();
-  if (edge.valueCount > 1) {
-    setToolTip(QObject::tr("%1 values, the first %2").arg(edge.valueCount).arg(qs(edge.valueName)));
-  } else {
-    setToolTip(qs(edge.valueName));
-  }
+  setToolTip(toolTipText());
   setZValue(-1);
   updateBounds();
 }
 
+QString EdgeItem::toolTipText() const {
+  const layout::Edge& edge = levelEdge();
+  if (edge.valueCount > 1) return QObject::tr("%1 values, the first %2").arg(edge.valueCount).arg(qs(edge.valueName));
+  return qs(edge.valueName);
+}
+
+bool EdgeItem::setLevelLayout(std::shared_ptr<const layout::LevelLayout> layout) {
+  layout_ = std::move(layout);
+  const QString tip = toolTipText();
+  if (tip == toolTip()) return false;
+  setToolTip(tip);
+  return true;
+}
+
+EdgeLabel EdgeItem::withCount(EdgeLabel label) const {
+  const layout::Edge& edge = levelEdge();
+  if (edge.valueCount > 1 && !label.empty()) label.runs.push_back({QStringLiteral(" ×%1").arg(edge.valueCount)});
+  return label;
+}
+
+bool EdgeItem::relabel(EdgeLabel label) {
+  if (withCount(label) == label_) return false;
+  setLabel(std::move(label));
+  return true;
+}
+
 void EdgeItem::setLabel(EdgeLabel label) {
   prepareGeometryChange();
-  label_ = std::move(label);
-  const layout::Edge& edge = levelEdge();
-  if (edge.valueCount > 1 && !label_.empty())
-    label_.runs.push_back({QStringLiteral(" ×%1").arg(edge.valueCount)});
+  label_ = withCount(std::move(label));
   labelSize_ = label_.empty()
                    ? QSizeF()
                    : QSizeF(QFontMetricsF(state_.style->edgeFont).horizontalAdvance(label_.plainText()),

@@ -40,6 +40,12 @@ class BoxItem : public QGraphicsItem {
 
   const layout::Item& levelItem() const { return layout_->level->items[index_]; }
   size_t index() const { return index_; }
+  // Takes the item's text from `layout` (the same level patched after an edit: same boxes, new text) and
+  // repaints when it changed. The box keeps its place and size. True when the text or colour changed.
+  bool setLevelLayout(std::shared_ptr<const layout::LevelLayout> layout);
+  const QString& title() const { return title_; }
+  const QString& name() const { return name_; }
+  const QStringList& lines() const { return lines_; }
   QRectF box() const { return box_; }
   void setHighlighted(bool highlighted);
   bool isHighlighted() const { return highlighted_; }
@@ -50,6 +56,8 @@ class BoxItem : public QGraphicsItem {
   NodeId nodeId() const { return nodeId_; }
 
  private:
+  void readText();
+
   const SceneState& state_;
   std::shared_ptr<const layout::LevelLayout> layout_;
   size_t index_;
@@ -77,11 +85,17 @@ class EdgeItem : public QGraphicsItem {
   const layout::Edge& levelEdge() const { return layout_->level->edges[index_]; }
   const EdgeLabel& label() const { return label_; }
   void setLabel(EdgeLabel label);
+  // Sets the label when it differs from the shown one (a patch relabels only what changed); true if so.
+  bool relabel(EdgeLabel label);
+  // As BoxItem::setLevelLayout: the same edge, its value's name (the tooltip) read again.
+  bool setLevelLayout(std::shared_ptr<const layout::LevelLayout> layout);
   void setHighlighted(bool highlighted);
   bool isHighlighted() const { return highlighted_; }
 
  private:
   void updateBounds();
+  EdgeLabel withCount(EdgeLabel label) const;
+  QString toolTipText() const;
 
   const SceneState& state_;
   std::shared_ptr<const layout::LevelLayout> layout_;
@@ -104,6 +118,7 @@ class ClusterItem : public QGraphicsItem {
   QRectF boundingRect() const override { return frame_.adjusted(-1, -1, 1, 1); }
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   const layout::Cluster& cluster() const { return layout_->level->clusters[index_]; }
+  void setLevelLayout(std::shared_ptr<const layout::LevelLayout> layout) { layout_ = std::move(layout); }
 
  private:
   const SceneState& state_;

@@ -81,6 +81,24 @@ void GraphScene::relabelEdges(const EdgeLabelSource& labels) {
   for (EdgeItem* edge : edges_) edge->setLabel(labels ? labels(edge->levelEdge().value) : EdgeLabel{});
 }
 
+size_t GraphScene::patchLevel(std::shared_ptr<const layout::LevelLayout> layout, const EdgeLabelSource& labels) {
+  layout_ = std::move(layout);
+  size_t changed = 0;
+  boxByKey_.clear();  // a terminal's key holds its value's name
+  for (BoxItem* box : boxes_) {
+    changed += box->setLevelLayout(layout_);
+    boxByKey_.emplace(box->levelItem().key, box);
+  }
+  for (EdgeItem* edge : edges_) {
+    bool renamed = edge->setLevelLayout(layout_);
+    bool relabelled = edge->relabel(labels ? labels(edge->levelEdge().value) : EdgeLabel{});
+    changed += renamed || relabelled;
+  }
+  for (ClusterItem* cluster : clusters_) cluster->setLevelLayout(layout_);
+  overviewDirty_ = true;
+  return changed;
+}
+
 size_t GraphScene::nodeItemCount() const {
   size_t count = 0;
   for (const BoxItem* box : boxes_) count += box->levelItem().kind == layout::ItemKind::Node;

@@ -33,6 +33,9 @@ class GraphScene : public QGraphicsScene {
 
   // Re-reads every edge label (after shape inference ran again); positions are unchanged.
   void relabelEdges(const EdgeLabelSource& labels);
+  // Swaps in the same level with new text (patchedLayout: an edit that added, removed and rewired nothing)
+  // and repaints only the boxes and edges whose text changed; nothing moves. Returns how many changed.
+  size_t patchLevel(std::shared_ptr<const layout::LevelLayout> layout, const EdgeLabelSource& labels);
 
   // Draw every label whatever the scale (vector output, where the reader zooms).
   void setFullDetail(bool full) { state_.fullDetail = full; }
