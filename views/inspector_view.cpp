@@ -4,6 +4,7 @@
 #include <QClipboard>
 #include <QHeaderView>
 #include <QMenu>
+#include <QScrollBar>
 #include <algorithm>
 
 #include "analysis/model_graphs.h"
@@ -119,7 +120,7 @@ void InspectorView::setDocument(ModelDocument* document) {
   if (document_) {
     connect(document_, &ModelDocument::selectionChanged, this, &InspectorView::rebuild);
     connect(document_, &ModelDocument::shapesChanged, this, &InspectorView::rebuild);
-    connect(document_, &ModelDocument::modelChanged, this, &InspectorView::scheduleRebuild);
+    connect(document_, &ModelDocument::changesSettled, this, &InspectorView::onChangesSettled);
   }
   rebuild();
 }
@@ -149,27 +150,81 @@ void InspectorView::followLink(QTreeWidgetItem* item) {
   if (auto target = targetOf(item); target && document_) document_->focus(*target);
 }
 
-void InspectorView::scheduleRebuild() {
-  if (rebuildPending_) return;
-  rebuildPending_ = true;
-  QMetaObject::invokeMethod(this, &InspectorView::rebuild, Qt::QueuedConnection);
+void InspectorView::onChangesSettled(const std::vector<ChangeEvent>& events) {
+  if (!document_ || built_.empty()) return;
+  if (std::any_of(events.begin(), events.end(), [this](const ChangeEvent& event) { return concerns(event); }))
+    rebuild();
+}
+
+bool InspectorView::concerns(const ChangeEvent& event) const {
+  using Kind = ChangeEvent::Kind;
+  switch (event.kind) {
+    case Kind::ValueRenamed:  // `name` is the old name
+    case Kind::ValueTypeChanged:
+    case Kind::InitializerChanged:
+      if (shownValueNames_.contains(event.name)) return true;
+      break;
+    case Kind::NodeRenamed:
+      if (linkedNodes_.contains(event.node)) return true;
+      break;
+    default:
+      break;
+  }
+  // The node's own edits, and its outputs' (whose events name it as their producer). Only pointers are
+  // compared: what the tree was built for may be gone with an undo history.
+  if (built_.node != kNoNode) return event.graph == built_.graph && event.node == built_.node;
+  // A value: any rewiring may add or drop one of its consumers, or remove the value with its producer.
+  return event.kind == Kind::NodeAdded || event.kind == Kind::NodeRemoved || event.kind == Kind::InputsChanged ||
+         event.kind == Kind::GraphInputsChanged || event.kind == Kind::GraphOutputsChanged;
 }
 
 void InspectorView::rebuild() {
-  rebuildPending_ = false;
+  ++rebuilds_;
+  const bool sameSelection = document_ && !built_.empty() && document_->selection() == built_;
+  const int scroll = verticalScrollBar()->value();
   clear();
-  if (!document_) return;
+  if (!document_) {
+    built_ = Selection{};
+    return;
+  }
   const Selection& selection = document_->selection();
-  if (selection.empty() || !stillInModel(document_->model(), selection)) return;
+  if (!sameSelection) {
+    built_ = selection;
+    builtDescription_.clear();
+    shownValueNames_.clear();
+    linkedNodes_.clear();
+  }
+  if (selection.empty()) return;
+  if (!stillInModel(document_->model(), selection)) {
+    showRemoved();
+    return;
+  }
+  shownValueNames_.clear();
+  linkedNodes_.clear();
   if (selection.value) {
     showValue(*selection.value);
   } else if (const Node* node = selection.graph->findNode(selection.node)) {
     showNode(*node);
   }
   expandAll();
+  if (sameSelection) verticalScrollBar()->setValue(scroll);
+}
+
+void InspectorView::showRemoved() {
+  // The selection stays: undoing the edit brings the node or value back, and this view with it.
+  auto* removed = new QTreeWidgetItem(this, {tr("Removed")});
+  addRow(removed, builtDescription_.isEmpty() ? tr("the selection") : builtDescription_, tr("removed by an edit"));
+  expandAll();
 }
 
 void InspectorView::showNode(const Node& node) {
+  builtDescription_ = qs(node.describe());
+  linkedNodes_.insert(node.id());
+  if (const Node* owner = node.graph()->owner()) linkedNodes_.insert(owner->id());  // named in "graph"
+  for (const Value* value : node.inputs())
+    if (value) shownValueNames_.insert(value->name());
+  for (const Value* value : node.outputs())
+    if (value) shownValueNames_.insert(value->name());
   auto* about = new QTreeWidgetItem(this, {tr("Node")});
   addRow(about, tr("op"), qs(node.opType()));
   addRow(about, tr("domain"), node.domain().empty() ? QStringLiteral("ai.onnx") : qs(node.domain()));
@@ -212,6 +267,11 @@ void InspectorView::addValueRows(QTreeWidgetItem* section, const std::vector<Val
 }
 
 void InspectorView::showValue(const Value& value) {
+  builtDescription_ = qs(value.name());
+  shownValueNames_.insert(value.name());
+  if (const Node* producer = value.producer()) linkedNodes_.insert(producer->id());
+  for (const Use& use : value.uses())
+    if (use.node) linkedNodes_.insert(use.node->id());
   const Type& type = typeOf(*document_, value);
   auto* about = new QTreeWidgetItem(this, {tr("Value")});
   addRow(about, tr("name"), qs(value.name()));

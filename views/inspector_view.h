@@ -4,9 +4,16 @@
 //          types (initializer inputs previewed);
 //   value: its type, producer, consumers, and each dim with where it came from ("why?" for unknown ones).
 // Rows that name another node or value are links: a click focuses that node or value in every view.
+// It follows edits without a new selection: a burst of change events that touches what it shows (the
+// node's attributes, name, inputs or outputs and their types; the value's name, type, producer or
+// consumers) rebuilds it in place, keeping the scroll position; other edits leave it alone. A node or value
+// an edit removed shows as removed until an undo brings it back.
 #include <QPointer>
 #include <QTreeWidget>
 #include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
 
 #include "model_document.h"
 
@@ -33,6 +40,8 @@ class InspectorView : public QTreeWidget {
   QTreeWidgetItem* row(const QString& section, const QString& name) const;
   // Where a click on the item goes, if anywhere.
   static std::optional<Selection> targetOf(const QTreeWidgetItem* item);
+  // How many times the tree was built (selection, inference or an edit of what it shows).
+  int rebuildCount() const { return rebuilds_; }
 
  public Q_SLOTS:
   // Focuses the item's target (what a click does, without waiting for the event loop).
@@ -45,11 +54,19 @@ class InspectorView : public QTreeWidget {
   void addValueRows(QTreeWidgetItem* section, const std::vector<Value*>& values, const QString& prefix);
   void addDimRows(QTreeWidgetItem* section, const Value& value);
   void showContextMenu(const QPoint& position);
-  // An edit (or a pass) sends many change events: rebuild once after them.
-  void scheduleRebuild();
+  void showRemoved();
+  // Rebuilds when one of the burst's events touches what is shown.
+  void onChangesSettled(const std::vector<ChangeEvent>& events);
+  bool concerns(const ChangeEvent& event) const;
 
   QPointer<ModelDocument> document_;
-  bool rebuildPending_ = false;
+  int rebuilds_ = 0;
+  // What the tree was last built for, read when an edit arrives: the selection, the names of the values
+  // it shows (a rename's event carries the old name) and the nodes it links to (their names are shown).
+  Selection built_;
+  QString builtDescription_;
+  std::unordered_set<std::string> shownValueNames_;
+  std::unordered_set<NodeId> linkedNodes_;
 };
 
 }  // namespace onyx::views

@@ -1,12 +1,13 @@
 // How the views follow edits made through the engine's Rewriter (in transactions, undone through their
 // change logs, as the GUI's undo commands do): the canvas patches text in place for renames, attribute and
-// type edits and lays out once per structural burst.
+// type edits and lays out once per structural burst; the inspector follows the node it shows.
 #include <QSignalSpy>
 #include <QtTest>
 
 #include "graph/graph_canvas.h"
 #include "graph/graph_scene.h"
 #include "graph/level_patch.h"
+#include "inspector_view.h"
 #include "ir/model.h"
 #include "ir/rewriter.h"
 #include "model_document.h"
@@ -49,12 +50,13 @@ Node* nodeOfOp(const Graph& graph, std::string_view op) {
   return nullptr;
 }
 
-// A canvas on a document, the canvas shown (offscreen) with its first level laid out.
+// A canvas and an inspector on one document, the canvas shown (offscreen) with its first level laid out.
 struct Fixture {
   explicit Fixture(std::shared_ptr<Model> shared)
       : model(*shared), document(std::move(shared), QStringLiteral("test.onnx")) {
     canvas.resize(900, 600);
     canvas.show();
+    inspector.setDocument(&document);
   }
   bool open() {
     QSignalSpy shown(&canvas, &GraphCanvas::levelShown);
@@ -86,6 +88,7 @@ struct Fixture {
   Model& model;
   ModelDocument document;
   GraphCanvas canvas;
+  InspectorView inspector;
 };
 
 EdgeItem* edgeInto(GraphScene& scene, const Value* value, NodeId consumer) {
@@ -316,6 +319,59 @@ class TestViewEvents : public QObject {
       f.commit([&](Rewriter& r) { r.setInput(nodeOfOp(*ifNode->subgraphs()[1], "Neg"), 0, main.findValue("x")); });
     }));
     QCOMPARE(f.canvas.layoutRequestCount(), inBody + 1);
+  }
+
+  void theInspectorFollowsEditsOfTheNodeItShows() {
+    Fixture f(parse(kChainModel));
+    Graph& graph = f.model.graph();
+    Node* softmax = nodeOfOp(graph, "Softmax");
+    f.document.select(Selection{&graph, softmax->id(), nullptr});
+    InspectorView& inspector = f.inspector;
+    QCOMPARE(inspector.row("Attributes", "axis")->text(InspectorView::kValueColumn), QString("1"));
+
+    auto attributeEdit = f.commit([&](Rewriter& r) { r.setAttribute(softmax, Attribute::ofInt("axis", 0)); });
+    QTRY_COMPARE(inspector.row("Attributes", "axis")->text(InspectorView::kValueColumn), QString("0"));
+
+    f.commit([&](Rewriter& r) { r.renameNode(softmax, "soft"); });
+    QTRY_COMPARE(inspector.row("Node", "name")->text(InspectorView::kValueColumn), QString("soft"));
+
+    f.commit([&](Rewriter& r) {
+      r.setType(graph.findValue("x"), Type::tensor(DataType::Float, Shape{Dim::symbol("M"), Dim(4)}));
+    });
+    QTRY_COMPARE(inspector.row("Inputs", "x")->text(InspectorView::kValueColumn), QString("float32[M, 4]"));
+
+    // An edit elsewhere leaves the tree alone.
+    const int rebuilds = inspector.rebuildCount();
+    f.commit([&](Rewriter& r) { r.renameNode(nodeOfOp(graph, "Sigmoid"), "other"); });
+    QTest::qWait(50);
+    QCOMPARE(inspector.rebuildCount(), rebuilds);
+
+    // Removed (its consumer rewired first), it shows as removed; the undo brings it back.
+    auto removal = f.commit([&](Rewriter& r) {
+      r.setInput(nodeOfOp(graph, "Relu"), 0, graph.findValue("x"));
+      r.removeNode(softmax);
+    });
+    QTRY_VERIFY(inspector.section("Removed"));
+    QVERIFY(!inspector.section("Node"));
+    QVERIFY(inspector.row("Removed", QString::fromStdString(softmax->describe())));
+    removal->undo();
+    QTRY_VERIFY(inspector.section("Node"));
+    QVERIFY(!inspector.section("Removed"));
+    QCOMPARE(inspector.row("Attributes", "axis")->text(InspectorView::kValueColumn), QString("0"));
+    attributeEdit->undo();
+    QTRY_COMPARE(inspector.row("Attributes", "axis")->text(InspectorView::kValueColumn), QString("1"));
+  }
+
+  void theInspectorFollowsTheConsumersOfTheValueItShows() {
+    Fixture f(parse(kChainModel));
+    Graph& graph = f.model.graph();
+    Value* a = graph.findValue("a");
+    f.document.select(Selection{&graph, kNoNode, a});
+    QCOMPARE(f.inspector.section("Consumers")->childCount(), 1);
+    f.commit([&](Rewriter& r) { r.setInput(nodeOfOp(graph, "Sigmoid"), 0, a); });
+    QTRY_COMPARE(f.inspector.section("Consumers")->childCount(), 2);
+    f.commit([&](Rewriter& r) { r.renameValue(a, "probabilities"); });
+    QTRY_COMPARE(f.inspector.row("Value", "name")->text(InspectorView::kValueColumn), QString("probabilities"));
   }
 };
 
