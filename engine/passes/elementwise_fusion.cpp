@@ -133,6 +133,12 @@ class Fuser {
       }
       std::string formula = formulaOf(group);
       const Function* function = findByFormula(formula);
+      if (!function && graph_.parent()) {
+        // A new function's body holds as many nodes as the group: in a body, where a formula rarely
+        // repeats, that would make the model larger. Bodies reuse the main graph's functions only.
+        context_.skip(*root, "no fused function of the main graph has this formula (" + formula + ")");
+        continue;
+      }
       if (!function) {
         auto made = buildFunction(model, rw, group, functionName(group), formula);
         rw.addFunction(made);
@@ -183,8 +189,9 @@ class Fuser {
 
 }  // namespace
 
-// The main graph and If/Loop/Scan bodies (a call in a body runs like one in the main graph). Not function
-// bodies: inference keeps no types there, and only float32 groups fuse.
+// The main graph, then If/Loop/Scan bodies (a call in a body runs like one in the main graph), which reuse
+// the main graph's functions. Not function bodies: inference keeps no types there, and only float32 groups
+// fuse.
 Expected<bool> ElementwiseFusion::run(PassContext& context) {
   bool changed = false;
   for (Graph* graph : allGraphs(context.model())) {
