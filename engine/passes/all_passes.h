@@ -1,6 +1,7 @@
 #pragma once
 // Pass classes, declared here so the registry and tests can name them; each is defined in its own file.
 #include "passes/pass.h"
+#include "passes/pattern_driver.h"
 
 namespace onyx::passes {
 
@@ -10,17 +11,6 @@ class DeadCodeElimination final : public Pass {
   std::string_view name() const override { return "dead-code-elimination"; }
   std::string_view summary() const override {
     return "Remove nodes whose outputs are unused and initializers nothing reads";
-  }
-  Expected<bool> run(PassContext& context) override;
-};
-
-// Removes Identity, inference-mode Dropout, same-type Cast, identity Transpose, and Reshape/Expand/Squeeze/
-// Unsqueeze/Flatten that do not change the shape under the inferred symbolic shapes.
-class IdentityElimination final : public Pass {
- public:
-  std::string_view name() const override { return "identity-elimination"; }
-  std::string_view summary() const override {
-    return "Remove Identity, inference Dropout, same-type Cast, identity Transpose and no-op reshapes";
   }
   Expected<bool> run(PassContext& context) override;
 };
@@ -62,38 +52,58 @@ class ConstantDeduplication final : public Pass {
   std::string_view summary() const override { return "Make identical initializers share one value"; }
   Expected<bool> run(PassContext& context) override;
 };
-#define ONYX_DECLARE_PASS(Class, kebabName, oneLine)              \
-  class Class final : public Pass {                               \
-   public:                                                        \
-    std::string_view name() const override { return kebabName; }  \
-    std::string_view summary() const override { return oneLine; } \
-    Expected<bool> run(PassContext& context) override;            \
+
+// Pattern passes: each matches at one root node and the pattern driver (pattern_driver.h) walks every graph.
+#define ONYX_DECLARE_PATTERN_PASS(Class, kebabName, oneLine)                     \
+  class Class final : public PatternPass {                                       \
+   public:                                                                       \
+    std::string_view name() const override { return kebabName; }                 \
+    std::string_view summary() const override { return oneLine; }                \
+                                                                                 \
+   protected:                                                                    \
+    std::span<const std::string_view> rootOps() const override;                  \
+    PatternResult matchAndRewrite(Node& root, PatternContext& context) override; \
   };
 
-// Pattern and fusion passes.
-ONYX_DECLARE_PASS(TransposeCancellation, "transpose-cancellation",
-                  "Merges Transpose chains into one Transpose (or none) and folds 2-D Transposes into Gemm")
-ONYX_DECLARE_PASS(SqueezeUnsqueezeCancellation, "squeeze-unsqueeze-cancellation",
-                  "Removes an Unsqueeze that undoes a Squeeze over the same axes, and the reverse")
-ONYX_DECLARE_PASS(ReshapeChainFusion, "reshape-chain-fusion",
-                  "Reshape or Flatten followed by Reshape becomes one Reshape")
-ONYX_DECLARE_PASS(ConvBnFusion, "conv-bn-fusion",
-                  "Folds an inference BatchNormalization after a Conv into the Conv's weights and bias")
-ONYX_DECLARE_PASS(ConvAddFusion, "conv-add-fusion",
-                  "Folds an Add of a per-channel constant after a Conv into the Conv's bias")
-ONYX_DECLARE_PASS(ConvMulFusion, "conv-mul-fusion",
-                  "Folds a Mul by a per-channel constant after a Conv into the Conv's weights and bias")
-ONYX_DECLARE_PASS(MatMulAddToGemm, "matmul-add-to-gemm",
-                  "A 2-D MatMul followed by a bias Add becomes one Gemm")
-ONYX_DECLARE_PASS(GeluFusion, "gelu-fusion", "The erf and tanh GELU formulas become one Gelu (opset 20+)")
-ONYX_DECLARE_PASS(
+// Removes Identity, inference-mode Dropout, same-type Cast, identity Transpose, and Reshape/Expand/Squeeze/
+// Unsqueeze/Flatten that do not change the shape under the inferred symbolic shapes.
+ONYX_DECLARE_PATTERN_PASS(
+    IdentityElimination, "identity-elimination",
+    "Remove Identity, inference Dropout, same-type Cast, identity Transpose and no-op reshapes")
+ONYX_DECLARE_PATTERN_PASS(
+    TransposeCancellation, "transpose-cancellation",
+    "Merges Transpose chains into one Transpose (or none) and folds 2-D Transposes into Gemm")
+ONYX_DECLARE_PATTERN_PASS(SqueezeUnsqueezeCancellation, "squeeze-unsqueeze-cancellation",
+                          "Removes an Unsqueeze that undoes a Squeeze over the same axes, and the reverse")
+ONYX_DECLARE_PATTERN_PASS(ReshapeChainFusion, "reshape-chain-fusion",
+                          "Reshape or Flatten followed by Reshape becomes one Reshape")
+ONYX_DECLARE_PATTERN_PASS(
+    ConvBnFusion, "conv-bn-fusion",
+    "Folds an inference BatchNormalization after a Conv into the Conv's weights and bias")
+ONYX_DECLARE_PATTERN_PASS(ConvAddFusion, "conv-add-fusion",
+                          "Folds an Add of a per-channel constant after a Conv into the Conv's bias")
+ONYX_DECLARE_PATTERN_PASS(
+    ConvMulFusion, "conv-mul-fusion",
+    "Folds a Mul by a per-channel constant after a Conv into the Conv's weights and bias")
+ONYX_DECLARE_PATTERN_PASS(MatMulAddToGemm, "matmul-add-to-gemm",
+                          "A 2-D MatMul followed by a bias Add becomes one Gemm")
+ONYX_DECLARE_PATTERN_PASS(GeluFusion, "gelu-fusion",
+                          "The erf and tanh GELU formulas become one Gelu (opset 20+)")
+ONYX_DECLARE_PATTERN_PASS(
     LayerNormFusion, "layer-norm-fusion",
     "The mean/variance/normalize/scale/shift formula becomes one LayerNormalization (opset 17+)")
-ONYX_DECLARE_PASS(BroadcastReductionElimination, "broadcast-reduction-elimination",
-                  "Removes reductions (and sum-to reshapes) whose input already has the target shape")
-ONYX_DECLARE_PASS(ElementwiseFusion, "elementwise-fusion",
-                  "Chains of element-wise ops become one call of a model-local function in domain onyx.fused")
+ONYX_DECLARE_PATTERN_PASS(BroadcastReductionElimination, "broadcast-reduction-elimination",
+                          "Removes reductions (and sum-to reshapes) whose input already has the target shape")
+#undef ONYX_DECLARE_PATTERN_PASS
 
-#undef ONYX_DECLARE_PASS
+// Groups of element-wise ops become one call of a model-local function.
+class ElementwiseFusion final : public Pass {
+ public:
+  std::string_view name() const override { return "elementwise-fusion"; }
+  std::string_view summary() const override {
+    return "Chains of element-wise ops become one call of a model-local function in domain onyx.fused";
+  }
+  Expected<bool> run(PassContext& context) override;
+};
 
 }  // namespace onyx::passes

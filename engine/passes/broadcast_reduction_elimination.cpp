@@ -4,7 +4,6 @@
 //  - Reshape(reduction(x), s) whose output shape equals the shape of x (as inferred, symbols included): the
 //    element count is the same, so the reduced axes had size 1 and the elements are x's, in order.
 #include "passes/all_passes.h"
-#include "passes/rewrite_helpers.h"
 
 namespace onyx::passes {
 
@@ -32,13 +31,13 @@ bool sameShape(const Shape& a, const Shape& b) {
 
 // Why the reduction is not an identity, or empty when it is. `candidate` is false when it provably reduces
 // something (not worth a skip reason).
-std::string keepdimsReductionBlocker(PassContext& context, const Node& node, bool& candidate) {
+std::string keepdimsReductionBlocker(PatternContext& context, const Node& node, bool& candidate) {
   candidate = false;
   if (node.attrInt("keepdims", 1) != 1) return "keepdims=0 drops the reduced axes";
   bool absent = false;
   auto axes = reductionAxes(node, absent);
   if (!axes) return "the axes are not constant";
-  auto shape = shapeOf(context, node.input(0));
+  auto shape = context.shapeOf(node.input(0));
   candidate = true;
   if (!shape) return "shape of '" + node.input(0)->name() + "' unknown";
   if (absent) {
@@ -60,50 +59,44 @@ std::string keepdimsReductionBlocker(PassContext& context, const Node& node, boo
 
 }  // namespace
 
-Expected<bool> BroadcastReductionElimination::run(PassContext& context) {
-  Graph& graph = context.model().graph();
-  Rewriter& rw = context.rewriter();
-  bool changed = false;
-  for (NodeId id : nodeIdsOf(graph)) {
-    Node* node = graph.findNode(id);
-    if (!node || !context.inScope(*node)) continue;
-    if (isOp(node, "Reshape")) {
-      Node* reduce = node->input(0) ? node->input(0)->producer() : nullptr;
-      if (!isIdentityReduction(reduce) || !context.inScope(*reduce)) continue;
-      Value* x = reduce->input(0);
-      auto in = shapeOf(context, x);
-      auto out = shapeOf(context, node->output(0));
-      if (!in || !out) {
-        context.skip(*node,
-                     "the shape of '" + x->name() + "' or '" + node->output(0)->name() + "' is unknown");
-        continue;
-      }
-      if (!sameShape(*in, *out)) continue;  // a real reduction (or not provably none): not a candidate
-      std::string blocker = replacementBlocker(node->output(0), x);
-      if (!blocker.empty()) {
-        context.skip(*node, blocker);
-        continue;
-      }
-      replaceResult(rw, node->output(0), x, {node, reduce});
-      context.count("sum-to-reshapes-removed");
-      changed = true;
-      continue;
-    }
-    if (!isIdentityReduction(node)) continue;
-    bool candidate = false;
-    std::string blocker = keepdimsReductionBlocker(context, *node, candidate);
-    if (blocker.empty()) blocker = replacementBlocker(node->output(0), node->input(0));
-    if (!blocker.empty()) {
-      // A Reshape consuming it is the other form, judged there.
-      Node* consumer = soleConsumer(node->output(0));
-      if (candidate && !isOp(consumer, "Reshape")) context.skip(*node, blocker);
-      continue;
-    }
-    replaceResult(rw, node->output(0), node->input(0), {node});
-    context.count("reductions-removed");
-    changed = true;
+std::span<const std::string_view> BroadcastReductionElimination::rootOps() const {
+  static constexpr std::string_view kOps[] = {"Reshape",   "ReduceSum", "ReduceMean",
+                                              "ReduceMax", "ReduceMin", "ReduceProd"};
+  return kOps;
+}
+
+PatternResult BroadcastReductionElimination::matchAndRewrite(Node& node, PatternContext& context) {
+  if (node.opType() == "Reshape") {
+    Node* reduce = node.input(0) ? node.input(0)->producer() : nullptr;
+    if (!isIdentityReduction(reduce) || !context.inScope(reduce)) return PatternResult::noMatch();
+    Value* x = reduce->input(0);
+    auto in = context.shapeOf(x);
+    auto out = context.shapeOf(node.output(0));
+    if (!in || !out)
+      return PatternResult::skipped("the shape of '" + x->name() + "' or '" + node.output(0)->name() +
+                                    "' is unknown");
+    // A real reduction (or not provably none) is not a candidate.
+    if (!sameShape(*in, *out)) return PatternResult::noMatch();
+    if (auto reason = whyNotReplaceable(node, {x}))
+      return PatternResult::skipped("the result " + valueRef(node.output(0)) +
+                                    " is a graph output: " + *reason);
+    replaceNode(context.rewriter(), &node, {x}, {reduce});
+    return PatternResult::rewritten("sum-to-reshapes-removed");
   }
-  return changed;
+  bool candidate = false;
+  std::string blocker = keepdimsReductionBlocker(context, node, candidate);
+  if (blocker.empty()) {
+    if (auto reason = whyNotReplaceable(node, {node.input(0)}))
+      blocker = "the result " + valueRef(node.output(0)) + " is a graph output: " + *reason;
+  }
+  if (!blocker.empty()) {
+    // A Reshape consuming it is the other form, judged there.
+    Node* consumer = soleConsumer(node.output(0));
+    if (candidate && !isOp(consumer, "Reshape")) return PatternResult::skipped(blocker);
+    return PatternResult::noMatch();
+  }
+  replaceNode(context.rewriter(), &node, {node.input(0)});
+  return PatternResult::rewritten("reductions-removed");
 }
 
 }  // namespace onyx::passes

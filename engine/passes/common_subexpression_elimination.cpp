@@ -68,7 +68,9 @@ std::optional<std::string> nodeKey(const Node& node) {
 
 Expected<bool> CommonSubexpressionElimination::run(PassContext& context) {
   bool changed = false;
-  for (Graph* graph : allGraphs(context.model())) {
+  // One table per graph: a body's node is never merged with one of another graph (its twin in the outer
+  // graph may not run, as in an If branch), and keys hold input identities, so outer values match exactly.
+  for (Graph* graph : allGraphs(context.model(), FunctionBodies::Include)) {
     std::unordered_map<std::string, Node*> seen;
     for (Node* node : orderedNodes(*graph)) {
       if (!context.inScope(*node) || isNondeterministic(*node) || !node->subgraphs().empty()) continue;

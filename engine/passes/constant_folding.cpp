@@ -91,7 +91,7 @@ void replaceByInitializers(PassContext& context, Node* node, std::vector<Tensor>
     if (!output) continue;
     Tensor& tensor = tensors[next++];
     if (output->uses().empty()) continue;
-    std::string temporary = uniqueValueName(context.model(), output->name() + "__folded");
+    std::string temporary = freshValueName(graph, output->name() + "__folded");
     tensor.setName(output->name());
     replacements[i] = rewriter.addInitializer(graph, temporary, std::move(tensor));
     names.push_back({replacements[i], output->name()});

@@ -1,36 +1,27 @@
 #include "passes/conv_folding.h"
 
-#include "passes/rewrite_helpers.h"
-
 namespace onyx::passes {
 
-namespace {
-std::optional<std::vector<float>> floats(const Value* value) {
-  const Tensor* tensor = constantOf(value);
-  if (!tensor || tensor->dtype() != DataType::Float || tensor->isExternal()) return std::nullopt;
-  auto span = tensor->values<float>();
-  if (int64_t(span.size()) != tensor->elementCount()) return std::nullopt;
-  return std::vector<float>(span.begin(), span.end());
-}
-}  // namespace
-
-std::variant<ConvWeights, std::string> convFeeding(PassContext& context, const Value* value) {
-  Node* conv = producerOf(value, "Conv");
-  if (!conv) return std::string();
-  if (!context.inScope(*conv)) return std::string("the Conv is outside the scope");
-  if (value->uses().size() != 1) return "the Conv's output '" + value->name() + "' has other uses";
-  const Tensor* w = constantOf(conv->input(1));
-  auto weights = floats(conv->input(1));
+std::variant<ConvWeights, PatternResult> convWeightsOf(PatternContext& context, Node& conv,
+                                                       const Value* value) {
+  if (!context.inScope(&conv)) return PatternResult::skipped("the Conv is outside the scope");
+  // The folded weights are constants of the root's graph, which the Conv of an enclosing graph cannot read.
+  if (conv.graph() != &context.graph()) return PatternResult::skipped("the Conv lies in an enclosing graph");
+  if (value->uses().size() != 1)
+    return PatternResult::skipped("the Conv's output '" + value->name() + "' has other uses");
+  auto w = constantValue(conv.input(1));
+  auto weights = constantFloats(conv.input(1));
   if (!w || !weights || w->dims().size() < 3 || w->dims()[0] <= 0)
-    return std::string("the Conv's weights are not a constant float32 tensor");
+    return PatternResult::skipped("the Conv's weights are not a constant float32 tensor");
   ConvWeights out;
-  out.conv = conv;
+  out.conv = &conv;
   out.weightDims = w->dims();
   out.weights = std::move(*weights);
-  if (conv->inputCount() > 2 && conv->input(2)) {
-    auto bias = floats(conv->input(2));
+  if (conv.inputCount() > 2 && conv.input(2)) {
+    auto bias = constantFloats(conv.input(2));
     if (!bias || int64_t(bias->size()) != out.channels())
-      return std::string("the Conv's bias is not a constant float32 tensor of one value per channel");
+      return PatternResult::skipped(
+          "the Conv's bias is not a constant float32 tensor of one value per channel");
     out.bias = std::move(*bias);
   } else {
     out.bias.assign(size_t(out.channels()), 0.0f);
@@ -39,8 +30,8 @@ std::variant<ConvWeights, std::string> convFeeding(PassContext& context, const V
 }
 
 std::optional<std::vector<float>> perChannelConstant(const Value* c, const ConvWeights& conv) {
-  const Tensor* tensor = constantOf(c);
-  auto values = floats(c);
+  auto tensor = constantValue(c);
+  auto values = constantFloats(c);
   if (!tensor || !values) return std::nullopt;
   const auto& dims = tensor->dims();
   size_t outRank = conv.weightDims.size();
@@ -58,28 +49,48 @@ std::optional<std::vector<float>> perChannelConstant(const Value* c, const ConvW
   return values;
 }
 
-void writeConvWeights(PassContext& context, const ConvWeights& conv, bool weightsChanged) {
+void writeConvWeights(PatternContext& context, const ConvWeights& conv, bool weightsChanged) {
   Rewriter& rw = context.rewriter();
-  Graph& graph = *conv.conv->graph();
-  std::string base = conv.conv->name().empty() ? conv.conv->output(0)->name() : conv.conv->name();
-  Value* oldW = conv.conv->input(1);
-  Value* oldB = conv.conv->inputCount() > 2 ? conv.conv->input(2) : nullptr;
+  Node* node = conv.conv;
+  std::string base = node->name().empty() ? node->output(0)->name() : node->name();
+  Value* oldW = node->input(1);
+  Value* oldB = node->inputCount() > 2 ? node->input(2) : nullptr;
   Value* w = weightsChanged
-                 ? addFloatInitializer(rw, graph, base + ".weight_folded", conv.weightDims, conv.weights)
+                 ? context.addConstant(
+                       base + ".weight_folded",
+                       Tensor::fromValues<float>(DataType::Float, conv.weightDims, conv.weights), node)
                  : oldW;
-  Value* b = addFloatInitializer(rw, graph, base + ".bias_folded", {conv.channels()}, conv.bias);
-  std::vector<Value*> inputs = conv.conv->inputs();
+  Value* b = context.addConstant(
+      base + ".bias_folded", Tensor::fromValues<float>(DataType::Float, {conv.channels()}, conv.bias), node);
+  std::vector<Value*> inputs = node->inputs();
   inputs.resize(3);
   inputs[1] = w;
   inputs[2] = b;
-  rw.setInputs(conv.conv, std::move(inputs));
+  rw.setInputs(node, std::move(inputs));
   for (Value* old : {oldW, oldB}) {
-    if (!old || !old->uses().empty() || isGraphOutput(old)) continue;
+    if (!old || !old->uses().empty()) continue;
     if (old->isInitializer() && !old->isGraphInput())
       rw.removeValue(old);
     else if (old->producer())
       removeIfUnused(rw, {old->producer()});
   }
+}
+
+PatternResult foldChannelConstantIntoConv(Node& root, PatternContext& context, const ChannelFold& fold,
+                                          bool weightsChanged, const std::string& counter) {
+  return matchOperandProducedBy(root, "Conv", [&](Node& convNode, Value* produced, Value* other) {
+    if (!constantValue(other)) return PatternResult::noMatch();  // only Conv (op) constant is a candidate
+    auto found = convWeightsOf(context, convNode, produced);
+    if (auto* skip = std::get_if<PatternResult>(&found)) return *skip;
+    ConvWeights conv = std::get<ConvWeights>(std::move(found));
+    auto c = perChannelConstant(other, conv);
+    if (!c) return PatternResult::skipped("the other operand is not a float32 constant per output channel");
+    if (auto reason = whyNotReplaceable(root, {conv.conv->output(0)})) return PatternResult::skipped(*reason);
+    fold(conv, *c);
+    writeConvWeights(context, conv, weightsChanged);
+    replaceNode(context.rewriter(), &root, {conv.conv->output(0)});
+    return PatternResult::rewritten(counter);
+  });
 }
 
 }  // namespace onyx::passes

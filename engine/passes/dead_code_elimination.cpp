@@ -20,8 +20,9 @@ bool isUnused(const Node& node) {
 Expected<bool> DeadCodeElimination::run(PassContext& context) {
   Rewriter& rewriter = context.rewriter();
   bool changed = false;
-  // Bodies first: a dead node in a body may be the only reader of an outer value.
-  std::vector<Graph*> graphs = allGraphs(context.model());
+  // Bodies first: a dead node in a body may be the only reader of an outer value. Function bodies too: a
+  // body's outputs are uses, so only what no output depends on goes.
+  std::vector<Graph*> graphs = allGraphs(context.model(), FunctionBodies::Include);
   for (auto graph = graphs.rbegin(); graph != graphs.rend(); ++graph) {
     std::vector<Node*> order = orderedNodes(**graph);
     // Consumers before producers: removing a consumer can leave its producer unused.

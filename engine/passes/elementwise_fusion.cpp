@@ -9,13 +9,13 @@
 #include "exec/fused_elementwise.h"
 #include "ir/verify.h"
 #include "passes/all_passes.h"
-#include "passes/rewrite_helpers.h"
+#include "passes/pass_util.h"
 
 namespace onyx::passes {
 
 namespace {
 
-constexpr const char* kDomain = "onyx.fused";
+constexpr std::string_view kDomain = kFusedDomain;
 
 struct Group {
   std::vector<Node*> nodes;    // topological order, root last
@@ -71,7 +71,7 @@ std::shared_ptr<Function> buildFunction(Model& model, Rewriter& rw, const Group&
 
 class Fuser {
  public:
-  explicit Fuser(PassContext& context) : context_(context), graph_(context.model().graph()) {}
+  Fuser(PassContext& context, Graph& graph) : context_(context), graph_(graph) {}
 
   bool fusible(const Node* node) {
     return node && node->graph() == &graph_ && context_.inScope(*node) && exec::isFusibleElementwise(*node) &&
@@ -133,25 +133,31 @@ class Fuser {
       }
       std::string formula = formulaOf(group);
       const Function* function = findByFormula(formula);
+      if (!function && graph_.parent()) {
+        // A new function's body holds as many nodes as the group: in a body, where a formula rarely
+        // repeats, that would make the model larger. Bodies reuse the main graph's functions only.
+        context_.skip(*root, "no fused function of the main graph has this formula (" + formula + ")");
+        continue;
+      }
       if (!function) {
         auto made = buildFunction(model, rw, group, functionName(group), formula);
         rw.addFunction(made);
         function = made.get();
-        if (model.opsetVersion(kDomain) == 0) rw.setOpsetImport(kDomain, 1);
+        if (model.opsetVersion(kDomain) == 0) rw.setOpsetImport(std::string(kDomain), 1);
         context_.count("functions-created");
       }
       Value* result = root->output(0);
       std::string name = root->name().empty() ? function->name : root->name() + "_fused";
       Node* call = rw.addNode(graph_,
                               {.opType = function->name,
-                               .domain = kDomain,
+                               .domain = std::string(kDomain),
                                .name = freshNodeName(graph_, name),
                                .inputs = group.inputs,
-                               .outputNames = {freshName(graph_, result->name() + "_fused")}},
+                               .outputNames = {freshValueName(graph_, result->name() + "_fused")}},
                               root);
       if (!result->type().isNone()) rw.setType(call->output(0), result->type());
       std::vector<Node*> dead(group.nodes.rbegin(), group.nodes.rend());
-      replaceResult(rw, result, call->output(0), dead);
+      replaceNode(rw, root, {call->output(0)}, dead);
       context_.count("groups-fused");
       context_.count("nodes-fused", int64_t(group.nodes.size()));
       changed = true;
@@ -183,8 +189,17 @@ class Fuser {
 
 }  // namespace
 
+// The main graph, then If/Loop/Scan bodies (a call in a body runs like one in the main graph), which reuse
+// the main graph's functions. Not function bodies: inference keeps no types there, and only float32 groups
+// fuse.
 Expected<bool> ElementwiseFusion::run(PassContext& context) {
-  return Fuser(context).run();
+  bool changed = false;
+  for (Graph* graph : allGraphs(context.model())) {
+    auto fused = Fuser(context, *graph).run();
+    if (!fused) return fused.error();
+    changed = *fused || changed;
+  }
+  return changed;
 }
 
 }  // namespace onyx::passes

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "passes/all_passes.h"
-#include "passes/rewrite_helpers.h"
 
 namespace onyx::passes {
 
@@ -12,14 +11,6 @@ namespace {
 
 bool near(std::optional<double> value, double expected) {
   return value && std::abs(*value - expected) <= 1e-4 * std::abs(expected);
-}
-
-// The operand of binary `node` that is not `known`, or null when `known` is not an operand.
-Value* otherOperand(const Node* node, const Value* known) {
-  if (!node || node->inputCount() != 2) return nullptr;
-  if (node->input(0) == known) return node->input(1);
-  if (node->input(1) == known) return node->input(0);
-  return nullptr;
 }
 
 // A binary `op` node reading `value` as its only use, whose other operand is a constant near `expected`.
@@ -102,53 +93,37 @@ bool singleUses(const std::vector<Node*>& nodes, const Node* result) {
 
 }  // namespace
 
-Expected<bool> GeluFusion::run(PassContext& context) {
-  Graph& graph = context.model().graph();
-  Rewriter& rw = context.rewriter();
-  int64_t opset = context.model().opsetVersion("");
-  bool changed = false;
-  for (NodeId id : nodeIdsOf(graph)) {
-    Node* core = graph.findNode(id);
-    if (!core || !context.inScope(*core)) continue;
-    bool erf = isOp(core, "Erf");
-    if (!erf && !isOp(core, "Tanh")) continue;
-    std::vector<Node*> argumentNodes;
-    Value* x = erf ? erfArgument(core->input(0)) : tanhArgument(core->input(0), argumentNodes);
-    if (!x) continue;
-    if (erf) argumentNodes = {core->input(0)->producer()};
-    Node* onePlus = constantStep(core->output(0), "Add", 1.0);
-    if (!onePlus) continue;
-    std::vector<Node*> nodes;
-    Node* result = halfProduct(onePlus, x, nodes);
-    if (!result) continue;
-    nodes.insert(nodes.end(), {onePlus, core});
-    nodes.insert(nodes.end(), argumentNodes.begin(), argumentNodes.end());
-    bool inScope = true;
-    for (const Node* node : nodes) inScope = inScope && context.inScope(*node);
-    if (!inScope) continue;
-    if (!singleUses(nodes, result)) {
-      context.skip(*result, "an intermediate value of the GELU formula has other uses");
-      continue;
-    }
-    if (opset < 20) {
-      context.skip(*result, "Gelu needs opset 20; the model imports " + std::to_string(opset));
-      continue;
-    }
-    std::vector<Attribute> attributes;
-    if (!erf) attributes.push_back(Attribute::ofString("approximate", "tanh"));
-    Node* gelu =
-        rw.addNode(graph,
-                   {.opType = "Gelu",
-                    .name = freshNodeName(graph, result->name().empty() ? "Gelu" : result->name() + "_gelu"),
-                    .inputs = {x},
-                    .outputNames = {freshName(graph, result->output(0)->name() + "_gelu")},
-                    .attributes = std::move(attributes)},
-                   result);
-    replaceResult(rw, result->output(0), gelu->output(0), nodes);
-    context.count(erf ? "erf-gelus-fused" : "tanh-gelus-fused");
-    changed = true;
-  }
-  return changed;
+std::span<const std::string_view> GeluFusion::rootOps() const {
+  static constexpr std::string_view kOps[] = {"Erf", "Tanh"};
+  return kOps;
+}
+
+PatternResult GeluFusion::matchAndRewrite(Node& core, PatternContext& context) {
+  bool erf = core.opType() == "Erf";
+  std::vector<Node*> argumentNodes;
+  Value* x = erf ? erfArgument(core.input(0)) : tanhArgument(core.input(0), argumentNodes);
+  if (!x) return PatternResult::noMatch();
+  if (erf) argumentNodes = {core.input(0)->producer()};
+  Node* onePlus = constantStep(core.output(0), "Add", 1.0);
+  if (!onePlus) return PatternResult::noMatch();
+  std::vector<Node*> nodes;
+  Node* result = halfProduct(onePlus, x, nodes);
+  if (!result) return PatternResult::noMatch();
+  nodes.insert(nodes.end(), {onePlus, &core});
+  nodes.insert(nodes.end(), argumentNodes.begin(), argumentNodes.end());
+  for (const Node* node : nodes)
+    if (!context.inScope(node) || node->graph() != &context.graph()) return PatternResult::noMatch();
+  if (!singleUses(nodes, result))
+    return PatternResult::skipped("an intermediate value of the GELU formula has other uses", result);
+  int64_t opset = context.opsetVersion("");
+  if (opset < 20)
+    return PatternResult::skipped("Gelu needs opset 20; the model imports " + std::to_string(opset), result);
+  std::vector<Attribute> attributes;
+  if (!erf) attributes.push_back(Attribute::ofString("approximate", "tanh"));
+  Node* gelu = context.addNode("Gelu", {x}, result->name().empty() ? "Gelu" : result->name() + "_gelu",
+                               result->output(0)->name() + "_gelu", result, std::move(attributes));
+  replaceNode(context.rewriter(), result, {gelu->output(0)}, nodes);
+  return PatternResult::rewritten(erf ? "erf-gelus-fused" : "tanh-gelus-fused");
 }
 
 }  // namespace onyx::passes

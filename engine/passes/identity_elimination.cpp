@@ -6,20 +6,19 @@
 #include <cctype>
 
 #include "passes/all_passes.h"
-#include "passes/pass_util.h"
 
 namespace onyx::passes {
 
 namespace {
 
-const Type* typeOf(PassContext& context, const Value* value) {
+const Type* typeOf(PatternContext& context, const Value* value) {
   if (!value) return nullptr;
-  if (const InferredValue* inferred = context.shapes().find(value)) return &inferred->type;
+  if (const InferredValue* inferred = context.pass().shapes().find(value)) return &inferred->type;
   return &value->type();
 }
 
 // Whether the node's output 0 has the same shape as its input 0; a reason when that cannot be shown.
-std::optional<std::string> whyShapeMayDiffer(PassContext& context, const Node& node) {
+std::optional<std::string> whyShapeMayDiffer(PatternContext& context, const Node& node) {
   const Value* in = node.input(0);
   const Value* out = node.output(0);
   const Type* inType = typeOf(context, in);
@@ -45,7 +44,7 @@ bool isIdentityPermutation(const std::vector<int64_t>& perm) {
 }
 
 // Why the node is not an identity; nullopt when it is (output 0 equals input 0).
-std::optional<std::string> whyNotIdentity(PassContext& context, const Node& node) {
+std::optional<std::string> whyNotIdentity(PatternContext& context, const Node& node) {
   const std::string& op = node.opType();
   if (op == "Identity") {
     const Type* type = typeOf(context, node.input(0));
@@ -62,7 +61,7 @@ std::optional<std::string> whyNotIdentity(PassContext& context, const Node& node
       auto bytes = mode->bytesOrEmpty();
       if (bytes.empty() || bytes[0] != std::byte{0}) return "training_mode is true";
     }
-    if (node.attrInt("is_test", 1) == 0 && context.model().opsetVersion("") < 7) return "is_test is 0";
+    if (node.attrInt("is_test", 1) == 0 && context.opsetVersion("") < 7) return "is_test is 0";
     return std::nullopt;
   }
   if (op == "Cast") {
@@ -94,15 +93,6 @@ bool isUndecided(const std::string& reason) {
          reason.find("training_mode") != std::string::npos;
 }
 
-bool isCandidate(const Node& node) {
-  static const char* const ops[] = {"Identity", "Dropout", "Cast",      "Transpose", "Reshape",
-                                    "Expand",   "Squeeze", "Unsqueeze", "Flatten"};
-  if (!isStandardDomain(node.domain()) || node.domain() == "ai.onnx.ml") return false;
-  for (const char* op : ops)
-    if (node.opType() == op) return node.input(0) != nullptr && node.output(0) != nullptr;
-  return false;
-}
-
 std::string counterName(const std::string& op) {
   std::string name;
   for (char c : op) {
@@ -115,29 +105,24 @@ std::string counterName(const std::string& op) {
 
 }  // namespace
 
-Expected<bool> IdentityElimination::run(PassContext& context) {
-  bool changed = false;
-  for (Graph* graph : allGraphs(context.model())) {
-    for (Node* node : orderedNodes(*graph)) {
-      if (!isCandidate(*node) || !context.inScope(*node)) continue;
-      if (auto reason = whyNotIdentity(context, *node)) {
-        // Only undecided candidates are worth a reason; a Reshape that visibly changes the shape is not one.
-        if (isUndecided(*reason)) context.skip(*node, *reason);
-        continue;
-      }
-      std::vector<Value*> replacements(node->outputCount(), nullptr);
-      replacements[0] = node->input(0);
-      if (auto reason = whyNotReplaceable(*node, replacements)) {
-        context.skip(*node, *reason);
-        continue;
-      }
-      std::string op = node->opType();
-      replaceNode(context.rewriter(), node, replacements);
-      context.count(counterName(op));
-      changed = true;
-    }
+std::span<const std::string_view> IdentityElimination::rootOps() const {
+  static constexpr std::string_view kOps[] = {"Identity", "Dropout", "Cast",      "Transpose", "Reshape",
+                                              "Expand",   "Squeeze", "Unsqueeze", "Flatten"};
+  return kOps;
+}
+
+PatternResult IdentityElimination::matchAndRewrite(Node& node, PatternContext& context) {
+  if (!node.input(0) || !node.output(0)) return PatternResult::noMatch();
+  if (auto reason = whyNotIdentity(context, node)) {
+    // Only undecided candidates are worth a reason; a Reshape that visibly changes the shape is not one.
+    return isUndecided(*reason) ? PatternResult::skipped(*reason) : PatternResult::noMatch();
   }
-  return changed;
+  std::vector<Value*> replacements(node.outputCount(), nullptr);
+  replacements[0] = node.input(0);
+  if (auto reason = whyNotReplaceable(node, replacements)) return PatternResult::skipped(*reason);
+  std::string counter = counterName(node.opType());
+  replaceNode(context.rewriter(), &node, replacements);
+  return PatternResult::rewritten(counter);
 }
 
 }  // namespace onyx::passes

@@ -9,7 +9,10 @@ PassContext::PassContext(Model& model, Rewriter& rewriter, std::string scope, Pa
 
 bool PassContext::inScope(const Node& node) const {
   if (scope_.empty()) return true;
-  std::string_view path = node.scopePath();
+  const Node* named = &node;
+  while (named->scopePath().empty() && named->graph() && named->graph()->owner())
+    named = named->graph()->owner();
+  std::string_view path = named->scopePath();
   if (!path.starts_with(scope_)) return false;
   // "/encoder/layer.1" must not match "/encoder/layer.10".
   return path.size() == scope_.size() || scope_.back() == '/' || path[scope_.size()] == '/';

@@ -44,7 +44,8 @@ class PassContext {
   const PassOptions& options() const { return options_; }
 
   // The scope the pass is restricted to ("" = everything, "/encoder/layer.0" = nodes whose name scope
-  // starts with it). Passes only rewrite nodes for which inScope() holds.
+  // starts with it). Passes only rewrite nodes for which inScope() holds. A body node without a name scope
+  // of its own (exporters rarely name them) lies in the scope of the If/Loop/Scan node holding its body.
   const std::string& scope() const { return scope_; }
   bool inScope(const Node& node) const;
 
@@ -55,6 +56,7 @@ class PassContext {
 
   void count(std::string_view counter, int64_t by = 1);
   void skip(const Node& node, std::string reason);
+  void skip(PassSkip skip) { skips_.push_back(std::move(skip)); }
 
   const std::vector<PassCounter>& counters() const { return counters_; }
   const std::vector<PassSkip>& skips() const { return skips_; }

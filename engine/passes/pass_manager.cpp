@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "exec/compare.h"
+#include "ir/verify.h"
 
 namespace onyx::passes {
 
@@ -57,6 +59,23 @@ Expected<std::vector<exec::RunValue>> runModel(const Model& model, const exec::N
   auto outputs = (*executor)->run(inputs);
   if (!outputs) return outputs.error();
   return detach(std::move(*outputs));
+}
+
+// The structural errors verify() finds, as "where: message" lines.
+std::vector<std::string> structuralErrors(const Model& model) {
+  std::vector<std::string> errors;
+  for (const Diagnostic& diagnostic : verify(model))
+    if (diagnostic.severity == Diagnostic::Severity::Error)
+      errors.push_back(diagnostic.where + ": " + diagnostic.message);
+  return errors;
+}
+
+// The first error of `after` that `before` did not have; empty when none.
+std::string newStructuralError(const std::vector<std::string>& before,
+                               const std::vector<std::string>& after) {
+  for (const std::string& error : after)
+    if (std::find(before.begin(), before.end(), error) == before.end()) return error;
+  return {};
 }
 
 std::string passList(const std::vector<PassStep>& steps) {
@@ -122,10 +141,13 @@ Expected<StepVerification> PassManager::verifyAgainstReference(const VerifyOptio
 }
 
 Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, const PassOptions& options,
-                                        const VerifyOptions& verify) {
+                                        const VerifyOptions& verify, bool checkStructure) {
   PassStep step;
   step.pass = std::string(pass.name());
   step.nodesBefore = countNodes(model_);
+  // A model loaded broken stays as broken: only errors the step adds count against it.
+  std::vector<std::string> errorsBefore =
+      checkStructure ? structuralErrors(model_) : std::vector<std::string>{};
 
   std::optional<StepVerification> notRun;
   if (verify.enabled && !reference_->valid) {
@@ -152,10 +174,20 @@ Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, co
   step.changes = transaction.commit();
   step.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  step.changed = *changed && !step.changes->empty();
+  // The change log, not the pass's answer, says whether the model changed.
+  step.changed = !step.changes->empty();
   step.counters = context.counters();
   step.skips = context.skips();
   step.nodesAfter = countNodes(model_);
+
+  if (checkStructure && step.changed) {
+    std::string error = newStructuralError(errorsBefore, structuralErrors(model_));
+    if (!error.empty()) {
+      step.changes->undo();
+      reference_->valid = false;
+      return makeError("the pass left the model invalid: " + error, "pass '" + step.pass + "'");
+    }
+  }
 
   if (verify.enabled) {
     if (notRun) {
@@ -210,7 +242,7 @@ PipelineResult PassManager::runPasses(const std::vector<std::unique_ptr<Pass>>& 
     result.rounds = round;
     bool changed = false;
     for (const auto& pass : pipeline) {
-      auto step = runPass(*pass, options.scope, options.passOptions, options.verify);
+      auto step = runPass(*pass, options.scope, options.passOptions, options.verify, options.checkStructure);
       if (!step) {
         std::string before = passList(result.steps);
         result.error =

@@ -44,10 +44,19 @@ struct StepVerification {
   bool ok() const;
 };
 
+// Whether the manager runs verify() (ir/verify.h) after each step unless told otherwise: in debug builds.
+#ifdef NDEBUG
+inline constexpr bool kCheckStructureByDefault = false;
+#else
+inline constexpr bool kCheckStructureByDefault = true;
+#endif
+
 // One application of one pass.
 struct PassStep {
   std::string pass;
   int round = 1;  // the pipeline round (fixpoint runs repeat the pipeline)
+  // Whether the step edited the model: its change log recorded edits, whatever the pass returned (a pass
+  // that edits and says "unchanged" still gets an undoable step).
   bool changed = false;
   std::vector<PassCounter> counters;
   std::vector<PassSkip> skips;
@@ -66,6 +75,9 @@ struct PipelineOptions {
   std::string scope;      // "" the whole model; otherwise the PassContext scope
   PassOptions passOptions;
   VerifyOptions verify;
+  // Runs verify() on the model after each step; an error it finds that was not there before the step
+  // reverts the step and fails the pipeline, naming the pass. Tests turn it on; release builds leave it off.
+  bool checkStructure = kCheckStructureByDefault;
   // Called after each step (the GUI's progress and history).
   std::function<void(const PassStep&)> onStep;
 };
@@ -91,9 +103,11 @@ class PassManager {
   PassManager(const PassManager&) = delete;
   PassManager& operator=(const PassManager&) = delete;
 
-  // Applies one pass once. On error the pass's transaction is reverted and the model is unchanged.
+  // Applies one pass once. On error the pass's transaction is reverted and the model is unchanged. With
+  // `checkStructure`, a structural error (verify()) the step introduced is such an error.
   Expected<PassStep> runPass(Pass& pass, const std::string& scope = {}, const PassOptions& options = {},
-                             const VerifyOptions& verify = {});
+                             const VerifyOptions& verify = {},
+                             bool checkStructure = kCheckStructureByDefault);
   // Runs passes by name (each must be registered), once or to a fixpoint.
   PipelineResult run(const std::vector<std::string>& pipeline, const PipelineOptions& options = {});
   // Same, with pass objects (passes outside the registry: tests, plugins); each is run once per round.

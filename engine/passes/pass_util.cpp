@@ -15,9 +15,10 @@ void collectGraphs(Graph& graph, std::vector<Graph*>& out) {
     for (Graph* body : node->subgraphs()) collectGraphs(*body, out);
 }
 
-template <class T>
-Tensor vectorTensor(DataType dtype, std::vector<int64_t> dims, const std::vector<T>& values) {
-  return Tensor::fromValues(dtype, std::move(dims), values);
+const Graph& rootOf(const Graph& graph) {
+  const Graph* root = &graph;
+  while (root->parent()) root = root->parent();
+  return *root;
 }
 
 bool definesName(const Graph& graph, const std::string& name) {
@@ -28,11 +29,28 @@ bool definesName(const Graph& graph, const std::string& name) {
   return false;
 }
 
+bool nodeNameTaken(const Graph& graph, const std::string& name) {
+  return std::any_of(graph.nodes().begin(), graph.nodes().end(),
+                     [&](const Node* n) { return n->name() == name; });
+}
+
+template <class T>
+std::string freshName(const std::string& base, T taken) {
+  if (!taken(base)) return base;
+  for (int suffix = 1;; ++suffix) {
+    std::string name = base + "_" + std::to_string(suffix);
+    if (!taken(name)) return name;
+  }
+}
+
 }  // namespace
 
-std::vector<Graph*> allGraphs(Model& model) {
+std::vector<Graph*> allGraphs(Model& model, FunctionBodies functions) {
   std::vector<Graph*> graphs;
   collectGraphs(model.graph(), graphs);
+  if (functions == FunctionBodies::Skip) return graphs;
+  for (const auto& function : model.functions)
+    if (function->body && function->domain != kFusedDomain) collectGraphs(*function->body, graphs);
   return graphs;
 }
 
@@ -44,33 +62,11 @@ std::vector<Node*> orderedNodes(const Graph& graph) {
   return stored;
 }
 
-const Tensor* fixedInitializer(const Value* value) {
-  if (!value || value->isGraphInput()) return nullptr;
-  return value->initializer();
-}
-
-std::optional<Tensor> constantValue(const Value* value) {
-  if (!value) return std::nullopt;
-  if (const Tensor* tensor = fixedInitializer(value)) return *tensor;
-  const Node* node = value->producer();
-  if (!node || node->opType() != "Constant" || !isStandardDomain(node->domain()) ||
-      node->attributes().size() != 1)
-    return std::nullopt;
-  const Attribute& a = node->attributes().front();
-  if (a.isReference()) return std::nullopt;
-  if (a.name() == "value" && a.getTensor()) return *a.getTensor();
-  if (a.name() == "value_float" && a.getFloat())
-    return vectorTensor(DataType::Float, {}, std::vector<float>{*a.getFloat()});
-  if (a.name() == "value_int" && a.getInt())
-    return vectorTensor(DataType::Int64, {}, std::vector<int64_t>{*a.getInt()});
-  if (a.name() == "value_floats" && a.getFloats())
-    return vectorTensor(DataType::Float, {int64_t(a.getFloats()->size())}, *a.getFloats());
-  if (a.name() == "value_ints" && a.getInts())
-    return vectorTensor(DataType::Int64, {int64_t(a.getInts()->size())}, *a.getInts());
-  if (a.name() == "value_string" && a.getString()) return Tensor::strings({}, {*a.getString()});
-  if (a.name() == "value_strings" && a.getStrings())
-    return Tensor::strings({int64_t(a.getStrings()->size())}, *a.getStrings());
-  return std::nullopt;
+const Function* enclosingFunction(const Model& model, const Graph& graph) {
+  const Graph& root = rootOf(graph);
+  for (const auto& function : model.functions)
+    if (function->body.get() == &root) return function.get();
+  return nullptr;
 }
 
 bool isStandardDomain(const std::string& domain) {
@@ -81,6 +77,61 @@ bool isNondeterministic(const Node& node) {
   static const std::unordered_set<std::string> random = {
       "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli"};
   return !isStandardDomain(node.domain()) || random.count(node.opType()) > 0;
+}
+
+const Attribute* referenceAttribute(const Node& node) {
+  for (const Attribute& attribute : node.attributes())
+    if (attribute.isReference()) return &attribute;
+  return nullptr;
+}
+
+bool isOp(const Node* node, std::string_view op) {
+  return node && node->opType() == op && (node->domain().empty() || node->domain() == "ai.onnx") &&
+         !referenceAttribute(*node);
+}
+
+Node* producerOf(const Value* value, std::string_view op) {
+  Node* producer = value ? value->producer() : nullptr;
+  return isOp(producer, op) ? producer : nullptr;
+}
+
+bool isGraphOutput(const Value* value) {
+  return value && std::any_of(value->uses().begin(), value->uses().end(),
+                              [](const Use& use) { return use.graphOutput != nullptr; });
+}
+
+Node* soleConsumer(const Value* value) {
+  if (!value || value->uses().size() != 1) return nullptr;
+  return value->uses()[0].node;
+}
+
+Value* otherOperand(const Node* node, const Value* known) {
+  if (!node || node->inputCount() != 2) return nullptr;
+  if (node->input(0) == known) return node->input(1);
+  if (node->input(1) == known) return node->input(0);
+  return nullptr;
+}
+
+std::optional<std::vector<int64_t>> normalizeAxes(std::vector<int64_t> axes, int64_t rank) {
+  for (int64_t& axis : axes) {
+    if (axis < -rank || axis >= rank) return std::nullopt;
+    if (axis < 0) axis += rank;
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+std::string freshValueName(const Graph& graph, const std::string& base) {
+  const Graph& root = rootOf(graph);
+  return freshName(base, [&](const std::string& name) { return definesName(root, name); });
+}
+
+std::string freshNodeName(const Graph& graph, const std::string& base) {
+  return freshName(base, [&](const std::string& name) { return nodeNameTaken(graph, name); });
+}
+
+std::string valueRef(const Value* value) {
+  return value ? "%" + value->name() : "%<absent>";
 }
 
 std::optional<std::string> whyNotReplaceable(const Node& node, const std::vector<Value*>& replacements) {
@@ -109,7 +160,25 @@ void eraseNode(Rewriter& rewriter, Node* node) {
   rewriter.removeNode(node);
 }
 
-void replaceNode(Rewriter& rewriter, Node* node, const std::vector<Value*>& replacements) {
+void removeIfUnused(Rewriter& rewriter, const std::vector<Node*>& nodes) {
+  for (Node* node : nodes) {
+    if (!node || !node->graph()) continue;
+    bool used = false;
+    for (Value* output : node->outputs()) used = used || (output && !output->uses().empty());
+    if (used) continue;
+    std::vector<Value*> inputs = node->inputs();
+    Graph& graph = *node->graph();
+    eraseNode(rewriter, node);
+    for (Value* input : inputs) {
+      if (input && input->isInitializer() && !input->isGraphInput() && input->uses().empty() &&
+          input->graph() == &graph)
+        rewriter.removeValue(input);
+    }
+  }
+}
+
+void replaceNode(Rewriter& rewriter, Node* node, const std::vector<Value*>& replacements,
+                 const std::vector<Node*>& alsoRemove) {
   std::vector<std::pair<Value*, std::string>> renames;
   for (size_t i = 0; i < node->outputCount() && i < replacements.size(); ++i) {
     Value* output = node->output(i);
@@ -125,18 +194,12 @@ void replaceNode(Rewriter& rewriter, Node* node, const std::vector<Value*>& repl
     }
     rewriter.replaceAllUsesWith(output, replacement);
   }
-  eraseNode(rewriter, node);
-  for (auto& [value, name] : renames) rewriter.renameValue(value, name);
-}
-
-std::string uniqueValueName(Model& model, const std::string& base) {
-  std::string name = base;
-  for (int k = 1; definesName(model.graph(), name); ++k) name = base + "_" + std::to_string(k);
-  return name;
-}
-
-std::string valueRef(const Value* value) {
-  return value ? "%" + value->name() : "%<absent>";
+  std::vector<Node*> dead = {node};
+  for (Node* other : alsoRemove)
+    if (other != node) dead.push_back(other);
+  removeIfUnused(rewriter, dead);
+  for (auto& [value, name] : renames)
+    if (!value->graph()->findValue(name)) rewriter.renameValue(value, name);
 }
 
 }  // namespace onyx::passes

@@ -3,14 +3,13 @@
 // input, with allowzero=0), since the input then changes; s2 may be symbolic when inference knows its
 // elements.
 #include "passes/all_passes.h"
-#include "passes/rewrite_helpers.h"
 
 namespace onyx::passes {
 
 namespace {
 
 // Whether the target shape provably has no 0 entry (or allowzero=1 makes 0 a real size).
-std::optional<std::string> zeroCopyRisk(PassContext& context, const Node& reshape) {
+std::optional<std::string> zeroCopyRisk(PatternContext& context, const Node& reshape) {
   if (reshape.attrInt("allowzero", 0) == 1) return std::nullopt;
   const Value* target = reshape.input(1);
   if (auto ints = constantInts(target)) {
@@ -18,7 +17,7 @@ std::optional<std::string> zeroCopyRisk(PassContext& context, const Node& reshap
       if (v == 0) return "target shape has a 0 entry, which copies a dim of the intermediate";
     return std::nullopt;
   }
-  const InferredValue* inferred = context.shapes().find(target);
+  const InferredValue* inferred = context.pass().shapes().find(target);
   if (!inferred || !inferred->value)
     return "elements of target shape '" + (target ? target->name() : std::string()) + "' unknown";
   for (const Dim& d : *inferred->value) {
@@ -31,28 +30,22 @@ std::optional<std::string> zeroCopyRisk(PassContext& context, const Node& reshap
 
 }  // namespace
 
-Expected<bool> ReshapeChainFusion::run(PassContext& context) {
-  Graph& graph = context.model().graph();
+std::span<const std::string_view> ReshapeChainFusion::rootOps() const {
+  static constexpr std::string_view kOps[] = {"Reshape"};
+  return kOps;
+}
+
+PatternResult ReshapeChainFusion::matchAndRewrite(Node& second, PatternContext& context) {
+  Node* first = producerOf(second.input(0), "Reshape");
+  if (!first) first = producerOf(second.input(0), "Flatten");
+  if (!first || !context.inScope(first)) return PatternResult::noMatch();
+  if (auto risk = zeroCopyRisk(context, second)) return PatternResult::skipped(*risk);
+  bool firstDies = first->output(0)->uses().size() == 1;
   Rewriter& rw = context.rewriter();
-  bool changed = false;
-  for (NodeId id : nodeIdsOf(graph)) {
-    Node* second = graph.findNode(id);
-    if (!isOp(second, "Reshape") || !context.inScope(*second)) continue;
-    Node* first = producerOf(second->input(0), "Reshape");
-    if (!first) first = producerOf(second->input(0), "Flatten");
-    if (!first || !context.inScope(*first)) continue;
-    if (auto risk = zeroCopyRisk(context, *second)) {
-      context.skip(*second, *risk);
-      continue;
-    }
-    bool firstDies = first->output(0)->uses().size() == 1;
-    rw.setInput(second, 0, first->input(0));
-    removeIfUnused(rw, {first});
-    // A first op with other readers stays; the second no longer waits for it.
-    context.count(firstDies ? "reshapes-merged" : "reshapes-rewired");
-    changed = true;
-  }
-  return changed;
+  rw.setInput(&second, 0, first->input(0));
+  removeIfUnused(rw, {first});
+  // A first op with other readers stays; the second no longer waits for it.
+  return PatternResult::rewritten(firstDies ? "reshapes-merged" : "reshapes-rewired");
 }
 
 }  // namespace onyx::passes

@@ -112,8 +112,8 @@ Expected<bool> ShapeFolding::run(PassContext& context) {
         }
         std::string name = output->name();
         tensor->setName(name);
-        Value* constant = rewriter.addInitializer(*graph, uniqueValueName(context.model(), name + "__folded"),
-                                                  std::move(*tensor));
+        Value* constant =
+            rewriter.addInitializer(*graph, freshValueName(*graph, name + "__folded"), std::move(*tensor));
         rewriter.replaceAllUsesWith(output, constant);
         eraseNode(rewriter, node);
         rewriter.renameValue(constant, name);
@@ -129,7 +129,7 @@ Expected<bool> ShapeFolding::run(PassContext& context) {
         } else {
           auto& dims = std::get<std::vector<int64_t>>(shape);
           Tensor constant = Tensor::fromValues(DataType::Int64, {int64_t(dims.size())}, dims);
-          std::string name = uniqueValueName(context.model(), node->input(1)->name() + "_static");
+          std::string name = freshValueName(*graph, node->input(1)->name() + "_static");
           constant.setName(name);
           rewriter.setInput(node, 1, rewriter.addInitializer(*graph, name, std::move(constant)));
           context.count("reshape-shapes-made-constant");

@@ -37,6 +37,42 @@ TEST(ElementwiseFusion, GroupsBecomeCallsOfOneSharedFunction) {
   EXPECT_EQ(checkerError(*model), "");
 }
 
+TEST(ElementwiseFusion, ABodyReusesTheMainGraphsFunctionAndMakesNoNewOne) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 8] x) => (float[2, 8] y) {
+  s = Sigmoid(x)
+  a = Mul(x, s)
+  n = Constant <value = int64 {2}> ()
+  go = Constant <value = bool {1}> ()
+  y = Loop (n, go, a) <body = loop_body (int64 i, bool cond, float[2, 8] acc) => (bool keep, float[2, 8] r) {
+    keep = Identity(cond)
+    t = Sigmoid(acc)
+    u = Mul(acc, t)
+    v = Softmax(u)
+    e = Exp(v)
+    r = Neg(e)
+  }>
+})";
+  auto before = parse(text);
+  auto model = parse(text);
+  auto result = runPass(*model, "elementwise-fusion");
+  // The body's Sigmoid-Mul calls the main graph's function; its Exp-Neg formula is new there and stays.
+  EXPECT_EQ(result.counter("groups-fused"), 2) << result.reasons();
+  EXPECT_EQ(result.counter("functions-created"), 1);
+  ASSERT_EQ(model->functions.size(), 1u);
+  EXPECT_NE(result.reasons().find("no fused function of the main graph has this formula (t0 = Exp(in0); out = "
+                                  "Neg(t0))"),
+            std::string::npos)
+      << result.reasons();
+  const Graph& body = *model->graph().findValue("y")->producer()->subgraphs().front();
+  std::string ops;
+  for (const Node* node : body.nodes()) ops += node->domain() + ":" + node->opType() + " ";
+  EXPECT_EQ(ops, ":Identity onyx.fused:Fused_Sigmoid_Mul :Softmax :Exp :Neg ");
+  expectSameOutputs(*before, *model, {{"x", seeded({2, 8}, 25)}});
+  EXPECT_FALSE(runPass(*model, "elementwise-fusion").changed);
+}
+
 TEST(ElementwiseFusion, TheFileRoundTripsAndStillRuns) {
   auto before = parse(kSwish);
   auto model = parse(kSwish);

@@ -13,6 +13,7 @@
 
 #include "exec/compare.h"
 #include "exec/executor.h"
+#include "ir/verify.h"
 #include "onnx/onnx_io.h"
 #include "passes/all_passes.h"
 #include "passes/pass.h"
@@ -42,6 +43,13 @@ struct PassResult {
   }
 };
 
+inline size_t structuralErrorCount(const Model& model) {
+  size_t errors = 0;
+  for (const Diagnostic& diagnostic : verify(model))
+    if (diagnostic.severity == Diagnostic::Severity::Error) ++errors;
+  return errors;
+}
+
 inline PassResult runPass(Model& model, std::string_view name, std::string scope = {}) {
   PassResult result;
   auto pass = createPass(name);
@@ -49,6 +57,7 @@ inline PassResult runPass(Model& model, std::string_view name, std::string scope
     result.error = "no pass named " + std::string(name);
     return result;
   }
+  size_t errorsBefore = structuralErrorCount(model);
   Rewriter rewriter(model);
   Transaction transaction(model, std::string(name));
   PassContext context(model, rewriter, std::move(scope));
@@ -57,8 +66,10 @@ inline PassResult runPass(Model& model, std::string_view name, std::string scope
     result.error = ran.error().toString();
     return result;
   }
-  transaction.commit();
-  result.changed = *ran;
+  // The change log is the truth; a pass must also say so itself.
+  result.changed = !transaction.commit()->empty();
+  EXPECT_EQ(*ran, result.changed) << name << " returned " << *ran << " but its change log disagrees";
+  EXPECT_EQ(structuralErrorCount(model), errorsBefore) << name << " left the model invalid";
   result.counters = context.counters();
   result.skips = context.skips();
   return result;

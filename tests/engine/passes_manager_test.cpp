@@ -149,6 +149,7 @@ TEST(PassManager, UndoAndRedoOfEachStepRestoreThePrintedGraphExactly) {
   std::vector<std::string> states = {printModelText(*m)};
   PassManager manager(*m);
   PipelineOptions options;
+  options.checkStructure = true;
   options.onStep = [&](const PassStep&) { states.push_back(printModelText(*m)); };
   PipelineResult result = manager.run(defaultPipeline(), options);
   ASSERT_FALSE(result.error) << result.error->toString();
@@ -169,6 +170,7 @@ TEST(PassManager, VerifyReportsTheWorstErrorPerOutput) {
   ASSERT_TRUE(m);
   PassManager manager(*m);
   PipelineOptions options;
+  options.checkStructure = true;
   options.verify.enabled = true;
   options.verify.bindings = {{"N", 2}};
   PipelineResult result = manager.run(defaultPipeline(), options);

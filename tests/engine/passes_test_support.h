@@ -23,14 +23,14 @@ inline std::string canonical(const std::string& text) {
   return model ? printModelText(*model) : std::string("<unparsable>");
 }
 
-// Runs one registered pass once; fails the test on error.
+// Runs one registered pass once, with the structural check on; fails the test on error.
 inline PassStep runOnce(Model& model, const std::string& name, const PassOptions& options = {},
                         const std::string& scope = {}) {
   PassManager manager(model);
   auto pass = createPass(name);
   EXPECT_TRUE(pass) << name;
   if (!pass) return {};
-  auto step = manager.runPass(*pass, scope, options);
+  auto step = manager.runPass(*pass, scope, options, {}, /*checkStructure=*/true);
   EXPECT_TRUE(step.ok()) << (step.ok() ? "" : step.error().toString());
   return step.ok() ? std::move(*step) : PassStep{};
 }
