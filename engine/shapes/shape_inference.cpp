@@ -6,6 +6,7 @@
 
 #include "ops/op_registry.h"
 #include "shapes/dim_math.h"
+#include "shapes/function_body_values.h"
 #include "shapes/inferencer.h"
 #include "shapes/shape_context.h"
 #include "shapes/shape_rules.h"
@@ -359,6 +360,7 @@ void ShapeInferencer::inferFunctionCall(const Node& node, const Function& functi
   --functionDepth_;
   std::vector<InferredValue> outputs;
   for (const Value* output : body.outputs()) outputs.push_back(lookup(output));
+  keepFunctionBodyValues(result_.values, bodyTable, function.name);
   table_ = savedTable;
   imports_ = savedImports;
   functionCall_ = savedCall;
