@@ -18,18 +18,6 @@ struct Placement {
   int cluster = -1;              // innermost expanded scope around it
 };
 
-// A Constant node that feeds only nodes: a tag on each consumer, like an initializer. Exporters share shape
-// constants across a whole network; as nodes their long edges made dot take minutes (shufflenet_v2: 304
-// Constants, 422 s with them, 1.2 s without).
-bool isFoldedConstant(const Node* node) {
-  if (node->opType() != "Constant" || !(node->domain().empty() || node->domain() == "ai.onnx")) return false;
-  if (node->inputCount() != 0 || node->outputCount() != 1 || !node->output(0)) return false;
-  for (const Use& use : node->output(0)->uses()) {
-    if (use.graphOutput) return false;
-  }
-  return true;
-}
-
 bool isFolded(const Value* value) {
   if (const Node* producer = value->producer()) return isFoldedConstant(producer);
   return value->isInitializer() || value->sparseInitializer();
@@ -76,6 +64,8 @@ class LevelBuilder {
     level_.scopePath = shown.path;
     flat_ = request.expandAll || shown.totalNodes <= request.collapseThreshold;
     start_ = flat_ ? &shown : effectiveScope(scopes, shown.path);
+    expanded_ = request.expandedScopes;
+    if (!flat_) expandDominantChildren();
   }
 
   LevelView build() {
@@ -113,6 +103,23 @@ class LevelBuilder {
   }
 
  private:
+  // A level that would show its only group, holding nearly all its nodes, beside a few loose nodes
+  // (ssdlite: 20 Identity nodes and /m with 3,367 nodes) shows that group's interior in a frame instead,
+  // while the boxes fit the threshold.
+  void expandDominantChildren() {
+    const Scope* scope = start_;
+    size_t boxes = boxCount(*scope);
+    while (scope->children.size() == 1) {
+      const Scope* largest = scope->children.front().get();
+      if (largest->totalNodes * 10 < scope->totalNodes * 9) return;
+      size_t inside = boxCount(*largest);
+      if (boxes - 1 + inside > request_.collapseThreshold) return;
+      boxes = boxes - 1 + inside;
+      expanded_.insert(largest->path);
+      scope = largest;
+    }
+  }
+
   Placement placementOf(const Node* node) {
     const Scope* scope = scopes_.scopeOf(node->id());
     if (!scope) scope = &scopes_.root();  // a node added after the tree was built
@@ -134,7 +141,7 @@ class LevelBuilder {
       placement.kind = Placement::Kind::Node;
       int cluster = -1;
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        if (!request_.expandedScopes.contains((*it)->path)) {
+        if (!expanded_.contains((*it)->path)) {
           placement.kind = Placement::Kind::Group;
           placement.group = *it;
           break;
@@ -189,7 +196,8 @@ class LevelBuilder {
         item.attributeLines = keyAttributeLines(*node);
         item.name = node->name();
         item.node = node;
-        item.scopePath = std::string(node->scopePath());
+        const Scope* scope = scopes_.scopeOf(node->id());
+        item.scopePath = scope ? scope->path : std::string(node->scopePath());
         item.cluster = placement.cluster;
         item.bodies = bodiesOf(*node);
         level_.items.push_back(std::move(item));
@@ -356,6 +364,7 @@ class LevelBuilder {
   const EdgeLabeler& labeler_;
   bool flat_ = false;
   const Scope* start_ = nullptr;
+  std::set<std::string> expanded_;  // the request's and the dominant groups shown in frames
   LevelView level_;
   std::unordered_map<const Scope*, Placement> placements_;
   std::unordered_map<const Scope*, int> clusters_;
