@@ -51,7 +51,8 @@ class ScopeTree {
   std::unordered_map<NodeId, Scope*> byNode_;
 };
 
-// A Constant node that feeds only nodes: the graph view draws it as a tag on each consumer, not a box.
+// A Constant node, or an Identity of an initializer (a shared weight's alias), that feeds only nodes: the
+// graph view draws it as a tag on each consumer, not a box.
 bool isFoldedConstant(const Node* node);
 // Boxes the scope's own level shows when collapsed: its nodes that are not folded Constants, plus one
 // per child scope.

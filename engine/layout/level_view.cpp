@@ -30,6 +30,9 @@ std::string tensorTypeText(const Tensor& tensor) {
 // "float32[64, 3, 7, 7]" for an initializer or a Constant's tensor.
 std::string foldedTypeText(const Value* value) {
   if (const Tensor* tensor = value->initializer()) return tensorTypeText(*tensor);
+  if (const Node* alias = value->producer(); alias && alias->opType() == "Identity" && alias->input(0)) {
+    if (const Tensor* tensor = alias->input(0)->initializer()) return tensorTypeText(*tensor);
+  }
   if (const Node* constant = value->producer()) {
     for (const Attribute& attribute : constant->attributes()) {
       if (const Tensor* tensor = attribute.getTensor()) return tensorTypeText(*tensor);
