@@ -58,6 +58,9 @@ bool defaultUnresolved(const Value* value) {
   return false;
 }
 
+// Above this many values entering a level from nodes outside it, in-ports are merged per producing scope.
+constexpr size_t kMaxSeparatePorts = 40;
+
 class LevelBuilder {
  public:
   LevelBuilder(const LevelRequest& request, const ScopeTree& scopes, const Scope& shown,
@@ -90,6 +93,7 @@ class LevelBuilder {
     if (wholeGraph) {
       for (const Value* output : graph.outputs()) terminal(ItemKind::Output, "out:", output);
     }
+    mergePorts_ = enteringFromNodes() > kMaxSeparatePorts;
     for (const Value* input : graph.inputs()) addEdgesOf(input);
     // Values from enclosing graphs (a body reading the outer scope) and undefined ones enter through ports.
     std::vector<const Value*> entering;
@@ -274,7 +278,46 @@ class LevelBuilder {
     } else if (value->isGraphInput() && value->graph() == graph && shown_.parent == nullptr) {
       return terminal(ItemKind::Input, "in:", value);
     }
+    if (mergePorts_) {
+      if (const Node* producer = value->producer(); producer && producer->graph() == graph) {
+        if (const Scope* scope = scopes_.scopeOf(producer->id())) return mergedPort(*scope, value);
+      }
+    }
     return terminal(ItemKind::PortIn, "pin:", value);
+  }
+
+  // Values produced by nodes of this graph outside the shown scope and read inside it.
+  size_t enteringFromNodes() const {
+    std::unordered_set<const Value*> entering;
+    for (const auto& [node, item] : itemOfNode_) {
+      if (item == LevelView::npos) continue;
+      for (const Value* input : node->inputs()) {
+        if (!input || isFolded(input)) continue;
+        const Node* producer = input->producer();
+        if (producer && producer->graph() == request_.graph && itemFor(producer) == LevelView::npos) {
+          entering.insert(input);
+        }
+      }
+    }
+    return entering.size();
+  }
+
+  // One in-port per producing scope instead of one per value, for levels that collect many values (the
+  // last run of ssdlite's post-processing reads 271, three per class).
+  size_t mergedPort(const Scope& scope, const Value* value) {
+    std::string key = "pin@" + scope.path;
+    auto [it, added] = terminals_.try_emplace(key, level_.items.size());
+    if (added) {
+      Item item;
+      item.kind = ItemKind::PortIn;
+      item.key = key;
+      item.title = "from " + (scope.name.empty() ? std::string("the graph") : scope.name);
+      item.name = scope.path;
+      item.value = value;
+      item.scopePath = scope.path;
+      level_.items.push_back(std::move(item));
+    }
+    return it->second;
   }
 
   // The node of this graph that a use belongs to: a use inside an If/Loop body counts for the If node.
@@ -328,7 +371,8 @@ class LevelBuilder {
   }
 
   void addEdge(size_t from, size_t to, const Value* value) {
-    bool merges = level_.items[from].kind == ItemKind::Group || level_.items[to].kind == ItemKind::Group;
+    bool merges = level_.items[from].kind == ItemKind::Group || level_.items[to].kind == ItemKind::Group ||
+                  level_.items[from].key.starts_with("pin@");
     auto key = std::make_tuple(from, to, merges ? nullptr : value);
     auto [it, added] = edgeIndex_.try_emplace(key, level_.edges.size());
     if (!added) {
@@ -368,6 +412,7 @@ class LevelBuilder {
   bool flat_ = false;
   const Scope* start_ = nullptr;
   std::set<std::string> expanded_;  // the request's and the dominant groups shown in frames
+  bool mergePorts_ = false;         // more than kMaxSeparatePorts values enter: one port per scope
   LevelView level_;
   std::unordered_map<const Scope*, Placement> placements_;
   std::unordered_map<const Scope*, int> clusters_;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ir/module_path.h"
+#include "ir/rewriter.h"
 #include "ir/scopes.h"
 #include "layout/layout_service.h"
 #include "layout/level_view.h"
@@ -200,6 +201,8 @@ TEST(Hierarchy, SsdliteHasNoLevelOverTwoHundredBoxes) {
   forEveryLevel(graph, scopes, [&](const Scope& scope, const LevelView& level) {
     ++levels;
     EXPECT_LE(boxes(level), kMaxBoxes) << scope.path;
+    // Ports too: the last post-processing run reads 271 values, one port per producing run instead.
+    EXPECT_LE(level.items.size(), kMaxBoxes) << scope.path;
     EXPECT_EQ(nodesAccountedFor(level), scope.totalNodes) << scope.path;
     for (const Item& item : level.items) {
       EXPECT_FALSE(item.kind == ItemKind::Group && item.title.empty()) << item.key;  // labelled
@@ -234,6 +237,51 @@ TEST(Hierarchy, DenseLevelsOfGroupsGetTheFastDotProfile) {
   auto sparse = service.layoutNow(LayoutKey::of(request, 2, 0), level);
   ASSERT_TRUE(sparse.ok());
   EXPECT_EQ(sparse.value()->profile, DotProfile::Quality);
+}
+
+TEST(Hierarchy, ManyEnteringValuesShareOnePortPerProducingScope) {
+  // 60 producers in scope /a, each read by one consumer in /b: 60 values cross into /b.
+  std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
+fan (float[4] x) => (float[4] out) {
+)";
+  std::string sum = "x";
+  for (int i = 0; i < 60; ++i) text += "  p" + std::to_string(i) + " = Relu(x)\n";
+  for (int i = 0; i < 60; ++i) {
+    std::string next = "s" + std::to_string(i);
+    text += "  " + next + " = Add(" + sum + ", p" + std::to_string(i) + ")\n";
+    sum = next;
+  }
+  text += "  out = Identity(" + sum + ")\n}\n";
+  auto model = parseModelText(text);
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  Graph& graph = (*model)->graph();
+  // Name them into scopes /a (producers) and /b (consumers).
+  Rewriter rewriter(**model);
+  for (Node* node : graph.nodes()) {
+    rewriter.renameNode(node, (node->opType() == "Relu" ? "/a/Relu_" : "/b/") + std::to_string(node->id()));
+  }
+  ScopeTree scopes = ScopeTree::build(graph);
+  LevelRequest request;
+  request.graph = &graph;
+  request.scopePath = "/b";
+  LevelView inside = buildLevel(request, scopes).value();
+  size_t inPorts = 0;
+  const Edge* merged = nullptr;
+  for (const Item& item : inside.items) inPorts += item.kind == ItemKind::PortIn;
+  for (const Edge& edge : inside.edges) {
+    if (inside.items[edge.from].key == "pin@/a") merged = &edge;
+  }
+  // x (a graph input) keeps its own port; the 60 values from /a share one.
+  EXPECT_EQ(inPorts, 2u);
+  ASSERT_NE(inside.find("pin@/a"), LevelView::npos);
+  EXPECT_EQ(inside.items[inside.find("pin@/a")].title, "from a");
+  ASSERT_TRUE(merged);
+  EXPECT_EQ(nodesAccountedFor(inside), scopes.find("/b")->totalNodes);
+  size_t carried = 0;
+  for (const Edge& edge : inside.edges) {
+    if (inside.items[edge.from].key == "pin@/a") carried += edge.valueCount;
+  }
+  EXPECT_EQ(carried, 60u);
 }
 
 }  // namespace
