@@ -169,6 +169,27 @@ class TestGraphCanvas : public QObject {
     f.canvas.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/ssdlite-part.png"));
   }
 
+  // A PyTorch 2.x (dynamo) export names its nodes "node_MatMul_12" and records the module in metadata: the
+  // canvas opens it grouped by module (model, lm_head; inside model the decoder layers).
+  void dynamoExportOpensGroupedByModule() {
+    auto model = loadShared(QStringLiteral(ONYX_SOURCE_DIR "/tests/data/dynamo/tiny_llama_dynamo.onnx"));
+    QVERIFY(model);
+    Fixture f(model, layout::kDefaultCollapseThreshold);
+    f.canvas.resize(1280, 720);
+    QVERIFY(f.open());
+    QCOMPARE(f.level().nodeItemCount(), size_t{0});
+    QVERIFY(f.level().find("g:/model") != layout::LevelView::npos);
+    QVERIFY(f.level().find("g:/lm_head") != layout::LevelView::npos);
+    QVERIFY(f.after([&] { f.canvas.enterScope(QStringLiteral("/model")); }));
+    for (int layer = 0; layer < 4; ++layer) {
+      QVERIFY(f.level().find("g:/model/layers." + std::to_string(layer)) != layout::LevelView::npos);
+    }
+    QVERIFY(f.after([&] { f.canvas.expandInPlace(QStringLiteral("/model/layers.1")); }));
+    QVERIFY(f.level().find("g:/model/layers.1/self_attn") != layout::LevelView::npos);
+    QDir().mkpath(QStringLiteral(ONYX_BINARY_DIR "/screenshots"));
+    f.canvas.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/dynamo-llama-grouped.png"));
+  }
+
   void aGroupOpensAsItsOwnLevelAndExpandsInPlace() {
     std::shared_ptr<Model> model = layout::makeNetworkLike({.nodes = 2000});
     Fixture f(model);
