@@ -1,7 +1,8 @@
 // Graph view layout: how long a level takes from the IR to positions, at the sizes the graph explorer must
 // handle, with default dot measured on the same graphs as the baseline.
-//   layout_bench [--quick] [--models DIR]
-// --quick skips the default-dot baseline at 2k nodes (about 10 s alone).
+//   layout_bench [--quick] [--levels] [--models DIR]
+// --quick skips the default-dot baseline at 2k nodes (about 10 s alone); --levels opens every level of
+// the tiny dynamo-style Llama and of each shared model instead.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -240,22 +241,73 @@ void realModels(const std::filesystem::path& folder) {
   }
 }
 
+// Every level of a model, as double-clicking through its groups opens them: the most boxes any level
+// shows and the slowest level (scope tree built once, as the canvas caches it).
+void everyLevel(const std::filesystem::path& file) {
+  auto loaded = loadModel(file);
+  if (!loaded) {
+    std::printf("%s: %s\n", file.c_str(), loaded.error().toString().c_str());
+    return;
+  }
+  const Graph& graph = loaded.value()->graph();
+  LayoutService service;
+  ScopeTree scopes;
+  double tree = timed([&] { scopes = ScopeTree::build(graph); });
+  size_t levels = 0, mostBoxes = 0;
+  double slowest = 0, sum = 0;
+  std::string slowestPath, crowdedPath;
+  std::function<void(const Scope&)> visit = [&](const Scope& scope) {
+    LevelRequest request;
+    request.scopePath = scope.path;
+    OpenFigures f = openLevel(service, graph, request, &scopes);
+    ++levels;
+    sum += f.total();
+    if (f.total() > slowest) slowest = f.total(), slowestPath = scope.path;
+    if (f.items > mostBoxes) mostBoxes = f.items, crowdedPath = scope.path;
+    for (const auto& child : scope.children) visit(*child);
+  };
+  visit(scopes.root());
+  std::string label = file.filename() == "model.onnx" ? file.parent_path().filename().string()
+                                                      : file.filename().string();
+  std::printf("%-34s nodes=%-6zu levels=%-4zu scope tree %.1f ms; most items %zu ('%s'); slowest level %.1f ms "
+              "('%s'); mean %.1f ms  [target 1 s: %s]\n",
+              label.c_str(), graph.nodeCount(), levels, tree * 1e3, mostBoxes, crowdedPath.c_str(),
+              slowest * 1e3, slowestPath.c_str(), sum / double(std::max<size_t>(1, levels)) * 1e3,
+              slowest <= 1.0 ? "met" : "MISSED");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
+  bool levelsOnly = false;
   std::filesystem::path models = ONYX_DEFAULT_MODELS_DIR;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
+    } else if (std::strcmp(argv[i], "--levels") == 0) {
+      levelsOnly = true;
     } else if (std::strcmp(argv[i], "--models") == 0 && i + 1 < argc) {
       models = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: layout_bench [--quick] [--models DIR]\n");
+      std::fprintf(stderr, "usage: layout_bench [--quick] [--levels] [--models DIR]\n");
       return 2;
     }
   }
   std::printf("Graph view layout (Graphviz dot, one worker thread); times are wall clock.\n");
+  if (levelsOnly) {
+    std::printf("Every level of each model (its groups opened one by one):\n");
+    everyLevel(ONYX_DYNAMO_MODEL);
+    if (std::filesystem::is_directory(models)) {
+      std::vector<std::filesystem::path> files;
+      for (const auto& entry : std::filesystem::directory_iterator(models)) {
+        if (std::filesystem::exists(entry.path() / "model.onnx")) files.push_back(entry.path() / "model.onnx");
+      }
+      std::sort(files.begin(), files.end());
+      for (const auto& file : files) everyLevel(file);
+    }
+    return 0;
+  }
   resnet();
   compareProfiles(500, true);
   compareProfiles(2000, !quick);

@@ -18,18 +18,6 @@ struct Placement {
   int cluster = -1;              // innermost expanded scope around it
 };
 
-// A Constant node that feeds only nodes: a tag on each consumer, like an initializer. Exporters share shape
-// constants across a whole network; as nodes their long edges made dot take minutes (shufflenet_v2: 304
-// Constants, 422 s with them, 1.2 s without).
-bool isFoldedConstant(const Node* node) {
-  if (node->opType() != "Constant" || !(node->domain().empty() || node->domain() == "ai.onnx")) return false;
-  if (node->inputCount() != 0 || node->outputCount() != 1 || !node->output(0)) return false;
-  for (const Use& use : node->output(0)->uses()) {
-    if (use.graphOutput) return false;
-  }
-  return true;
-}
-
 bool isFolded(const Value* value) {
   if (const Node* producer = value->producer()) return isFoldedConstant(producer);
   return value->isInitializer() || value->sparseInitializer();
@@ -42,6 +30,9 @@ std::string tensorTypeText(const Tensor& tensor) {
 // "float32[64, 3, 7, 7]" for an initializer or a Constant's tensor.
 std::string foldedTypeText(const Value* value) {
   if (const Tensor* tensor = value->initializer()) return tensorTypeText(*tensor);
+  if (const Node* alias = value->producer(); alias && alias->opType() == "Identity" && alias->input(0)) {
+    if (const Tensor* tensor = alias->input(0)->initializer()) return tensorTypeText(*tensor);
+  }
   if (const Node* constant = value->producer()) {
     for (const Attribute& attribute : constant->attributes()) {
       if (const Tensor* tensor = attribute.getTensor()) return tensorTypeText(*tensor);
@@ -67,6 +58,9 @@ bool defaultUnresolved(const Value* value) {
   return false;
 }
 
+// Above this many values entering a level from nodes outside it, in-ports are merged per producing scope.
+constexpr size_t kMaxSeparatePorts = 40;
+
 class LevelBuilder {
  public:
   LevelBuilder(const LevelRequest& request, const ScopeTree& scopes, const Scope& shown,
@@ -76,6 +70,8 @@ class LevelBuilder {
     level_.scopePath = shown.path;
     flat_ = request.expandAll || shown.totalNodes <= request.collapseThreshold;
     start_ = flat_ ? &shown : effectiveScope(scopes, shown.path);
+    expanded_ = request.expandedScopes;
+    if (!flat_) expandDominantChildren();
   }
 
   LevelView build() {
@@ -97,6 +93,7 @@ class LevelBuilder {
     if (wholeGraph) {
       for (const Value* output : graph.outputs()) terminal(ItemKind::Output, "out:", output);
     }
+    mergePorts_ = enteringFromNodes() > kMaxSeparatePorts;
     for (const Value* input : graph.inputs()) addEdgesOf(input);
     // Values from enclosing graphs (a body reading the outer scope) and undefined ones enter through ports.
     std::vector<const Value*> entering;
@@ -113,6 +110,23 @@ class LevelBuilder {
   }
 
  private:
+  // A level that would show its only group, holding nearly all its nodes, beside a few loose nodes
+  // (ssdlite: 20 Identity nodes and /m with 3,367 nodes) shows that group's interior in a frame instead,
+  // while the boxes fit the threshold.
+  void expandDominantChildren() {
+    const Scope* scope = start_;
+    size_t boxes = boxCount(*scope);
+    while (scope->children.size() == 1) {
+      const Scope* largest = scope->children.front().get();
+      if (largest->totalNodes * 10 < scope->totalNodes * 9) return;
+      size_t inside = boxCount(*largest);
+      if (boxes - 1 + inside > request_.collapseThreshold) return;
+      boxes = boxes - 1 + inside;
+      expanded_.insert(largest->path);
+      scope = largest;
+    }
+  }
+
   Placement placementOf(const Node* node) {
     const Scope* scope = scopes_.scopeOf(node->id());
     if (!scope) scope = &scopes_.root();  // a node added after the tree was built
@@ -134,7 +148,7 @@ class LevelBuilder {
       placement.kind = Placement::Kind::Node;
       int cluster = -1;
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        if (!request_.expandedScopes.contains((*it)->path)) {
+        if (!expanded_.contains((*it)->path)) {
           placement.kind = Placement::Kind::Group;
           placement.group = *it;
           break;
@@ -189,7 +203,8 @@ class LevelBuilder {
         item.attributeLines = keyAttributeLines(*node);
         item.name = node->name();
         item.node = node;
-        item.scopePath = std::string(node->scopePath());
+        const Scope* scope = scopes_.scopeOf(node->id());
+        item.scopePath = scope ? scope->path : std::string(node->scopePath());
         item.cluster = placement.cluster;
         item.bodies = bodiesOf(*node);
         level_.items.push_back(std::move(item));
@@ -263,7 +278,46 @@ class LevelBuilder {
     } else if (value->isGraphInput() && value->graph() == graph && shown_.parent == nullptr) {
       return terminal(ItemKind::Input, "in:", value);
     }
+    if (mergePorts_) {
+      if (const Node* producer = value->producer(); producer && producer->graph() == graph) {
+        if (const Scope* scope = scopes_.scopeOf(producer->id())) return mergedPort(*scope, value);
+      }
+    }
     return terminal(ItemKind::PortIn, "pin:", value);
+  }
+
+  // Values produced by nodes of this graph outside the shown scope and read inside it.
+  size_t enteringFromNodes() const {
+    std::unordered_set<const Value*> entering;
+    for (const auto& [node, item] : itemOfNode_) {
+      if (item == LevelView::npos) continue;
+      for (const Value* input : node->inputs()) {
+        if (!input || isFolded(input)) continue;
+        const Node* producer = input->producer();
+        if (producer && producer->graph() == request_.graph && itemFor(producer) == LevelView::npos) {
+          entering.insert(input);
+        }
+      }
+    }
+    return entering.size();
+  }
+
+  // One in-port per producing scope instead of one per value, for levels that collect many values (the
+  // last run of ssdlite's post-processing reads 271, three per class).
+  size_t mergedPort(const Scope& scope, const Value* value) {
+    std::string key = "pin@" + scope.path;
+    auto [it, added] = terminals_.try_emplace(key, level_.items.size());
+    if (added) {
+      Item item;
+      item.kind = ItemKind::PortIn;
+      item.key = key;
+      item.title = "from " + (scope.name.empty() ? std::string("the graph") : scope.name);
+      item.name = scope.path;
+      item.value = value;
+      item.scopePath = scope.path;
+      level_.items.push_back(std::move(item));
+    }
+    return it->second;
   }
 
   // The node of this graph that a use belongs to: a use inside an If/Loop body counts for the If node.
@@ -317,7 +371,8 @@ class LevelBuilder {
   }
 
   void addEdge(size_t from, size_t to, const Value* value) {
-    bool merges = level_.items[from].kind == ItemKind::Group || level_.items[to].kind == ItemKind::Group;
+    bool merges = level_.items[from].kind == ItemKind::Group || level_.items[to].kind == ItemKind::Group ||
+                  level_.items[from].key.starts_with("pin@");
     auto key = std::make_tuple(from, to, merges ? nullptr : value);
     auto [it, added] = edgeIndex_.try_emplace(key, level_.edges.size());
     if (!added) {
@@ -356,6 +411,8 @@ class LevelBuilder {
   const EdgeLabeler& labeler_;
   bool flat_ = false;
   const Scope* start_ = nullptr;
+  std::set<std::string> expanded_;  // the request's and the dominant groups shown in frames
+  bool mergePorts_ = false;         // more than kMaxSeparatePorts values enter: one port per scope
   LevelView level_;
   std::unordered_map<const Scope*, Placement> placements_;
   std::unordered_map<const Scope*, int> clusters_;

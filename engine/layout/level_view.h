@@ -102,13 +102,18 @@ struct EdgeLabeler {
 // Measures text for box sizes: the canvas passes its font metrics; the default assumes an 11 pt sans font.
 using TextWidth = std::function<double(std::string_view)>;
 
+// Levels up to this many nodes open flat: about what a screen shows legibly, and what dot lays out in
+// well under a second.
+inline constexpr size_t kDefaultCollapseThreshold = 200;
+
 struct LevelRequest {
   const Graph* graph = nullptr;
   std::string scopePath;                 // show this scope's interior; "" for the whole graph
   std::set<std::string> expandedScopes;  // child scopes shown inline (as frames) instead of collapsed
   // Levels with at most this many nodes show every node of the scope flat; larger ones open collapsed
-  // to their top scopes. Use expandAll to force the flat view.
-  size_t collapseThreshold = 1000;
+  // to their top scopes (which ScopeTree keeps under about 200 boxes each). Use expandAll to force the
+  // flat view.
+  size_t collapseThreshold = kDefaultCollapseThreshold;
   bool expandAll = false;
   const Model* model = nullptr;  // to resolve calls of model-local functions; may be null
 };

@@ -132,6 +132,64 @@ class TestGraphCanvas : public QObject {
     if (model->graph().nodeCount() > 1000) QVERIFY(level.groupItemCount() > 0);
   }
 
+  // ssdlite320 at the canvas's own threshold: its top level is not one 3,367-node group but /m's parts in a
+  // frame, labelled; a part opens as a level of its own, also small. Screenshots for the README.
+  void ssdliteOpensGroupedIntoLabelledParts() {
+    const QString path = sharedModelsDir() + "/ssdlite320_mobilenet_v3_large/model.onnx";
+    if (!QFileInfo::exists(path)) QSKIP(qPrintable("test data not found: " + path + " (set ONYX_TEST_DATA)"));
+    auto model = loadShared(path);
+    QVERIFY(model);
+    Fixture f(model, layout::kDefaultCollapseThreshold);
+    f.canvas.resize(1280, 720);
+    QVERIFY(f.open());
+    const layout::LevelView& top = f.level();
+    QVERIFY(top.groupItemCount() > 10);
+    QVERIFY(top.nodeItemCount() + top.groupItemCount() <= 200);
+    QCOMPARE(top.nodeItemCount() + top.foldedConstants + f.groupNodes(), model->graph().nodeCount());
+    QDir().mkpath(QStringLiteral(ONYX_BINARY_DIR "/screenshots"));
+    f.canvas.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/ssdlite-grouped.png"));
+    // Zoomed in enough to read the group names, at the top of the frame.
+    const layout::Item* firstGroup = firstItemOfKind(top, layout::ItemKind::Group);
+    QVERIFY(firstGroup);
+    f.canvas.view()->setTransform(QTransform::fromScale(0.8, 0.8));
+    f.canvas.view()->centerOn(f.canvas.scene()->boxForKey(firstGroup->key)->box().center() + QPointF(250, 300));
+    f.canvas.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/ssdlite-grouped-zoomed.png"));
+    // The largest part opens as its own level.
+    const layout::Item* largest = nullptr;
+    for (const layout::Item& item : top.items) {
+      if (item.kind != layout::ItemKind::Group) continue;
+      QVERIFY(!item.title.empty());
+      if (!largest || item.nodeCount > largest->nodeCount) largest = &item;
+    }
+    QVERIFY(largest);
+    const size_t nodes = largest->nodeCount;
+    QVERIFY(f.after([&] { f.canvas.enterScope(QString::fromStdString(largest->scopePath)); }));
+    QVERIFY(f.level().nodeItemCount() + f.level().groupItemCount() <= 200);
+    QCOMPARE(f.level().nodeItemCount() + f.level().foldedConstants + f.groupNodes(), nodes);
+    f.canvas.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/ssdlite-part.png"));
+  }
+
+  // A PyTorch 2.x (dynamo) export names its nodes "node_MatMul_12" and records the module in metadata: the
+  // canvas opens it grouped by module (model, lm_head; inside model the decoder layers).
+  void dynamoExportOpensGroupedByModule() {
+    auto model = loadShared(QStringLiteral(ONYX_SOURCE_DIR "/tests/data/dynamo/tiny_llama_dynamo.onnx"));
+    QVERIFY(model);
+    Fixture f(model, layout::kDefaultCollapseThreshold);
+    f.canvas.resize(1280, 720);
+    QVERIFY(f.open());
+    QCOMPARE(f.level().nodeItemCount(), size_t{0});
+    QVERIFY(f.level().find("g:/model") != layout::LevelView::npos);
+    QVERIFY(f.level().find("g:/lm_head") != layout::LevelView::npos);
+    QVERIFY(f.after([&] { f.canvas.enterScope(QStringLiteral("/model")); }));
+    for (int layer = 0; layer < 4; ++layer) {
+      QVERIFY(f.level().find("g:/model/layers." + std::to_string(layer)) != layout::LevelView::npos);
+    }
+    QVERIFY(f.after([&] { f.canvas.expandInPlace(QStringLiteral("/model/layers.1")); }));
+    QVERIFY(f.level().find("g:/model/layers.1/self_attn") != layout::LevelView::npos);
+    QDir().mkpath(QStringLiteral(ONYX_BINARY_DIR "/screenshots"));
+    f.canvas.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/dynamo-llama-grouped.png"));
+  }
+
   void aGroupOpensAsItsOwnLevelAndExpandsInPlace() {
     std::shared_ptr<Model> model = layout::makeNetworkLike({.nodes = 2000});
     Fixture f(model);
@@ -229,6 +287,39 @@ class TestGraphCanvas : public QObject {
     QVERIFY(box->isHighlighted());
     QVERIFY(!f.canvas.frames().back().expanded.empty());
     QVERIFY(f.canvas.view()->visibleSceneRect().contains(box->box().center()));
+  }
+
+  void aSearchHitOpensItsGroupOnlyUntilTheNextOne() {
+    Fixture f(layout::makeNetworkLike({.nodes = 2000}));
+    QVERIFY(f.open());
+    const Graph& graph = f.document.model().graph();
+    const Node* firstLayer = nullptr;
+    const Node* lastLayer = nullptr;
+    for (const Node* node : graph.nodes()) {
+      if (node->opType() != "Softmax") continue;
+      if (!firstLayer) firstLayer = node;
+      lastLayer = node;
+    }
+    QVERIFY(firstLayer && lastLayer && firstLayer != lastLayer);
+    const ScopeTree& tree = f.canvas.scopeTreeOf(graph);
+    const std::string lastScope = tree.scopeOf(lastLayer->id())->path;
+    QVERIFY(f.after([&] { f.document.focus(Selection{&graph, lastLayer->id(), nullptr}); }));
+    QVERIFY(f.canvas.scene()->boxForNode(lastLayer->id()));
+    QVERIFY(f.canvas.frames().back().expanded.contains(lastScope));
+    QVERIFY(f.canvas.frames().back().revealed.contains(lastScope));
+
+    // The next hit opens its own group and closes the one the last hit opened.
+    QVERIFY(f.after([&] { f.document.focus(Selection{&graph, firstLayer->id(), nullptr}); }));
+    QVERIFY(f.canvas.scene()->boxForNode(firstLayer->id()));
+    QVERIFY(!f.canvas.scene()->boxForNode(lastLayer->id()));
+    QVERIFY(!f.canvas.frames().back().expanded.contains(lastScope));
+
+    // A group the user expands stays open whatever the search does.
+    const std::string firstScope = tree.scopeOf(firstLayer->id())->path;
+    QVERIFY(f.after([&] { f.canvas.expandInPlace(QString::fromStdString(firstScope)); }));
+    QVERIFY(f.after([&] { f.document.focus(Selection{&graph, lastLayer->id(), nullptr}); }));
+    QVERIFY(f.canvas.frames().back().expanded.contains(firstScope));
+    QVERIFY(f.canvas.frames().back().expanded.contains(lastScope));
   }
 
   void bodiesAreEnteredByDoubleClickAndFocusAndLeftByTheBreadcrumb() {

@@ -18,9 +18,12 @@
 
 #include "graph/graph_canvas.h"
 #include "graph/graph_scene.h"
+#include "graph/graph_style.h"
+#include "graph/graph_view.h"
 #include "gui/main_window.h"
 #include "onnx/onnx_io.h"
 #include "support/named_text_model.h"
+#include "profile/bar_chart.h"
 #include "profile/flame_view.h"
 #include "profile/memory_view.h"
 #include "profile/op_summary_view.h"
@@ -244,6 +247,78 @@ class TestProfileViews : public QObject {
     exec::ProfileEvent second = p.events[2];
     second.thread = 1;
     QCOMPARE(timelineLane(second), QStringLiteral("CPU thread 1"));
+  }
+
+  void timelineHasATimeRulerAndIterationLabelsThatNeverOverlap() {
+    requireProfile();
+    TimelineView* timeline = panel_->timelineView();
+    panel_->tabs()->setCurrentWidget(timeline);
+    timeline->resize(1000, 200);
+    timeline->resetRange();
+    auto checkRuler = [&](const char* when) {
+      std::vector<TimelineView::Tick> ticks = timeline->rulerTicks();
+      QVERIFY2(ticks.size() >= 3, when);
+      for (size_t i = 0; i < ticks.size(); ++i) {
+        QVERIFY2(ticks[i].label.endsWith(QLatin1String(" ms")) || ticks[i].label.endsWith(QStringLiteral(" µs")) ||
+                     ticks[i].label.endsWith(QLatin1String(" s")),
+                 qPrintable(ticks[i].label));
+        QVERIFY2(!ticks[i].label.contains(QLatin1Char('e')), qPrintable(ticks[i].label));  // no 1.28e+03
+        if (i > 0) {
+          QVERIFY(ticks[i].x - ticks[i - 1].x >= TimelineView::kMinTickSpacing - 1);
+          QVERIFY(ticks[i].label != ticks[i - 1].label);
+        }
+      }
+      std::vector<QRectF> labels = timeline->iterationLabelRects();
+      QCOMPARE(labels.size(), session()->profile().iterations.size());
+      for (size_t i = 0; i < labels.size(); ++i) {
+        for (size_t j = i + 1; j < labels.size(); ++j) {
+          QVERIFY2(labels[i].isEmpty() || labels[j].isEmpty() || !labels[i].intersects(labels[j]), when);
+        }
+      }
+    };
+    checkRuler("whole run");
+    // Each iteration gets its label once it is wide enough: zoomed onto an iteration, its label shows.
+    const auto& marks = session()->profile().iterations;
+    QVERIFY(!marks.empty());
+    for (size_t i = 0; i < marks.size(); ++i) {
+      timeline->setRange(marks[i].startNs, marks[i].startNs + marks[i].durationNs);
+      QVERIFY2(!timeline->iterationLabelRects()[i].isEmpty(), qPrintable(QString::number(i)));
+      checkRuler("one iteration");
+    }
+    timeline->resetRange();
+    // Zoomed far out the iterations crowd together: labels drop out rather than overlap.
+    const int64_t span = timeline->rangeEnd() - timeline->rangeStart();
+    timeline->setRange(timeline->rangeStart() - 40 * span, timeline->rangeEnd() + 40 * span);
+    checkRuler("zoomed out");
+    timeline->resetRange();
+    timeline->zoom(0.01, timeline->rangeStart() + span / 2);
+    checkRuler("zoomed in");
+    timeline->resetRange();
+    grab(timeline, QStringLiteral("profile-timeline-ruler.png"));
+  }
+
+  void opSummaryShowsLabelsInFullAndManyRows() {
+    requireProfile();
+    OpSummaryView* summary = panel_->opSummaryView();
+    panel_->tabs()->setCurrentWidget(summary);
+    summary->setMode(OpSummaryView::Mode::OpType);
+    QVERIFY(QTest::qWaitForWindowExposed(panel_.get()));
+    QTest::qWait(20);
+    QVERIFY2(summary->chart()->width() >= 300, qPrintable(QString::number(summary->chart()->width())));
+    // Op type names are short: every bar label is drawn in full.
+    QCOMPARE(summary->chart()->shownLabels(), summary->chartCategories());
+    for (const QString& label : summary->chart()->shownLabels()) QVERIFY(!label.contains(QChar(0x2026)));
+    // The table has the panel's height: by node, far more than two rows are visible.
+    summary->setMode(OpSummaryView::Mode::Node);
+    QCoreApplication::processEvents();
+    QTableView* table = summary->table();
+    const int rows = table->model()->rowCount();
+    QVERIFY(rows > 20);
+    const int lastVisible = table->rowAt(table->viewport()->height() - 2);
+    const int visible = lastVisible < 0 ? rows : lastVisible + 1;
+    QVERIFY2(visible >= 15, qPrintable(QString::number(visible)));
+    grab(summary, QStringLiteral("profile-op-summary-by-node.png"));
+    summary->setMode(OpSummaryView::Mode::OpType);
   }
 
   void opSummarySortsAndItsCsvIsSummaryCsv() {
@@ -479,6 +554,100 @@ Fused_Sigmoid_Mul (in0) => (out) {
     }
     QVERIFY(painted > 0);
     QVERIFY2(painted == nodes, qPrintable(unpainted.join(",")));
+  }
+
+  // At fit zoom (and in the overview painting below it) the canvas shows each node's heat colour, and a
+  // selected box gets a ring that stands out over heat colours.
+  void heatColoursShowAtFitZoomWithAVisibleSelection() {
+    if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+    MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    window.openModel(document_->path());
+    QVERIFY(loaded.wait(60000));
+    GraphCanvas* canvas = window.canvas();
+    if (!canvas->shownLayout() || canvas->isLayingOut()) {
+      QSignalSpy shown(canvas, &GraphCanvas::levelShown);
+      QVERIFY(shown.wait(60000));
+    }
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    GraphView* view = canvas->view();
+    // Zoomed out to the overview painting before the run: the run's colours must replace what is on
+    // screen, not only what a later repaint would draw.
+    view->setTransform(QTransform::fromScale(0.12, 0.12));
+    QTest::qWait(50);
+    QVERIFY(canvas->scene()->isOverview());
+    profile::RunRequest request;
+    request.inputs = profile::InputSource::TestDataSet;
+    request.dataSet = std::filesystem::path(document_->path().toStdString()).parent_path() / "test_data_set_0";
+    request.iterations = 1;
+    auto run = profile::runProfiled(*window.model(), request);
+    QVERIFY(run);
+    window.profilePanel()->session()->setRunResult(*run);
+    QTest::qWait(50);
+    // What the screen shows (the window's backing store); a fresh render where the platform has none.
+    auto onScreen = [&] {
+      QWidget* viewport = view->viewport();
+      QPoint origin = viewport->mapTo(&window, QPoint(0, 0));
+      QImage shown = window.screen()
+                         ->grabWindow(window.winId(), origin.x(), origin.y(), viewport->width(), viewport->height())
+                         .toImage();
+      return shown.isNull() || shown.size() != viewport->size() ? viewport->grab().toImage() : shown;
+    };
+    auto close = [](QColor a, QColor b) {
+      return std::abs(a.red() - b.red()) < 24 && std::abs(a.green() - b.green()) < 24 &&
+             std::abs(a.blue() - b.blue()) < 24;
+    };
+    // Boxes on screen, and how many of them are mostly their overlay's heat colour.
+    auto heatShown = [&](const QImage& image) {
+      int boxes = 0, heated = 0;
+      for (BoxItem* box : canvas->scene()->boxes()) {
+        if (!box->overlay() || !box->overlay()->fill.isValid()) continue;
+        QRect r = view->mapFromScene(box->box()).boundingRect().adjusted(1, 1, -1, -1);
+        if (r.width() < 2 || r.height() < 2 || !image.rect().contains(r)) continue;
+        ++boxes;
+        int matching = 0, total = 0;
+        for (int y = r.top(); y <= r.bottom(); ++y) {
+          for (int x = r.left(); x <= r.right(); ++x, ++total)
+            matching += close(image.pixelColor(x, y), box->overlay()->fill);
+        }
+        heated += matching * 10 >= total * 3;
+      }
+      return std::pair{boxes, heated};
+    };
+    for (double scale : {0.12, 0.0}) {  // 0: fit to the window
+      if (scale == 0) {
+        canvas->fitToView();
+        QTest::qWait(50);
+      }
+      QImage image = onScreen();
+      auto [boxes, heated] = heatShown(image);
+      QVERIFY2(boxes > 20, qPrintable(QString::number(boxes)));
+      QVERIFY2(heated * 10 >= boxes * 9, qPrintable(QStringLiteral("%1 of %2 at scale %3")
+                                                        .arg(heated).arg(boxes).arg(view->transform().m11())));
+      if (scale == 0) image.save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/profile-heat-at-fit.png"));
+
+      // The selection: a ring in the selection colour just outside the box.
+      BoxItem* hottest = nullptr;
+      for (BoxItem* box : canvas->scene()->boxes()) {
+        if (box->overlay() && (!hottest || box->overlay()->value > hottest->overlay()->value)) hottest = box;
+      }
+      QVERIFY(hottest);
+      window.document()->select(Selection{&window.model()->graph(), hottest->nodeId(), nullptr});
+      QTest::qWait(50);
+      QImage selected = onScreen();
+      const QColor ring = GraphStyle::standard().selectionColor;
+      QRect around = view->mapFromScene(hottest->box()).boundingRect().adjusted(-8, -8, 8, 8);
+      int ringPixels = 0;
+      for (int y = std::max(0, around.top()); y <= std::min(selected.height() - 1, around.bottom()); ++y) {
+        for (int x = std::max(0, around.left()); x <= std::min(selected.width() - 1, around.right()); ++x)
+          ringPixels += close(selected.pixelColor(x, y), ring);
+      }
+      QVERIFY2(ringPixels >= 12, qPrintable(QString::number(ringPixels)));
+      window.document()->select(Selection{});
+    }
+    window.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/profile-heat-main-window.png"));
   }
 
   void cleanupTestCase() {

@@ -410,6 +410,7 @@ void GraphCanvas::setNodeOverlay(std::unordered_map<NodeId, NodeOverlay> overlay
   legend_->setText(html);
   legend_->setVisible(!legend.empty());
   applyOverlay();
+  minimap_->refresh();  // its thumbnail is a picture: repaint it in the overlay's colours
   placeOverlays();
 }
 

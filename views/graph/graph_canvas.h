@@ -53,6 +53,9 @@ struct LevelFrame {
   int body = -1;
   std::string scopePath;
   std::set<std::string> expanded;
+  // The part of `expanded` that focusOn opened to reveal a search hit: closed again at the next focus,
+  // so a hit inside a group does not leave it open for good.
+  std::set<std::string> revealed;
   bool expandAll = false;
   QString label;
   bool isScopeFrame() const { return owner == kNoNode && !scopePath.empty(); }
@@ -169,7 +172,7 @@ class GraphCanvas : public QWidget {
   uint64_t layoutRevision_ = 0;  // bumped per burst of edits (not per re-inference: shapes only relabel)
   uint64_t layoutRequests_ = 0;
   uint64_t patches_ = 0;
-  size_t collapseThreshold_ = 1000;
+  size_t collapseThreshold_ = layout::kDefaultCollapseThreshold;
   bool fitAfterLayout_ = true;
   std::optional<Selection> pendingFocus_;
   std::unordered_map<const Graph*, std::unique_ptr<ScopeTree>> scopeTrees_;

@@ -77,6 +77,7 @@ void GraphCanvas::enterScope(const QString& scopePath) {
 void GraphCanvas::expandInPlace(const QString& scopePath) {
   if (frames_.empty()) return;
   frames_.back().expanded.insert(scopePath.toStdString());
+  frames_.back().revealed.erase(scopePath.toStdString());  // asked for: it stays open
   requestLevel();
 }
 
@@ -86,6 +87,7 @@ void GraphCanvas::collapse(const QString& scopePath) {
   LevelFrame& frame = frames_.back();
   if (frame.expanded.contains(path)) {
     std::erase_if(frame.expanded, [&](const std::string& expanded) { return scopeHolds(path, expanded); });
+    std::erase_if(frame.revealed, [&](const std::string& revealed) { return scopeHolds(path, revealed); });
     requestLevel();
   } else if (frame.isScopeFrame() && frame.scopePath == path) {
     back();
@@ -173,6 +175,10 @@ void GraphCanvas::focusOn(const Selection& selection) {
   if (!document_ || frames_.empty() || selection.empty()) return;
   const Graph* graph = selection.graph ? selection.graph : &document_->model().graph();
   const Node* node = selection.node != kNoNode ? graph->findNode(selection.node) : nullptr;
+  for (LevelFrame& frame : frames_) {  // close what the previous focus opened
+    for (const std::string& path : frame.revealed) frame.expanded.erase(path);
+    frame.revealed.clear();
+  }
   if (!node && selection.value && selection.value->producer() &&
       selection.value->producer()->graph() == graph) {
     node = selection.value->producer();
@@ -205,7 +211,7 @@ void GraphCanvas::focusOn(const Selection& selection) {
     if (!flat) {
       const Scope* start = layout::effectiveScope(tree, frame.scopePath);
       for (const Scope* walk = tree.scopeOf(node->id()); walk && walk != start; walk = walk->parent) {
-        frame.expanded.insert(walk->path);
+        if (frame.expanded.insert(walk->path).second) frame.revealed.insert(walk->path);
       }
     }
   }

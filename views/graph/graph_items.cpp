@@ -11,6 +11,7 @@ namespace {
 
 constexpr double kNameSpace = 16;     // above a box, for its name when zoomed in
 constexpr double kNameOverhang = 80;  // a name may run this far past the box's right edge
+constexpr double kSelectionRing = 5;  // the selection ring's distance outside the box
 constexpr double kBadgeSpace = 90;    // right of a box, for an overlay label
 
 QRectF toQt(const layout::Rect& rect) {
@@ -70,7 +71,7 @@ void BoxItem::readText() {
 
 QRectF BoxItem::boundingRect() const {
   double right = overlay_ && !overlay_->label.isEmpty() ? kBadgeSpace : kNameOverhang;
-  return box_.adjusted(-3, -kNameSpace, right, 3);
+  return box_.adjusted(-kSelectionRing - 2, -kNameSpace, right, kSelectionRing + 2);
 }
 
 void BoxItem::setHighlighted(bool highlighted) {
@@ -91,11 +92,21 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
   const double lod = state_.lod(option, painter);
   const QColor fill = overlay_ && overlay_->fill.isValid() ? overlay_->fill : fill_;
 
+  if (highlighted_) {
+    // A ring outside the box in the selection colour on a white halo: it reads over any fill, the
+    // profile's yellow-to-red heat colours included, and the fill itself stays visible.
+    const QRectF ring = box_.adjusted(-kSelectionRing, -kSelectionRing, kSelectionRing, kSelectionRing);
+    painter->setBrush(Qt::NoBrush);
+    painter->setPen(QPen(Qt::white, 5.0));
+    painter->drawRoundedRect(ring, 6, 6);
+    painter->setPen(QPen(style.selectionColor, 3.0));
+    painter->drawRoundedRect(ring, 6, 6);
+  }
   if (lod < style.outlineLod) {
-    painter->fillRect(box_, highlighted_ ? style.selectionColor : fill);
+    painter->fillRect(box_, fill);
     return;
   }
-  QPen border(highlighted_ ? style.selectionColor : fill.darker(150), highlighted_ ? 3.0 : 1.0);
+  QPen border(fill.darker(150), 1.0);
   if (item.kind == layout::ItemKind::PortIn || item.kind == layout::ItemKind::PortOut) {
     border.setStyle(Qt::DashLine);
   }

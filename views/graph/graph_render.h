@@ -29,7 +29,7 @@ struct RenderOptions {
   std::string scopePath;   // the scope whose interior is drawn; "" for the whole main graph
   bool expandAll = false;  // every node, even in levels that would open collapsed
   int width = 0;           // pixels; 0: the layout's natural size (1 px per point), PNGs capped below
-  size_t collapseThreshold = 1000;
+  size_t collapseThreshold = layout::kDefaultCollapseThreshold;
   // A per-node overlay (the profile's heat colours and times), as the canvas paints it: collapsed groups
   // show `formatTotal` of their nodes' values; the legend is drawn in the picture's top right corner.
   std::unordered_map<NodeId, NodeOverlay> overlay;

@@ -165,11 +165,13 @@ void GraphScene::setOverlay(const std::unordered_map<NodeId, NodeOverlay>& overl
     }
   }
   overviewDirty_ = true;
+  if (overview_) update();  // the overview is painted as the background: the items' updates miss it
 }
 
 void GraphScene::clearOverlay() {
   for (BoxItem* box : boxes_) box->setOverlay(std::nullopt);
   overviewDirty_ = true;
+  if (overview_) update();
 }
 
 void GraphScene::setOverview(bool overview) {
@@ -187,12 +189,13 @@ void GraphScene::rebuildOverview() {
   overviewBoxes_.clear();
   overviewEdges_.clear();
   overviewHighlightedEdges_.clear();
+  overviewSelection_ = QRectF();
   std::map<QRgb, size_t> bucketOf;
   for (const BoxItem* box : boxes_) {
-    QColor fill = box->isHighlighted() ? state_.style->selectionColor
-                  : box->overlay() && box->overlay()->fill.isValid()
-                      ? box->overlay()->fill
-                      : state_.style->fillFor(box->levelItem());
+    // The overlay's fill (the profile's heat colour) shows in the overview too; the selection is a ring.
+    QColor fill = box->overlay() && box->overlay()->fill.isValid() ? box->overlay()->fill
+                                                                     : state_.style->fillFor(box->levelItem());
+    if (box->isHighlighted()) overviewSelection_ = box->box();
     auto [it, added] = bucketOf.try_emplace(fill.rgba(), overviewBoxes_.size());
     if (added) overviewBoxes_.push_back({fill, {}});
     overviewBoxes_[it->second].second.push_back(box->box());
@@ -244,6 +247,16 @@ void GraphScene::drawBackground(QPainter* painter, const QRectF& rect) {
     }
     painter->setBrush(fill);
     painter->drawRects(visible.data(), static_cast<int>(visible.size()));
+  }
+  if (!overviewSelection_.isNull()) {
+    // A ring a few pixels outside the box whatever the scale, on a white halo.
+    const double gap = 4 * pixel;
+    QRectF ring = overviewSelection_.adjusted(-gap, -gap, gap, gap);
+    painter->setBrush(Qt::NoBrush);
+    painter->setPen(QPen(Qt::white, 5 * pixel));
+    painter->drawRect(ring);
+    painter->setPen(QPen(style.selectionColor, 3 * pixel));
+    painter->drawRect(ring);
   }
   painter->restore();
 }

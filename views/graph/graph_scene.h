@@ -78,6 +78,7 @@ class GraphScene : public QGraphicsScene {
   std::vector<std::pair<QColor, std::vector<QRectF>>> overviewBoxes_;  // by fill colour
   std::vector<QLineF> overviewEdges_;
   std::vector<QLineF> overviewHighlightedEdges_;
+  QRectF overviewSelection_;  // the selected box, ringed in the overview; null for none
   std::shared_ptr<const layout::LevelLayout> layout_;
   std::vector<BoxItem*> boxes_;
   std::vector<EdgeItem*> edges_;

@@ -24,7 +24,7 @@ struct GraphStyle {
   QColor edgeColor{120, 120, 128};
   QColor edgeLabelColor{70, 70, 78};
   QColor unresolvedColor{205, 30, 30};
-  QColor selectionColor{255, 140, 0};
+  QColor selectionColor{0, 96, 255};  // blue: apart from the heat ramp (yellow to red) and op colours
   QColor groupFill{226, 232, 244};
   QColor groupBorder{112, 128, 160};
   QColor terminalFill{236, 236, 236};

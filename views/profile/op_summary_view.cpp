@@ -1,13 +1,8 @@
 #include "op_summary_view.h"
 
-#include <QBarCategoryAxis>
-#include <QBarSet>
-#include <QChart>
-#include <QChartView>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QHorizontalBarSeries>
 #include <QItemSelectionModel>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -15,8 +10,8 @@
 #include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
+#include "bar_chart.h"
 #include "profile_session.h"
 
 namespace onyx::views {
@@ -62,17 +57,18 @@ OpSummaryView::OpSummaryView(ProfileSession* session, QWidget* parent) : QWidget
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setStretchLastSection(true);
 
-  chart_ = new QChartView(this);
-  chart_->setRenderHint(QPainter::Antialiasing);
-  chart_->setMinimumHeight(220);
+  chart_ = new HorizontalBarChart(this);
 
   auto* bar = new QHBoxLayout;
   bar->addWidget(modeBox_);
   bar->addStretch(1);
   bar->addWidget(exportButton);
-  auto* split = new QSplitter(Qt::Vertical, this);
+  // Side by side: the table keeps the full height for its rows, the chart its labels in full.
+  auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(table_);
   split->addWidget(chart_);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(bar);
@@ -166,39 +162,16 @@ void OpSummaryView::rebuild() {
 }
 
 void OpSummaryView::rebuildChart() {
-  auto* chart = new QChart;
-  chart->legend()->hide();
-  chart->setTitle(mode_ == Mode::OpType ? tr("Time by op type (ms, all iterations)")
-                                        : tr("Slowest (ms, all iterations)"));
-  auto* set = new QBarSet(tr("total ms"));
   chartCategories_.clear();
-  int shown = std::min(kChartRows, model_->rowCount());
-  // Horizontal bars grow upwards: add the largest last so it is on top.
   std::vector<std::pair<QString, double>> top;
   for (int row = 0; row < model_->rowCount(); ++row)
     top.push_back({model_->item(row, Key)->text(), model_->item(row, TotalMs)->data(kSortRole).toDouble()});
   std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  top.resize(size_t(shown));
+  top.resize(size_t(std::min(kChartRows, model_->rowCount())));
   for (const auto& [key, ms] : top) chartCategories_ << key;
-  QStringList axisLabels;
-  for (auto it = top.rbegin(); it != top.rend(); ++it) {
-    *set << it->second;
-    axisLabels << (it->first.size() > 40 ? it->first.left(38) + QStringLiteral("…") : it->first);
-  }
-  auto* series = new QHorizontalBarSeries;
-  series->append(set);
-  chart->addSeries(series);
-  auto* categories = new QBarCategoryAxis;
-  categories->append(axisLabels);
-  chart->addAxis(categories, Qt::AlignLeft);
-  series->attachAxis(categories);
-  auto* values = new QValueAxis;
-  values->setLabelFormat(QStringLiteral("%.2f"));
-  chart->addAxis(values, Qt::AlignBottom);
-  series->attachAxis(values);
-  QChart* old = chart_->chart();
-  chart_->setChart(chart);
-  delete old;
+  chart_->setBars(mode_ == Mode::OpType ? tr("Time by op type (ms, all iterations)")
+                                        : tr("Slowest (ms, all iterations)"),
+                  std::move(top));
 }
 
 QStringList OpSummaryView::chartCategories() const {

@@ -1,14 +1,14 @@
 #pragma once
 // The op summary: time by op type or by node (count, total, mean, share, FLOPs, GFLOP/s) in a sortable
 // table, the top rows as a bar chart, CSV export; a third view lists fused kernels' time attributed back to
-// the nodes they replaced. Selecting a row selects its node (an op type's costliest node) everywhere.
+// the nodes they replaced. Table and chart sit side by side, so the table shows many rows at once.
+// Selecting a row selects its node (an op type's costliest node) everywhere.
 #include <QWidget>
 #include <vector>
 
 #include "exec/profiler.h"
 #include "profile/profile_summary.h"
 
-class QChartView;
 class QComboBox;
 class QLabel;
 class QSortFilterProxyModel;
@@ -17,6 +17,7 @@ class QTableView;
 
 namespace onyx::views {
 
+class HorizontalBarChart;
 class ProfileSession;
 
 class OpSummaryView : public QWidget {
@@ -36,6 +37,7 @@ class OpSummaryView : public QWidget {
   std::string csv() const;
   // Bars in the chart: the top rows' keys and totals, largest first.
   QStringList chartCategories() const;
+  HorizontalBarChart* chart() const { return chart_; }
   static constexpr int kChartRows = 10;
 
   enum Column { Key, OpType, Count, TotalMs, MeanMs, Share, Flops, GflopsPerSecond, ColumnCount };
@@ -55,7 +57,7 @@ class OpSummaryView : public QWidget {
   QTableView* table_;
   QStandardItemModel* model_;
   QSortFilterProxyModel* sorted_;
-  QChartView* chart_;
+  HorizontalBarChart* chart_;
   QStringList chartCategories_;
   bool following_ = false;
 };

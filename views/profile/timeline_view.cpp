@@ -2,6 +2,7 @@
 
 #include <QHelpEvent>
 #include <QMouseEvent>
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -63,7 +64,7 @@ void TimelineView::rebuild() {
 }
 
 QSize TimelineView::sizeHint() const {
-  return {700, kRulerHeight + kLaneHeight * int(std::max<qsizetype>(1, lanes_.size())) + 4};
+  return {700, kTopHeight + kLaneHeight * int(std::max<qsizetype>(1, lanes_.size())) + 4};
 }
 
 void TimelineView::setRange(int64_t startNs, int64_t endNs) {
@@ -101,7 +102,7 @@ QRectF TimelineView::eventRect(size_t index) const {
   double x0 = std::max<double>(kHeaderWidth, xOf(e.startNs));
   double x1 = std::min<double>(width(), xOf(e.startNs + e.durationNs));
   if (x1 < kHeaderWidth || x0 > width()) return {};
-  double y = kRulerHeight + laneOf_[index] * kLaneHeight + 3;
+  double y = kTopHeight + laneOf_[index] * kLaneHeight + 3;
   return QRectF(x0, y, std::max(1.0, x1 - x0), kLaneHeight - 6);
 }
 
@@ -112,19 +113,117 @@ int TimelineView::eventAt(QPointF point) const {
   return -1;
 }
 
+namespace {
+
+// "0.5 ms", "12 ms", "1.25 s": enough digits for the step between ticks.
+QString formatTime(double ns, double stepNs) {
+  if (stepNs >= 1e9 || ns >= 1e10) {
+    int digits = stepNs >= 1e9 ? 0 : stepNs >= 1e8 ? 1 : 2;
+    return QStringLiteral("%1 s").arg(ns / 1e9, 0, 'f', digits);
+  }
+  if (stepNs >= 1e6 || ns >= 1e7) {
+    int digits = stepNs >= 1e6 ? 0 : stepNs >= 1e5 ? 1 : stepNs >= 1e4 ? 2 : 3;
+    return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'f', digits);
+  }
+  int digits = stepNs >= 1e3 ? 0 : stepNs >= 1e2 ? 1 : 2;
+  return QStringLiteral("%1 µs").arg(ns / 1e3, 0, 'f', digits);
+}
+
+// The smallest 1-2-5 step (in ns) at least `minimum` long.
+double niceStep(double minimum) {
+  double decade = std::pow(10.0, std::floor(std::log10(std::max(1.0, minimum))));
+  for (double factor : {1.0, 2.0, 5.0, 10.0}) {
+    if (decade * factor >= minimum) return decade * factor;
+  }
+  return decade * 10;
+}
+
+}  // namespace
+
+std::vector<TimelineView::Tick> TimelineView::rulerTicks() const {
+  std::vector<Tick> ticks;
+  double pixels = std::max(1, width() - kHeaderWidth);
+  double nsPerPixel = double(end_ - start_) / pixels;
+  double step = niceStep(nsPerPixel * kMinTickSpacing);
+  // Times count from the first event, so the ruler reads "0 ms" where the run starts.
+  double first = std::ceil(double(start_ - fullStart_) / step) * step;
+  for (double t = first; double(fullStart_) + t <= double(end_); t += step) {
+    double x = xOf(fullStart_ + int64_t(t));
+    if (x < kHeaderWidth) continue;
+    ticks.push_back({x, formatTime(std::abs(t) < step / 2 ? 0.0 : t, step)});
+  }
+  return ticks;
+}
+
+QString TimelineView::iterationLabel(int iteration) const {
+  return tr("iteration %1").arg(iteration);
+}
+
+std::vector<QRectF> TimelineView::iterationLabelRects() const {
+  std::vector<QRectF> rects;
+  QFontMetricsF metrics(font());
+  double lastRight = kHeaderWidth;
+  for (const exec::IterationMark& m : session_->profile().iterations) {
+    double x0 = std::max<double>(kHeaderWidth, xOf(m.startNs));
+    double x1 = std::min<double>(width(), xOf(m.startNs + m.durationNs));
+    double textWidth = metrics.horizontalAdvance(iterationLabel(m.iteration)) + 8;
+    // The label sits at the band's left, within the band and clear of the previous one; else none.
+    if (x1 - x0 < textWidth || x0 < lastRight) {
+      rects.emplace_back();
+      continue;
+    }
+    rects.emplace_back(x0 + 4, 0, textWidth - 8, kIterationBandHeight);
+    lastRight = x0 + textWidth;
+  }
+  return rects;
+}
+
+void TimelineView::paintIterations(QPainter& p) const {
+  const auto& marks = session_->profile().iterations;
+  std::vector<QRectF> labels = iterationLabelRects();
+  for (size_t i = 0; i < marks.size(); ++i) {
+    double x0 = xOf(marks[i].startNs);
+    double x1 = xOf(marks[i].startNs + marks[i].durationNs);
+    QRectF band(x0, 1, std::max(1.0, x1 - x0), kIterationBandHeight - 2);
+    QColor shade = palette().highlight().color();
+    shade.setAlpha(i % 2 ? 40 : 70);
+    p.fillRect(band, shade);
+    p.setPen(QPen(palette().mid().color(), 1, Qt::DashLine));
+    p.drawLine(QPointF(x0, kIterationBandHeight), QPointF(x0, height()));
+    if (!labels[i].isEmpty()) {
+      p.setPen(palette().text().color());
+      p.drawText(labels[i], Qt::AlignVCenter | Qt::AlignLeft, iterationLabel(marks[i].iteration));
+    }
+  }
+}
+
+void TimelineView::paintRuler(QPainter& p) const {
+  const QRectF ruler(kHeaderWidth, kIterationBandHeight, width() - kHeaderWidth, kRulerHeight);
+  p.fillRect(ruler, palette().alternateBase());
+  p.setPen(palette().mid().color());
+  p.drawLine(ruler.bottomLeft(), ruler.bottomRight());
+  p.setPen(palette().text().color());
+  for (const Tick& tick : rulerTicks()) {
+    p.drawLine(QPointF(tick.x, ruler.bottom() - 6), QPointF(tick.x, ruler.bottom()));
+    p.drawText(QRectF(tick.x + 3, ruler.top(), kMinTickSpacing - 6, kRulerHeight - 4),
+               Qt::AlignVCenter | Qt::AlignLeft, tick.label);
+  }
+}
+
 void TimelineView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   const auto& events = session_->profile().events;
-  // Iteration marks.
-  p.setClipRect(QRect(kHeaderWidth, 0, width() - kHeaderWidth, height()));
-  for (const exec::IterationMark& m : session_->profile().iterations) {
-    double x = xOf(m.startNs);
-    p.setPen(QPen(palette().mid().color(), 1, Qt::DashLine));
-    p.drawLine(QPointF(x, 0), QPointF(x, height()));
-    p.setPen(palette().text().color());
-    p.drawText(QPointF(x + 3, kRulerHeight - 6), tr("iteration %1").arg(m.iteration));
+  // Alternate lane shading with separators, so a bar reads against its own lane.
+  for (int lane = 0; lane < lanes_.size(); ++lane) {
+    QRectF row(0, kTopHeight + lane * kLaneHeight, width(), kLaneHeight);
+    if (lane % 2) p.fillRect(row, palette().alternateBase());
+    p.setPen(palette().midlight().color());
+    p.drawLine(row.bottomLeft(), row.bottomRight());
   }
+  p.setClipRect(QRect(kHeaderWidth, 0, width() - kHeaderWidth, height()));
+  paintIterations(p);
+  paintRuler(p);
   NodeId selected = session_->selectedNode();
   for (size_t i = 0; i < events.size(); ++i) {
     QRectF r = eventRect(i);
@@ -142,13 +241,19 @@ void TimelineView::paintEvent(QPaintEvent*) {
     }
   }
   p.setClipping(false);
-  p.fillRect(QRect(0, 0, kHeaderWidth, height()), palette().window());
+  p.fillRect(QRect(0, 0, kHeaderWidth, kTopHeight), palette().window());
+  for (int lane = 0; lane < lanes_.size(); ++lane) {
+    QRectF header(0, kTopHeight + lane * kLaneHeight, kHeaderWidth, kLaneHeight);
+    p.fillRect(header, palette().window());
+    p.setPen(palette().windowText().color());
+    p.drawText(header.adjusted(6, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft, lanes_[lane]);
+  }
   p.setPen(palette().windowText().color());
-  for (int lane = 0; lane < lanes_.size(); ++lane)
-    p.drawText(QRectF(6, kRulerHeight + lane * kLaneHeight, kHeaderWidth - 8, kLaneHeight),
-               Qt::AlignVCenter | Qt::AlignLeft, lanes_[lane]);
-  p.drawText(QRectF(6, 0, kHeaderWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
-             tr("%1 ms shown").arg(double(end_ - start_) / 1e6, 0, 'g', 3));
+  p.drawText(QRectF(6, 0, kHeaderWidth - 8, kIterationBandHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             tr("iterations"));
+  const double span = double(end_ - start_);
+  p.drawText(QRectF(6, kIterationBandHeight, kHeaderWidth - 8, kRulerHeight), Qt::AlignVCenter | Qt::AlignLeft,
+             tr("%1 shown").arg(formatTime(span, span / 100)));
 }
 
 void TimelineView::mousePressEvent(QMouseEvent* event) {

@@ -1,6 +1,6 @@
 #pragma once
 // The timeline: one lane per CPU thread, per Vulkan queue and for transfers, events as bars in time, the
-// iterations marked above. The wheel zooms around the cursor, dragging pans; clicking a bar selects its
+// iterations as a band above and a time ruler (ms from the first event) under it. The wheel zooms around the cursor, dragging pans; clicking a bar selects its
 // node, and the selected node's bars are outlined in every iteration.
 #include <QStringList>
 #include <QWidget>
@@ -34,9 +34,23 @@ class TimelineView : public QWidget {
   // factor < 1 zooms in, keeping `anchorNs` where it is on screen.
   void zoom(double factor, int64_t anchorNs);
 
+  // A labelled tick of the time ruler: x in widget coordinates, the time since the first event.
+  struct Tick {
+    double x = 0;
+    QString label;
+  };
+  // The ruler's labelled ticks for the range shown: 1-2-5 steps, at least kMinTickSpacing pixels apart.
+  std::vector<Tick> rulerTicks() const;
+  // Where each iteration's label is drawn; an iteration too narrow for its label (or one that would
+  // overlap the previous label) gets none.
+  std::vector<QRectF> iterationLabelRects() const;
+
   static constexpr int kHeaderWidth = 130;
+  static constexpr int kIterationBandHeight = 18;
   static constexpr int kRulerHeight = 22;
+  static constexpr int kTopHeight = kIterationBandHeight + kRulerHeight;  // lanes start here
   static constexpr int kLaneHeight = 26;
+  static constexpr int kMinTickSpacing = 90;
   QSize sizeHint() const override;
 
  protected:
@@ -49,6 +63,9 @@ class TimelineView : public QWidget {
 
  private:
   void rebuild();
+  void paintIterations(QPainter& painter) const;
+  void paintRuler(QPainter& painter) const;
+  QString iterationLabel(int iteration) const;
   double xOf(int64_t ns) const;
   int64_t nsAt(double x) const;
 
