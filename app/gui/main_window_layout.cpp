@@ -71,7 +71,7 @@ void MainWindow::resetLayout() {
   // Sizes for the window as it is: the canvas keeps about half the width, the inspector most of its column.
   const int width = std::max(this->width(), 800);
   const int height = std::max(this->height(), 480);
-  resizeDocks({summaryDock_, inspector}, {std::clamp(width * 22 / 100, 220, 380), std::clamp(width * 30 / 100, 300, 480)},
+  resizeDocks({summaryDock_, inspector}, {std::clamp(width * 24 / 100, 240, 400), std::clamp(width * 30 / 100, 300, 480)},
               Qt::Horizontal);
   resizeDocks({inspector, passDock_}, {height * 55 / 100, height * 45 / 100}, Qt::Vertical);
   if (profiled) resizeDocks({profileDock_}, {height * 40 / 100}, Qt::Vertical);
