@@ -110,10 +110,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(passPanel_, &PassPanel::compareRequested, this,
           [this](std::shared_ptr<const Model> before, std::shared_ptr<const Model> after, const QString& beforeTitle,
                  const QString& afterTitle) { showDiff(*before, *after, beforeTitle, afterTitle, true); });
-  summaryTimer_ = new QTimer(this);
-  summaryTimer_->setSingleShot(true);
-  summaryTimer_->setInterval(100);
-  connect(summaryTimer_, &QTimer::timeout, this, &MainWindow::refreshSummary);
   autosaveTimer_ = new QTimer(this);
   autosaveTimer_->setSingleShot(true);
   autosaveTimer_->setInterval(1500);
@@ -241,7 +237,8 @@ void MainWindow::installDocument(std::unique_ptr<Model> model, std::unique_ptr<S
   model_ = std::move(model);
   ModelDocument* previous = document_;
   document_ = new ModelDocument(model_, modelPath_, std::move(*inference), this);
-  connect(document_, &ModelDocument::modelChanged, summaryTimer_, qOverload<>(&QTimer::start));
+  // Once per burst of edits (a pass step, an undo), not per engine event.
+  connect(document_, &ModelDocument::changesSettled, this, &MainWindow::refreshSummary);
   canvas_->setDocument(document_);
   panels_->setDocument(document_);
   passPanel_->setDocument(document_);

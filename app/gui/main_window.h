@@ -158,7 +158,6 @@ class MainWindow : public QMainWindow {
   QAction* resetLayout_ = nullptr;
   QActionGroup* themeGroup_ = nullptr;
   CommandPalette* palette_ = nullptr;
-  QTimer* summaryTimer_ = nullptr;   // the summary follows edits, once per burst of change events
   QTimer* autosaveTimer_ = nullptr;  // the autosave follows edits, a little after the last one
   Autosave autosave_;
   AutosaveEntry restoredFrom_;       // the entry restored, until this window has autosaved it itself

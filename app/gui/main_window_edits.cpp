@@ -74,7 +74,6 @@ bool MainWindow::closeDocument() {
 
 void MainWindow::onEdited() {
   updateTitle();
-  summaryTimer_->start();
   if (isModified()) {
     autosaveTimer_->start();
   } else {  // undone back to the saved state
