@@ -124,8 +124,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
   // The undo stack outlives this object's members (a child, deleted by ~QObject): it must not call back.
   disconnect(undoStack_, nullptr, this, nullptr);
-  // Destroyed without a crash: the edits were either answered for in closeEvent or belong to a test.
-  autosave_.clear();
+  // Edits nobody answered for (the application quit without closing this window: a logout, quit()) stay
+  // autosaved for the next start; closeEvent already removed the file of saved or discarded ones.
+  if (!isModified()) autosave_.clear();
   ++generation_;
   // A load cannot be interrupted; wait so no thread outlives the window and the process exits cleanly.
   for (const QPointer<QThread>& worker : workers_) {

@@ -301,6 +301,9 @@ class TestDesktop : public QObject {
     std::vector<AutosaveEntry> entries = Autosave::pendingEntries();
     QCOMPARE(entries.size(), size_t{1});
     QCOMPARE(entries[0].originalPath, QFileInfo(path).absoluteFilePath());
+    // The session ends without closing the window (no prompt answered): the autosave stays.
+    crashed.reset();
+    QVERIFY(QFileInfo::exists(file));
 
     // The next start offers it; restoring opens the original path with the edits unsaved.
     MainWindow next;
@@ -321,14 +324,22 @@ class TestDesktop : public QObject {
     QCOMPARE(entries.size(), size_t{1});
     QCOMPARE(entries[0].metadataFile, next.autosave().metadataFile());
 
-    // Undoing back to the saved state drops the autosave; saving does too.
-    crashed->undoStack()->undo();
-    QVERIFY(!crashed->isModified());
-    QVERIFY(!crashed->autosave().exists());
+    // Saving drops the autosave; so does undoing back to the saved state.
     QVERIFY(next.save());
     QVERIFY(!next.autosave().exists());
     QVERIFY(Autosave::pendingEntries().empty());
     QVERIFY(!next.offerAutosaveRestore());  // nothing left to offer
+
+    QTemporaryDir otherDir;
+    MainWindow undoing;
+    QVERIFY(open(undoing, writeEditableModel(otherDir)));
+    QSignalSpy undoingAutosaved(&undoing, &MainWindow::autosaved);
+    QVERIFY(eliminateIdentities(undoing));
+    QVERIFY(undoingAutosaved.wait(10000));
+    QVERIFY(undoing.autosave().exists());
+    undoing.undoStack()->undo();
+    QVERIFY(!undoing.isModified());
+    QVERIFY(!undoing.autosave().exists());
   }
 
   // --- Consistent numbers ------------------------------------------------------------------------------
