@@ -18,6 +18,8 @@ packages=(
   libdnnl-dev libfmt-dev libcli11-dev libgtest-dev nlohmann-json3-dev
   # GUI tests in a real window and screenshots
   xvfb xauth x11-apps imagemagick
+  # the .deb (cpack's Depends via dpkg-shlibdeps) and its desktop integration check (packaging/test-deb.sh)
+  dpkg-dev xdg-utils desktop-file-utils shared-mime-info libfile-mimeinfo-perl
   # onnx checker / reference runs in tests and the ONNX Runtime benchmark (npm package)
   python3-onnx python3-numpy
 )

@@ -64,9 +64,6 @@ ExplorerPanels::ExplorerPanels(QMainWindow* window) : QObject(window), window_(w
 void ExplorerPanels::addActions(QMenu* edit, QMenu* view) {
   edit->addSeparator();
   edit->addActions({copyName_, find_, findNext_, findPrevious_});
-  view->addAction(inspectorDock_->toggleViewAction());
-  view->addAction(unknownDimsDock_->toggleViewAction());
-  view->addSeparator();
   view->addActions({viewModelText_, viewGraphText_});
 }
 

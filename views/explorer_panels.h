@@ -30,14 +30,16 @@ class ExplorerPanels : public QObject {
   void setDocument(ModelDocument* document);
   ModelDocument* document() const { return document_; }
 
-  // Find, Find Next, Find Previous and Copy Name into `edit`; the docks' toggles and the ONNX text views
-  // into `view`.
+  // Find, Find Next, Find Previous and Copy Name into `edit`; the ONNX text views into `view` (the main
+  // window lists every dock's toggle itself).
   void addActions(QMenu* edit, QMenu* view);
 
   InspectorView* inspector() const { return inspector_; }
   UnknownDimsView* unknownDims() const { return unknownDims_; }
   SearchBar* searchBar() const { return searchBar_; }
   QToolBar* searchToolBar() const { return searchToolBar_; }
+  QDockWidget* inspectorDock() const { return inspectorDock_; }
+  QDockWidget* unknownDimsDock() const { return unknownDimsDock_; }
   QAction* findAction() const { return find_; }
   QAction* findNextAction() const { return findNext_; }
   QAction* findPreviousAction() const { return findPrevious_; }

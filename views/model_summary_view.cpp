@@ -97,7 +97,7 @@ void ModelSummaryView::setInfo(const ModelInfo& info) {
       addRow(section, qs(value.name), qs(value.type))->setFont(kValueColumn, mono);
   }
 
-  QTreeWidgetItem* ops = addSection(tr("Operators"), tr("nodes of %1 op types").arg(info.opCounts.size()),
+  QTreeWidgetItem* ops = addSection(tr("Operators"), tr("nodes in the main graph, %1 op types").arg(info.opCounts.size()),
                                     count(info.nodeCount));
   for (const auto& op : info.opCounts) addRow(ops, qs(op.label()), {}, count(op.count));
 
@@ -138,9 +138,21 @@ void ModelSummaryView::setInfo(const ModelInfo& info) {
   for (QTreeWidgetItem* section : {subgraphs, functions})
     if (section->childCount() > 20) section->setExpanded(false);
   resizeColumnToContents(kItemColumn);
-  setColumnWidth(kItemColumn, std::min(columnWidth(kItemColumn) + 24, 420));
+  itemContentWidth_ = columnWidth(kItemColumn) + 24;
   resizeColumnToContents(kCountColumn);
   setColumnWidth(kCountColumn, columnWidth(kCountColumn) + 16);  // keeps counts apart from values
+  fitColumns();
+}
+
+void ModelSummaryView::fitColumns() {
+  // At most 45% of the width (a long metadata key or body owner is elided), so Value keeps the rest.
+  const int available = viewport()->width();
+  setColumnWidth(kItemColumn, std::clamp(std::min(itemContentWidth_, available * 45 / 100), 80, 420));
+}
+
+void ModelSummaryView::resizeEvent(QResizeEvent* event) {
+  QTreeWidget::resizeEvent(event);
+  fitColumns();
 }
 
 QTreeWidgetItem* ModelSummaryView::section(const QString& title) const {

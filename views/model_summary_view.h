@@ -1,6 +1,8 @@
 #pragma once
 // The model summary as a tree of sections (Model, Inputs, Outputs, Operators, Subgraphs, Parameters,
-// Functions): the same facts `onyx info` prints, from the same ModelInfo.
+// Functions): the same facts `onyx info` prints, from the same ModelInfo. The main window refreshes it on
+// every edit. Node counts say what they count: "nodes in the main graph" (Operators) and "nodes in N bodies"
+// (Subgraphs), as the canvas says "nodes shown" and the pass history "nodes in all graphs".
 #include <QTreeWidget>
 
 #include "analysis/model_info.h"
@@ -23,13 +25,19 @@ class ModelSummaryView : public QTreeWidget {
   // The section item whose first column reads `title` ("Operators"), or null.
   QTreeWidgetItem* section(const QString& title) const;
 
+ protected:
+  // The Item column gives way so the Value column stays visible in a narrow dock.
+  void resizeEvent(QResizeEvent* event) override;
+
  public Q_SLOTS:
   // Copies the `onyx info` text of the shown model.
   void copyAsText() const;
 
  private:
   QTreeWidgetItem* addSection(const QString& title, const QString& summary, const QString& count);
+  void fitColumns();
   ModelInfo info_;
+  int itemContentWidth_ = 0;  // what the Item column needs to show every name whole
 };
 
 }  // namespace onyx::views

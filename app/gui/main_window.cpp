@@ -19,10 +19,12 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QThread>
+#include <QTimer>
 #include <QUndoStack>
 #include <QUrl>
 #include <exception>
@@ -43,12 +45,20 @@
 namespace onyx::views {
 namespace {
 
-constexpr int kMaxRecentFiles = 10;
-const char* const kRecentFilesKey = "recentFiles";
-const char* const kGeometryKey = "mainWindow/geometry";
 
 QString qs(const std::string& text) {
   return QString::fromStdString(text);
+}
+
+// The autosaved bytes, read as if they were the original file: external weights resolve beside it.
+Expected<std::unique_ptr<Model>> loadAutosave(const std::filesystem::path& autosaved,
+                                              const std::filesystem::path& original) {
+  QFile file(QFile::decodeName(autosaved.string().c_str()));
+  if (!file.open(QIODevice::ReadOnly))
+    return makeError("cannot read the autosave: " + file.errorString().toStdString(), autosaved.string());
+  const QByteArray bytes = file.readAll();
+  return parseModel(std::string_view(bytes.constData(), size_t(bytes.size())), original.parent_path(),
+                    original.filename().string() + " (autosave)");
 }
 
 bool isOnnxFile(const QUrl& url) {
@@ -63,12 +73,13 @@ struct MainWindow::LoadResult {
   ModelInfo info;
   std::optional<Error> error;
   qint64 elapsedMs = 0;
+  bool restored = false;  // read from an autosave: the edits in it are not saved
 };
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(QStringLiteral("Onyx"));
   setAcceptDrops(true);
-  resize(1100, 720);
+  resize(1280, 720);
 
   summary_ = new ModelSummaryView(this);
   canvas_ = new GraphCanvas(this);
@@ -80,10 +91,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   pages_->addWidget(placeholder_);
   pages_->addWidget(canvas_);
   setCentralWidget(pages_);
-  auto* summaryDock = new QDockWidget(tr("Summary"), this);
-  summaryDock->setObjectName(QStringLiteral("summaryDock"));
-  summaryDock->setWidget(summary_);
-  addDockWidget(Qt::LeftDockWidgetArea, summaryDock);
 
   statusText_ = new QLabel(tr("No model"), this);
   busyBar_ = new QProgressBar(this);
@@ -98,26 +105,28 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   undoStack_ = new QUndoStack(this);
   connect(undoStack_, &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+  connect(undoStack_, &QUndoStack::indexChanged, this, &MainWindow::onEdited);
   passPanel_ = new PassPanel(*undoStack_, this);
-  auto* passDock = new QDockWidget(tr("Passes"), this);
-  passDock->setObjectName(QStringLiteral("passDock"));
-  passDock->setWidget(passPanel_);
-  addDockWidget(Qt::RightDockWidgetArea, passDock);
   connect(passPanel_, &PassPanel::compareRequested, this,
           [this](std::shared_ptr<const Model> before, std::shared_ptr<const Model> after, const QString& beforeTitle,
                  const QString& afterTitle) { showDiff(*before, *after, beforeTitle, afterTitle, true); });
-
-  profileDock_ = new QDockWidget(tr("Profile"), this);
-  profileDock_->setObjectName(QStringLiteral("profileDock"));
-  profileDock_->setWidget(new QLabel(tr("Open a model to run and profile it."), profileDock_));
-  addDockWidget(Qt::BottomDockWidgetArea, profileDock_);
+  autosaveTimer_ = new QTimer(this);
+  autosaveTimer_->setSingleShot(true);
+  autosaveTimer_->setInterval(1500);
+  connect(autosaveTimer_, &QTimer::timeout, this, &MainWindow::writeAutosave);
 
   panels_ = new ExplorerPanels(this);
+  createDocks();
   createMenus();
-  restoreGeometry(QSettings().value(kGeometryKey).toByteArray());
+  restoreLayout();
 }
 
 MainWindow::~MainWindow() {
+  // The undo stack outlives this object's members (a child, deleted by ~QObject): it must not call back.
+  disconnect(undoStack_, nullptr, this, nullptr);
+  // Edits nobody answered for (the application quit without closing this window: a logout, quit()) stay
+  // autosaved for the next start; closeEvent already removed the file of saved or discarded ones.
+  if (!isModified()) autosave_.clear();
   ++generation_;
   // A load cannot be interrupted; wait so no thread outlives the window and the process exits cleanly.
   for (const QPointer<QThread>& worker : workers_) {
@@ -125,68 +134,6 @@ MainWindow::~MainWindow() {
     worker->wait();
     delete worker.data();
   }
-}
-
-void MainWindow::createMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(tr("&Open..."), this, &MainWindow::showOpenDialog);
-  open->setShortcut(QKeySequence::Open);
-  recentMenu_ = file->addMenu(tr("Open &Recent"));
-  rebuildRecentMenu();
-  QAction* sample =
-      file->addAction(tr("Open &Sample Model"), this, [this] { openModel(bundledSamplePath()); });
-  sample->setEnabled(!bundledSamplePath().isEmpty());
-  QAction* saveAs = file->addAction(tr("Save &As..."), this, &MainWindow::showSaveAsDialog);
-  saveAs->setShortcut(QKeySequence::SaveAs);
-  file->addAction(tr("Compare with &File..."), this, [this] {
-    if (!document_) return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with ONNX Model"),
-                                                      QFileInfo(modelPath_).absolutePath(),
-                                                      tr("ONNX models (*.onnx);;All files (*)"));
-    if (!path.isEmpty()) compareWithFile(path);
-  });
-  file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
-
-  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-  QAction* undo = undoStack_->createUndoAction(this, tr("&Undo"));
-  undo->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Z));
-  QAction* redo = undoStack_->createRedoAction(this, tr("&Redo"));
-  redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
-  edit->addAction(undo);
-  edit->addAction(redo);
-  edit->addSeparator();
-  QAction* copy = edit->addAction(tr("&Copy Summary as Text"), summary_, &ModelSummaryView::copyAsText);
-  copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-  panels_->addActions(edit, menuBar()->addMenu(tr("&View")));
-
-  profileMenu_ = menuBar()->addMenu(tr("&Profile"));
-  QAction* run = profileMenu_->addAction(tr("&Run..."), this, [this] {
-    if (profilePanel_) profilePanel_->showRunDialog();
-  });
-  run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-  profileMenu_->addAction(tr("&Import Profile..."), this, [this] {
-    if (!profilePanel_) return;
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Import Profile"), QFileInfo(modelPath_).absolutePath(),
-        tr("Chrome traces and ONNX Runtime profiles (*.json);;All files (*)"));
-    if (!path.isEmpty()) profilePanel_->importProfile(path);
-  });
-  QMenu* exportMenu = profileMenu_->addMenu(tr("&Export"));
-  connect(exportMenu, &QMenu::aboutToShow, this, [this, exportMenu] {
-    exportMenu->clear();
-    if (!profilePanel_) return;
-    for (QAction* action : profilePanel_->exportActions()) exportMenu->addAction(action);
-  });
-  profileMenu_->addAction(tr("&Clear Overlay"), this, [this] { canvas_->clearNodeOverlay(); });
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About Onyx"), this, [this] {
-    QMessageBox::about(
-        this, tr("About Onyx"),
-        tr("Onyx %1\nSee, optimize and profile ONNX models.").arg(QApplication::applicationVersion()));
-  });
 }
 
 QString MainWindow::bundledSamplePath() {
@@ -210,18 +157,24 @@ void MainWindow::showOpenDialog() {
 }
 
 void MainWindow::openModel(const QString& path) {
-  if (path.isEmpty()) return;
+  if (path.isEmpty() || !maybeSaveEdits()) return;
+  startLoading(path);
+}
+
+void MainWindow::startLoading(const QString& path, const QString& autosaveFile) {
   const quint64 generation = ++generation_;
   loadingPath_ = path;
   setBusy(true, tr("Loading %1...").arg(QFileInfo(path).fileName()));
 
   auto result = std::make_shared<LoadResult>();
+  result->restored = !autosaveFile.isEmpty();
   const std::filesystem::path file(QFile::encodeName(path).toStdString());
-  QThread* worker = QThread::create([result, file] {
+  const std::filesystem::path autosaved(QFile::encodeName(autosaveFile).toStdString());
+  QThread* worker = QThread::create([result, file, autosaved] {
     QElapsedTimer timer;
     timer.start();
     try {
-      auto loaded = loadModel(file);
+      auto loaded = autosaved.empty() ? loadModel(file) : loadAutosave(autosaved, file);
       if (loaded) {
         result->info = summarizeModel(**loaded);
         result->inference = std::make_unique<ShapeInference>(inferShapes(**loaded));
@@ -264,6 +217,7 @@ void MainWindow::finishLoading(quint64 generation, const std::shared_ptr<LoadRes
   }
   modelPath_ = loadingPath_;
   installDocument(std::move(result->model), std::move(result->inference));
+  restoredEdits_ = result->restored;
   summary_->setInfo(result->info);
   pages_->setCurrentWidget(canvas_);
   updateTitle();
@@ -273,6 +227,10 @@ void MainWindow::finishLoading(quint64 generation, const std::shared_ptr<LoadRes
                           qs(humanBytes(info.parameterBytes)))
                      .arg(result->elapsedMs));
   addRecentFile(QFileInfo(modelPath_).absoluteFilePath());
+  if (restoredEdits_) {
+    statusText_->setText(tr("Restored the unsaved edits to %1 from the autosave").arg(name));
+    writeAutosave();  // this window's own autosave now holds them
+  }
   Q_EMIT modelLoaded(modelPath_);
 }
 
@@ -280,6 +238,8 @@ void MainWindow::installDocument(std::unique_ptr<Model> model, std::unique_ptr<S
   model_ = std::move(model);
   ModelDocument* previous = document_;
   document_ = new ModelDocument(model_, modelPath_, std::move(*inference), this);
+  // Once per burst of edits (a pass step, an undo), not per engine event.
+  connect(document_, &ModelDocument::changesSettled, this, &MainWindow::refreshSummary);
   canvas_->setDocument(document_);
   panels_->setDocument(document_);
   passPanel_->setDocument(document_);
@@ -287,15 +247,23 @@ void MainWindow::installDocument(std::unique_ptr<Model> model, std::unique_ptr<S
   connect(passPanel_->session(), &PassSession::runningChanged, undoStack_,
           [this](bool running) { undoStack_->setActive(!running); });
   undoStack_->clear();  // the commands edit the previous document's model
+  restoredEdits_ = false;
+  autosave_.clear();
   installProfilePanel();
   delete previous;  // after the views let go of it
 }
 
 void MainWindow::installProfilePanel() {
   QWidget* old = profileDock_->widget();
-  profilePanel_ = new ProfilePanel(document_, profileDock_);
-  profileDock_->setWidget(profilePanel_);
+  profilePanel_ = new ProfilePanel(document_);
+  // In a scroll area: the profile views' own minimum heights (charts) must not set the window's.
+  auto* scroll = new QScrollArea(profileDock_);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(profilePanel_);
+  profileDock_->setWidget(scroll);
   delete old;
+  showProfileDockWhenThereIsAProfile();
   canvas_->clearNodeOverlay();
   // The panel's overlay paints the canvas: heat colour and time per node, totals on collapsed scopes.
   connect(profilePanel_, &ProfilePanel::overlayChanged, canvas_, [this](const ProfileOverlay& overlay) {
@@ -308,8 +276,11 @@ void MainWindow::installProfilePanel() {
 }
 
 void MainWindow::updateTitle() {
-  if (modelPath_.isEmpty()) return;
-  const QString modified = undoStack_->isClean() ? QString() : QStringLiteral("*");
+  if (modelPath_.isEmpty()) {
+    setWindowTitle(QStringLiteral("Onyx"));
+    return;
+  }
+  const QString modified = isModified() ? QStringLiteral("*") : QString();
   setWindowTitle(QFileInfo(modelPath_).fileName() + modified + QStringLiteral(" - Onyx"));
 }
 
@@ -331,6 +302,9 @@ bool MainWindow::saveModelAs(const QString& path) {
     return false;
   }
   undoStack_->setClean();
+  restoredEdits_ = false;
+  autosave_.clear();
+  updateTitle();
   statusText_->setText(tr("Saved %1 (%2 bytes)").arg(path).arg(saved->modelBytes));
   return true;
 }
@@ -379,41 +353,13 @@ void MainWindow::setBusy(bool busy, const QString& message) {
   if (!message.isEmpty()) statusText_->setText(message);
 }
 
-QStringList MainWindow::recentFiles() const {
-  return QSettings().value(kRecentFilesKey).toStringList();
-}
-
-void MainWindow::addRecentFile(const QString& path) {
-  QStringList files = recentFiles();
-  files.removeAll(path);
-  files.prepend(path);
-  while (files.size() > kMaxRecentFiles) files.removeLast();
-  QSettings().setValue(kRecentFilesKey, files);
-  rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-  recentMenu_->clear();
-  const QStringList files = recentFiles();
-  for (int i = 0; i < files.size(); ++i) {
-    const QString path = files[i];
-    QString label =
-        QFileInfo(path).fileName() + "  (" + QDir::toNativeSeparators(QFileInfo(path).absolutePath()) + ")";
-    label.replace('&', QStringLiteral("&&"));  // a literal '&', not a mnemonic
-    if (i < 9) label.prepend(QStringLiteral("&%1 ").arg(i + 1));
-    recentMenu_->addAction(label, this, [this, path] { openModel(path); });
-  }
-  if (files.isEmpty()) recentMenu_->addAction(tr("(none)"))->setEnabled(false);
-  recentMenu_->addSeparator();
-  QAction* clearAction = recentMenu_->addAction(tr("&Clear Menu"), this, [this] {
-    QSettings().remove(kRecentFilesKey);
-    rebuildRecentMenu();
-  });
-  clearAction->setEnabled(!files.isEmpty());
-}
-
 void MainWindow::closeEvent(QCloseEvent* event) {
-  QSettings().setValue(kGeometryKey, saveGeometry());
+  if (!maybeSaveEdits()) {
+    event->ignore();
+    return;
+  }
+  autosave_.clear();
+  saveLayout();
   QMainWindow::closeEvent(event);
 }
 

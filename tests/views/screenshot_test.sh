@@ -15,7 +15,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 node_colours=(--expect-colour 51,102,187:300 --expect-colour 178,58,58:300)
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
-export XDG_CONFIG_HOME="$scratch/config" XDG_RUNTIME_DIR="$scratch/runtime" QT_QPA_PLATFORM=xcb
+# A private data folder too: an autosave left by a real session would open the restore prompt.
+export XDG_CONFIG_HOME="$scratch/config" XDG_DATA_HOME="$scratch/data" XDG_RUNTIME_DIR="$scratch/runtime" QT_QPA_PLATFORM=xcb
 mkdir -m 700 -p "$XDG_RUNTIME_DIR"
 
 # Inside the X session: start onyx, then screenshot until the summary is drawn (or time runs out).
@@ -33,7 +34,7 @@ session='
   exit $status
 '
 rc=0
-xvfb-run -a -s "-screen 0 1100x720x24" bash -c "$session" session "$onyx" "$model" "$out" "$scratch" "$here" "${node_colours[@]}" || rc=$?
+xvfb-run -a -s "-screen 0 1280x720x24" bash -c "$session" session "$onyx" "$model" "$out" "$scratch" "$here" "${node_colours[@]}" || rc=$?
 if [[ -f "$scratch/shot.png" ]]; then
   cp "$scratch/shot.png" "$out"
   python3 "$here/screenshot_check.py" "$out" "${node_colours[@]}" || rc=1

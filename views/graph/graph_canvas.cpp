@@ -292,7 +292,9 @@ void GraphCanvas::updateChrome() {
     return;
   }
   const layout::LevelView& level = *shown_->level;
-  QString status = tr("%1 nodes").arg(level.nodeItemCount());
+  // "shown": constants drawn into their users' boxes are not boxes, so say how many there are besides.
+  QString status = tr("%1 nodes shown").arg(level.nodeItemCount());
+  if (level.foldedConstants > 0) status += tr(" + %1 constants folded").arg(level.foldedConstants);
   if (size_t groups = level.groupItemCount()) status += tr(", %1 groups").arg(groups);
   status += tr(" · %1 layout").arg(qs(std::string(layout::profileName(shown_->profile))));
   statusLabel_->setText(status);

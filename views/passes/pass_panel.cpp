@@ -91,7 +91,10 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
 
   history_ = new QTreeWidget(this);
   history_->setColumnCount(6);
-  history_->setHeaderLabels({tr("#"), tr("Pass"), tr("Nodes"), tr("Time"), tr("Check"), tr("Counters")});
+  history_->setHeaderLabels({tr("#"), tr("Pass"), tr("Nodes (all graphs)"), tr("Time"), tr("Check"), tr("Counters")});
+  // The count passes::countNodes gives: the Summary's main-graph count plus bodies and functions.
+  history_->headerItem()->setToolTip(2, tr("Nodes in the main graph, in If/Loop/Scan bodies and in model-local "
+                                           "functions, before -> after the step"));
   history_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   history_->header()->setStretchLastSection(true);
   compare_ = new QPushButton(tr("Compare..."), this);

@@ -1,7 +1,9 @@
 #include "run_dialog.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -12,9 +14,16 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "profile/run_defaults.h"
 #include "profile_session.h"
 
 namespace onyx::views {
+namespace {
+
+constexpr int kSourceRole = Qt::UserRole;   // the entry's profile::InputSource
+constexpr int kPathRole = Qt::UserRole + 1;  // the data set found beside the model ("" for the others)
+
+}  // namespace
 
 RunDialog::RunDialog(ProfileSession* session, QWidget* parent) : QDialog(parent), session_(session) {
   setWindowTitle(tr("Run and profile"));
@@ -27,17 +36,36 @@ RunDialog::RunDialog(ProfileSession* session, QWidget* parent) : QDialog(parent)
   threads_->setRange(1, std::max(1, QThread::idealThreadCount()));
   threads_->setValue(std::min(2, threads_->maximum()));
   form->addRow(tr("Threads"), threads_);
+  const Model& model = session_->document()->model();
+  const std::filesystem::path modelPath(QFile::encodeName(session_->document()->path()).toStdString());
+  const std::vector<std::filesystem::path> dataSets = findTestDataSets(modelPath);
+  // Bindings the user gave the document (the unknown-dims panel) win; else the first data set's dims, else
+  // typical sizes.
+  const SymBindings proposed = proposeBindings(model, dataSets.empty() ? std::filesystem::path() : dataSets.front());
   const SymBindings& known = session_->document()->bindings();
-  for (const std::string& symbol : profile::inputSymbols(session_->document()->model())) {
+  for (const std::string& symbol : profile::inputSymbols(model)) {
     auto* value = new QSpinBox(this);
     value->setRange(1, 1 << 20);
     auto found = known.find(symbol);
-    value->setValue(found != known.end() ? int(found->second) : 1);
+    auto typical = proposed.find(symbol);
+    value->setValue(found != known.end() ? int(found->second) : typical != proposed.end() ? int(typical->second) : 1);
     bindings_.push_back({symbol, value});
     form->addRow(tr("Bind %1").arg(QString::fromStdString(symbol)), value);
+    connect(value, &QSpinBox::valueChanged, this, &RunDialog::updateFeed);
   }
   inputs_ = new QComboBox(this);
-  inputs_->addItems({tr("Random"), tr("Zeros"), tr("test_data_set folder"), tr(".pb files, one per input")});
+  auto addChoice = [this](const QString& text, profile::InputSource source, const QString& path = {}) {
+    inputs_->addItem(text);
+    inputs_->setItemData(inputs_->count() - 1, int(source), kSourceRole);
+    inputs_->setItemData(inputs_->count() - 1, path, kPathRole);
+  };
+  for (const std::filesystem::path& set : dataSets)
+    addChoice(tr("%1 (beside the model)").arg(QString::fromStdString(set.filename().string())),
+              profile::InputSource::TestDataSet, QFile::decodeName(set.string().c_str()));
+  addChoice(tr("Random values"), profile::InputSource::Random);
+  addChoice(tr("Zeros"), profile::InputSource::Zeros);
+  addChoice(tr("Another test_data_set folder..."), profile::InputSource::TestDataSet);
+  addChoice(tr(".pb files, one per input..."), profile::InputSource::TensorFiles);
   form->addRow(tr("Inputs"), inputs_);
   inputPath_ = new QLineEdit(this);
   inputPath_->setPlaceholderText(tr("folder, or .pb files separated by ';'"));
@@ -46,6 +74,10 @@ RunDialog::RunDialog(ProfileSession* session, QWidget* parent) : QDialog(parent)
   pathRow->addWidget(inputPath_, 1);
   pathRow->addWidget(browse_);
   form->addRow(tr("Input files"), pathRow);
+  feed_ = new QLabel(this);
+  feed_->setWordWrap(true);
+  feed_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  form->addRow(tr("Will feed"), feed_);
   warmup_ = new QSpinBox(this);
   warmup_->setRange(0, 1000);
   warmup_->setValue(1);
@@ -73,25 +105,23 @@ RunDialog::RunDialog(ProfileSession* session, QWidget* parent) : QDialog(parent)
   layout->addWidget(status_);
   layout->addLayout(buttons);
 
-  auto updatePath = [this] {
-    bool files = inputs_->currentIndex() >= 2;
-    inputPath_->setEnabled(files);
-    browse_->setEnabled(files);
-  };
-  connect(inputs_, &QComboBox::currentIndexChanged, this, updatePath);
+  connect(inputs_, &QComboBox::currentIndexChanged, this, &RunDialog::applyInputsChoice);
+  connect(inputPath_, &QLineEdit::textChanged, this, &RunDialog::updateFeed);
   connect(browse_, &QPushButton::clicked, this, [this] {
-    if (inputs_->currentIndex() == int(profile::InputSource::TestDataSet)) {
-      QString dir = QFileDialog::getExistingDirectory(this, tr("test_data_set folder"));
+    const QString start = QFileInfo(session_->document()->path()).absolutePath();
+    if (profile::InputSource(inputs_->currentData(kSourceRole).toInt()) == profile::InputSource::TestDataSet) {
+      QString dir = QFileDialog::getExistingDirectory(this, tr("test_data_set folder"), start);
       if (!dir.isEmpty()) inputPath_->setText(dir);
     } else {
-      QStringList files = QFileDialog::getOpenFileNames(this, tr("Input tensors"), {}, tr("Tensors (*.pb)"));
+      QStringList files = QFileDialog::getOpenFileNames(this, tr("Input tensors"), start, tr("Tensors (*.pb)"));
       if (!files.isEmpty()) inputPath_->setText(files.join(';'));
     }
   });
   connect(runButton_, &QPushButton::clicked, this, &RunDialog::start);
   connect(cancelButton_, &QPushButton::clicked, this, &RunDialog::cancel);
   connect(close, &QPushButton::clicked, this, &QDialog::reject);
-  updatePath();
+  inputs_->setCurrentIndex(0);  // a data set beside the model when there is one, else random values
+  applyInputsChoice();
   setRunning(false);
 }
 
@@ -105,7 +135,7 @@ Expected<profile::RunRequest> RunDialog::request() const {
   r.backend = backend_->currentText().toStdString();
   r.threads = threads_->value();
   for (const auto& [symbol, box] : bindings_) r.bindings[symbol] = box->value();
-  r.inputs = profile::InputSource(inputs_->currentIndex());
+  r.inputs = profile::InputSource(inputs_->currentData(kSourceRole).toInt());
   QString path = inputPath_->text().trimmed();
   if (r.inputs == profile::InputSource::TestDataSet) {
     if (path.isEmpty()) return makeError("choose a test_data_set folder for the inputs");
@@ -126,16 +156,69 @@ void RunDialog::setRequest(const profile::RunRequest& r) {
   threads_->setValue(r.threads);
   for (auto& [symbol, box] : bindings_)
     if (auto found = r.bindings.find(symbol); found != r.bindings.end()) box->setValue(int(found->second));
-  inputs_->setCurrentIndex(int(r.inputs));
-  if (r.inputs == profile::InputSource::TestDataSet)
-    inputPath_->setText(QString::fromStdString(r.dataSet.string()));
+  QString path;
+  if (r.inputs == profile::InputSource::TestDataSet) path = QString::fromStdString(r.dataSet.string());
   if (r.inputs == profile::InputSource::TensorFiles) {
     QStringList files;
     for (const auto& f : r.tensorFiles) files << QString::fromStdString(f.string());
-    inputPath_->setText(files.join(';'));
+    path = files.join(';');
   }
+  selectInputs(r.inputs, path);
+  // The request's bindings, not those of the data set the choice proposed.
+  for (auto& [symbol, box] : bindings_)
+    if (auto found = r.bindings.find(symbol); found != r.bindings.end()) box->setValue(int(found->second));
   warmup_->setValue(r.warmup);
   iterations_->setValue(r.iterations);
+}
+
+void RunDialog::selectInputs(profile::InputSource source, const QString& path) {
+  int choice = -1;
+  for (int i = 0; i < inputs_->count() && choice < 0; ++i) {
+    if (profile::InputSource(inputs_->itemData(i, kSourceRole).toInt()) != source) continue;
+    const QString itemPath = inputs_->itemData(i, kPathRole).toString();
+    const bool found = !itemPath.isEmpty();
+    if (!found || QFileInfo(itemPath) == QFileInfo(path)) choice = i;  // "other" entries have no path
+  }
+  inputs_->setCurrentIndex(choice);
+  applyInputsChoice();
+  if (inputs_->currentData(kPathRole).toString().isEmpty()) inputPath_->setText(path);
+}
+
+void RunDialog::applyInputsChoice() {
+  const auto source = profile::InputSource(inputs_->currentData(kSourceRole).toInt());
+  const QString foundPath = inputs_->currentData(kPathRole).toString();
+  const bool files = source == profile::InputSource::TestDataSet || source == profile::InputSource::TensorFiles;
+  // A data set found beside the model needs no path typed; "another folder" and files do.
+  inputPath_->setEnabled(files && foundPath.isEmpty());
+  browse_->setEnabled(files && foundPath.isEmpty());
+  if (!foundPath.isEmpty()) {
+    inputPath_->setText(foundPath);
+    // Its tensors say what the symbols are (unless the user bound them on the document).
+    const SymBindings& known = session_->document()->bindings();
+    const SymBindings measured = proposeBindings(session_->document()->model(),
+                                                 std::filesystem::path(QFile::encodeName(foundPath).toStdString()));
+    for (auto& [symbol, box] : bindings_)
+      if (auto found = measured.find(symbol); found != measured.end() && !known.contains(symbol))
+        box->setValue(int(found->second));
+  } else if (!files) {
+    inputPath_->clear();
+  }
+  updateFeed();
+}
+
+void RunDialog::updateFeed() {
+  auto r = request();
+  if (!r) {
+    feed_->setText(QString::fromStdString(r.error().message));
+    return;
+  }
+  QStringList lines;
+  for (const std::string& line : describeFeed(session_->document()->model(), *r)) lines << QString::fromStdString(line);
+  feed_->setText(lines.isEmpty() ? tr("nothing: the model has no inputs") : lines.join('\n'));
+}
+
+QString RunDialog::feedText() const {
+  return feed_->text();
 }
 
 QString RunDialog::statusText() const {

@@ -1,6 +1,8 @@
 #pragma once
 // The Run dialog: backend, threads, bindings for the input symbols, inputs (random, zeros, a test_data_set
-// folder or .pb files), warm-up and iterations. Running happens on a worker thread with progress
+// folder or .pb files), warm-up and iterations. Its defaults run first time: the test_data_set_N folders
+// beside the model come first in the inputs, the bindings are read from the chosen set's tensors (else
+// typical sizes: profile/run_defaults.h), and a line per input says what will be fed. Running happens on a worker thread with progress
 // ("iteration k of n") and a cancel button; the result goes to the profile session (results panel, views).
 #include <QDialog>
 #include <QPointer>
@@ -36,6 +38,10 @@ class RunDialog : public QDialog {
   bool isRunning() const { return worker_ != nullptr; }
   QString statusText() const;
   QProgressBar* progressBar() const { return progress_; }
+  // The inputs choices: the data sets found beside the model first, then random, zeros, other folder, files.
+  QComboBox* inputsBox() const { return inputs_; }
+  // What the form will feed, one line per graph input ("input: float32[1, 3, 224, 224] from ...").
+  QString feedText() const;
 
  public Q_SLOTS:
   void start();
@@ -47,6 +53,10 @@ class RunDialog : public QDialog {
 
  private:
   void setRunning(bool running);
+  // Selects the inputs entry for `source` (and `path`: a data set found beside the model, else "other").
+  void selectInputs(profile::InputSource source, const QString& path);
+  void applyInputsChoice();
+  void updateFeed();
   void onProgress(const profile::RunProgress& progress);
   void onFinished(std::shared_ptr<Expected<profile::RunResult>> result);
 
@@ -60,6 +70,7 @@ class RunDialog : public QDialog {
   QSpinBox* warmup_;
   QSpinBox* iterations_;
   QProgressBar* progress_;
+  QLabel* feed_;
   QLabel* status_;
   QPushButton* runButton_;
   QPushButton* cancelButton_;
