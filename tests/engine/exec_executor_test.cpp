@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "exec/cpu_backend.h"
 #include "exec/memory_planner.h"
 #include "exec_kernel_test_util.h"
 #include "onnx/onnx_io.h"
@@ -169,7 +170,7 @@ TEST(ExecExecutor, UnknownBackendIsAClearError) {
   options.backends = {"metal"};
   auto executor = Executor::create(*model, options);
   ASSERT_FALSE(executor.ok());
-  EXPECT_EQ(executor.error().message, "backend 'metal' is not available in this build; use --backend cpu");
+  EXPECT_EQ(executor.error().message, "backend 'metal' is not available in this build; choose one of: cpu, vulkan");
 }
 
 TEST(ExecExecutor, ProfileHasOneEventPerNodeAndAChromeTrace) {
