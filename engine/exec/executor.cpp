@@ -33,8 +33,9 @@ Expected<std::vector<Backend*>> Executor::makeBackends() {
   const BackendSettings settings{model_, pool_, options_.device, options_.kernelVariant};
   for (const std::string& name : options_.backends) {
     if (name == options_.fallbackBackend) continue;
-    bool given = std::any_of(backends_.begin(), backends_.end(),
-                             [&](const std::unique_ptr<Backend>& backend) { return backend->name() == name; });
+    bool given =
+        std::any_of(backends_.begin(), backends_.end(),
+                    [&](const std::unique_ptr<Backend>& backend) { return backend->name() == name; });
     if (given) continue;
     auto made = registry.create(name, settings);
     if (!made) return made.error();

@@ -1,7 +1,7 @@
 #pragma once
 // Runs a model: makes the backends the options name (exec/backend_registry.h), plans the graph and its bodies
-// (exec/plan_builder.h: schedule, placement with transfers, folds, epilogues, layouts, liveness), and runs the
-// plan (exec/plan_runner.h) with an arena for the intermediates and per-node profiling.
+// (exec/plan_builder.h: schedule, placement with transfers, folds, epilogues, layouts, liveness), and runs
+// the plan (exec/plan_runner.h) with an arena for the intermediates and per-node profiling.
 #include <map>
 #include <memory>
 #include <string>

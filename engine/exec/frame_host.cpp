@@ -51,7 +51,8 @@ TensorValue FrameHost::outputBlock(int request, DataType dtype, Dims dims, int64
     if (b.block.use_count() == 1 && b.bytes >= size_t(bytes))
       return TensorValue::view(dtype, std::move(dims), b.block.get(), b.block);
   TensorValue t = TensorValue::allocate(dtype, std::move(dims));
-  if (blocks.size() < kBlocksPerOutput) blocks.push_back({std::const_pointer_cast<void>(t.owner()), size_t(bytes)});
+  if (blocks.size() < kBlocksPerOutput)
+    blocks.push_back({std::const_pointer_cast<void>(t.owner()), size_t(bytes)});
   return t;
 }
 
@@ -68,7 +69,8 @@ TensorValue FrameHost::recordRequest(size_t index, DataType dtype, Dims dims, in
   const onyx::Value* value = index < s.outputs.size() && s.outputs[index] >= 0
                                  ? plan_.slotValue[size_t(s.outputs[index])]
                                  : s.node->output(index);
-  r.label = s.node->describe() + " output " + std::to_string(index) + (value ? " '" + value->name() + "'" : "");
+  r.label =
+      s.node->describe() + " output " + std::to_string(index) + (value ? " '" + value->name() + "'" : "");
   for (auto [out, in] : s.prepared->inPlace()) {
     if (size_t(out) != index || size_t(in) >= s.inputs.size() || s.inputs[size_t(in)] < 0) continue;
     const auto* src = std::get_if<TensorValue>(&frame_.slots[size_t(s.inputs[size_t(in)])]);
@@ -118,10 +120,12 @@ Expected<std::vector<RunValue>> FrameHost::runSubgraph(const Graph& body, std::v
                      body.owner() ? body.owner()->describe() : body.name());
   }
   Frame childFrame{&child, std::vector<RunValue>(child.slotValue.size()), &frame_};
-  for (size_t i = 0; i < inputs.size(); ++i) childFrame.slots[size_t(child.inputSlots[i])] = std::move(inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    childFrame.slots[size_t(child.inputSlots[i])] = std::move(inputs[i]);
   for (auto& [value, slot] : child.captured) {
     const RunValue* outer = frame_.lookup(value);
-    if (!outer) return makeError("body reads '" + value->name() + "', which is not computed", body.owner()->describe());
+    if (!outer)
+      return makeError("body reads '" + value->name() + "', which is not computed", body.owner()->describe());
     childFrame.slots[size_t(slot)] = *outer;
   }
   return runPlan(env_, child, childFrame, false, 0);

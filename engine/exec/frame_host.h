@@ -18,7 +18,8 @@ class FrameHost final : public KernelHost {
  public:
   FrameHost(const RunEnvironment& env, GraphPlan& plan, Frame& frame, ArenaState* arena, bool recording)
       : env_(env), plan_(plan), frame_(frame), arena_(arena), recording_(recording) {}
-  bool heapOnly = false;  // outputs that must not go to the arena: kept (folded) values, epilogue intermediates
+  // Outputs that must not go to the arena: kept (folded) values, epilogue intermediates.
+  bool heapOnly = false;
 
   Expected<TensorValue> allocateOutput(size_t index, DataType dtype, Dims dims) override;
   Expected<std::vector<RunValue>> runSubgraph(const Graph& body, std::vector<RunValue> inputs) override;

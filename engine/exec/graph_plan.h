@@ -40,7 +40,8 @@ struct EpilogueStep {
   const Node* node = nullptr;
   int opset = 0;
   std::unique_ptr<PreparedNode> prepared;
-  std::vector<int> inputs;  // frame slot; -1 absent; kChainValue - k: value k of the chain (0: the producer's)
+  // Per input: its frame slot; -1 absent; kChainValue - k: value k of the chain (0: the producer's).
+  std::vector<int> inputs;
 };
 constexpr int kChainValue = kEpilogueChain;
 
@@ -49,10 +50,10 @@ struct Step {
   int opset = 0;
   Backend* backend = nullptr;
   std::unique_ptr<PreparedNode> prepared;
-  std::vector<int> inputs;    // slot per node input, -1 when omitted
-  std::vector<int> outputs;   // slot per node output, -1 when omitted
-  std::vector<int> captures;  // outer values the node's bodies read (kept alive until it ran)
-  bool toHost = false;        // transfers: direction
+  std::vector<int> inputs;             // slot per node input, -1 when omitted
+  std::vector<int> outputs;            // slot per node output, -1 when omitted
+  std::vector<int> captures;           // outer values the node's bodies read (kept alive until it ran)
+  bool toHost = false;                 // transfers: direction
   std::vector<EpilogueStep> epilogue;  // output 0 is then the value of the last epilogue node
   std::string fusedOps;                // "+Relu", for profiles
   // Per input: the Transpose folded into this step (the kernel reads its input through the permutation,

@@ -24,8 +24,13 @@ Error notProduced(const onyx::Value& value, const Node& reader) {
 class GraphPlanning {
  public:
   GraphPlanning(PlanBuilder& builder, const Graph& graph, int depth)
-      : builder_(builder), context_(builder.context()), graph_(graph), depth_(depth),
-        plan_(std::make_unique<GraphPlan>()), outerReads_(outerReadsOf(graph)), facts_(graph, outerReads_),
+      : builder_(builder),
+        context_(builder.context()),
+        graph_(graph),
+        depth_(depth),
+        plan_(std::make_unique<GraphPlan>()),
+        outerReads_(outerReadsOf(graph)),
+        facts_(graph, outerReads_),
         transfers_(*plan_) {}
 
   Expected<std::unique_ptr<GraphPlan>> run();

@@ -68,7 +68,7 @@ const Node* ValueFacts::onlyUser(const onyx::Value* v) const {
   if (!v || v->name().empty() || pinned_.count(v) || v->uses().size() != 1) return nullptr;
   const Node* user = v->uses()[0].node;
   return user && user->graph() == &graph_ && user->outputCount() == 1 && user->subgraphs().empty() ? user
-                                                                                                  : nullptr;
+                                                                                                   : nullptr;
 }
 
 const onyx::Tensor* constantOf(const onyx::Value* v) {

@@ -14,7 +14,8 @@ namespace onyx::exec {
 
 struct PlanContext {
   const Model& model;
-  std::vector<Backend*> backends;  // preference order; the last is the host fallback that runs what others do not
+  // Preference order; the last is the host fallback that runs what the others do not.
+  std::vector<Backend*> backends;
   // While planning a function body: the function's opset imports, which its nodes' versions come from.
   const std::vector<OpsetImport>* imports = nullptr;
   bool fuseEpilogues = true;  // epilogues, and the Transpose and Concat folds

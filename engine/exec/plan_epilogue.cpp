@@ -80,10 +80,10 @@ Expected<void> adoptChain(Step& step, const Chain& chain, GraphPlan& plan, const
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const onyx::Value* in = op.node->input(i);
       int ref = op.inputs[i];
-      ep.inputs.push_back(ref <= kChainValue             ? ref
-                          : ref >= 0                     ? chain.extraSlots[size_t(ref)]
-                          : in && !in->name().empty()    ? plan.slotFor(in)
-                                                         : -1);
+      ep.inputs.push_back(ref <= kChainValue          ? ref
+                          : ref >= 0                  ? chain.extraSlots[size_t(ref)]
+                          : in && !in->name().empty() ? plan.slotFor(in)
+                                                      : -1);
     }
     step.fusedOps += "+" + op.node->opType();
     step.epilogue.push_back(std::move(ep));

@@ -10,8 +10,8 @@ namespace {
 
 // Transposes read only by a MatMul on the CPU: the MatMul reads the Transpose's input through the
 // permutation (strided operands; BERT's head split and K^T), so the transposed copy is never written.
-void foldTransposes(const std::vector<const Node*>& order, const ValueFacts& facts, const PlanContext& context,
-                    InputFolds& folds) {
+void foldTransposes(const std::vector<const Node*>& order, const ValueFacts& facts,
+                    const PlanContext& context, InputFolds& folds) {
   for (const Node* node : order) {
     if (node->opType() != "Transpose" || !isOnnxDomain(*node) || node->inputCount() < 1 ||
         node->outputCount() != 1)
@@ -42,7 +42,8 @@ void foldConcats(const std::vector<const Node*>& order, const ValueFacts& facts,
     bool named = true;
     for (const onyx::Value* part : node->inputs()) named = named && part && !part->name().empty();
     const Node* user = named ? facts.onlyUser(node->output(0)) : nullptr;
-    if (!user || !isOnnxDomain(*user) || user->inputCount() < 1 || user->input(0) != node->output(0)) continue;
+    if (!user || !isOnnxDomain(*user) || user->inputCount() < 1 || user->input(0) != node->output(0))
+      continue;
     const std::string& op = user->opType();
     const bool pool2d = (op == "MaxPool" || op == "AveragePool") && user->attrInts("kernel_shape") &&
                         user->attrInts("kernel_shape")->size() == 2;
@@ -56,11 +57,12 @@ void foldConcats(const std::vector<const Node*>& order, const ValueFacts& facts,
 }
 
 Fold foldKind(const GraphPlan& plan, const Step& step) {
-  static const std::unordered_set<std::string> kRandom = {"RandomNormal", "RandomUniform", "RandomNormalLike",
-                                                          "RandomUniformLike", "Multinomial", "Bernoulli",
-                                                          "Dropout"};
+  static const std::unordered_set<std::string> kRandom = {
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+      "Multinomial",  "Bernoulli",     "Dropout"};
   const Node& node = *step.node;
-  if (!step.backend->usesHostMemory() || !node.subgraphs().empty() || !step.captures.empty()) return Fold::None;
+  if (!step.backend->usesHostMemory() || !node.subgraphs().empty() || !step.captures.empty())
+    return Fold::None;
   const bool standard = isOnnxDomain(node);
   if (standard && kRandom.count(node.opType())) return Fold::None;
   if (!standard && node.domain() != "ai.onnx.ml") return Fold::None;
@@ -72,7 +74,8 @@ Fold foldKind(const GraphPlan& plan, const Step& step) {
     return plan.isConstant[size_t(slot)] || plan.isShapeDerived[size_t(slot)];
   };
   bool all = std::all_of(step.inputs.begin(), step.inputs.end(), known);
-  for (const EpilogueStep& ep : step.epilogue) all = all && std::all_of(ep.inputs.begin(), ep.inputs.end(), known);
+  for (const EpilogueStep& ep : step.epilogue)
+    all = all && std::all_of(ep.inputs.begin(), ep.inputs.end(), known);
   if (all) return derived ? Fold::Shape : Fold::Constant;
   const bool source = standard && (node.opType() == "Shape" || node.opType() == "Size");
   return source && step.epilogue.empty() && !step.inputs.empty() && step.inputs[0] >= 0 ? Fold::Source

@@ -11,7 +11,8 @@ namespace onyx::exec {
 namespace {
 
 bool transparent(const Step& step) {
-  return step.node && step.epilogue.empty() && step.backend->usesHostMemory() && isLayoutTransparent(*step.node);
+  return step.node && step.epilogue.empty() && step.backend->usesHostMemory() &&
+         isLayoutTransparent(*step.node);
 }
 
 // Whether `reader` takes its input `input` channels-last: its kernel accepts it there (and keeps it, when it
@@ -38,7 +39,8 @@ void chooseChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const o
     const onyx::Value* value = plan.slotValue[size_t(slot)];
     if (!value || pinned.count(value) || readers[size_t(slot)].empty()) continue;
     bool allTake = true;
-    for (auto [r, input] : readers[size_t(slot)]) allTake = allTake && takesChannelsLast(plan.steps[r], input);
+    for (auto [r, input] : readers[size_t(slot)])
+      allTake = allTake && takesChannelsLast(plan.steps[r], input);
     step.channelsLastOut = allTake;
   }
 }

@@ -8,8 +8,8 @@ namespace onyx::exec {
 Expected<void> prepareOnFirstBackend(Step& step, const std::vector<Backend*>& backends,
                                      const std::vector<const onyx::Tensor*>& constants) {
   const Node& node = *step.node;
-  Error lastError = makeError("no backend supports " + node.opType() + " at opset " + std::to_string(step.opset) +
-                                  "; the op is not supported yet",
+  Error lastError = makeError("no backend supports " + node.opType() + " at opset " +
+                                  std::to_string(step.opset) + "; the op is not supported yet",
                               node.describe());
   NodeShapes shapes;
   for (Backend* backend : backends) {

@@ -26,7 +26,8 @@ std::string profiledVariant(const PreparedNode& prepared) {
 }
 
 ProfileEvent stepEvent(const Profiler& profiler, const GraphPlan& plan, const Step& step,
-                       const std::vector<RunValue>& slots, const StepOutcome& outcome, std::string_view hostBackend) {
+                       const std::vector<RunValue>& slots, const StepOutcome& outcome,
+                       std::string_view hostBackend) {
   ProfileEvent e;
   e.startNs = outcome.startNs;
   e.durationNs = profiler.nowNs() - outcome.startNs;
@@ -53,8 +54,8 @@ ProfileEvent stepEvent(const Profiler& profiler, const GraphPlan& plan, const St
 }
 
 // A node fused into the step: its time is in the step's event.
-ProfileEvent fusedEvent(const Profiler& profiler, const GraphPlan& plan, const Step& step, const Node& fusedNode,
-                        std::string_view hostBackend) {
+ProfileEvent fusedEvent(const Profiler& profiler, const GraphPlan& plan, const Step& step,
+                        const Node& fusedNode, std::string_view hostBackend) {
   ProfileEvent f;
   f.startNs = profiler.nowNs();
   f.iteration = profiler.iteration();
@@ -85,9 +86,9 @@ ProfileEvent epilogueEvent(const Profiler& profiler, const EpilogueStep& ep, int
   return e;
 }
 
-void recordStep(Profiler& profiler, const GraphPlan& plan, const Step& step, const std::vector<RunValue>& slots,
-                const StepOutcome& outcome, std::vector<ProfileEvent>& epilogueEvents,
-                std::string_view hostBackend) {
+void recordStep(Profiler& profiler, const GraphPlan& plan, const Step& step,
+                const std::vector<RunValue>& slots, const StepOutcome& outcome,
+                std::vector<ProfileEvent>& epilogueEvents, std::string_view hostBackend) {
   ProfileEvent e = stepEvent(profiler, plan, step, slots, outcome, hostBackend);
   for (const ProfileEvent& after : epilogueEvents) e.durationNs -= after.durationNs;
   profiler.record(std::move(e));

@@ -27,8 +27,8 @@ ProfileEvent epilogueEvent(const Profiler& profiler, const EpilogueStep& ep, int
 
 // Records the step's event, then its epilogue nodes' (run one by one: `epilogueEvents`, moved from), then
 // those of the nodes fused into it. `slots`: the frame after the step ran.
-void recordStep(Profiler& profiler, const GraphPlan& plan, const Step& step, const std::vector<RunValue>& slots,
-                const StepOutcome& outcome, std::vector<ProfileEvent>& epilogueEvents,
-                std::string_view hostBackend);
+void recordStep(Profiler& profiler, const GraphPlan& plan, const Step& step,
+                const std::vector<RunValue>& slots, const StepOutcome& outcome,
+                std::vector<ProfileEvent>& epilogueEvents, std::string_view hostBackend);
 
 }  // namespace onyx::exec

@@ -19,7 +19,12 @@ namespace {
 class PlanRun {
  public:
   PlanRun(const RunEnvironment& env, GraphPlan& plan, Frame& frame, ArenaState* arena, bool recording)
-      : env_(env), profiler_(env.profiler), plan_(plan), frame_(frame), arena_(arena), recording_(recording),
+      : env_(env),
+        profiler_(env.profiler),
+        plan_(plan),
+        frame_(frame),
+        arena_(arena),
+        recording_(recording),
         host_(env, plan, frame, arena, recording) {}
 
   Expected<std::vector<RunValue>> run(int64_t arenaLimitBytes);
@@ -200,7 +205,9 @@ Expected<void> PlanRun::runEpilogue(const Step& step, RunValue& value) {
     std::vector<RunValue> plain;  // the node's kernel reads plain storage
     plain.reserve(ep.inputs.size());
     for (int slot : ep.inputs) {
-      const RunValue& in = slot >= 0 ? frame_.slots[size_t(slot)] : slot == -1 ? absent_ : chain[size_t(kChainValue - slot)];
+      const RunValue& in = slot >= 0    ? frame_.slots[size_t(slot)]
+                           : slot == -1 ? absent_
+                                        : chain[size_t(kChainValue - slot)];
       plain.push_back(plainLayout(in));
       inputs.push_back(&plain.back());
     }
@@ -211,7 +218,8 @@ Expected<void> PlanRun::runEpilogue(const Step& step, RunValue& value) {
     auto ran = ep.prepared->run(context);
     host_.heapOnly = false;
     if (!ran) return ran.error();
-    if (profiler_) epilogueEvents_.push_back(epilogueEvent(*profiler_, ep, start, inputs, outputs[0], context));
+    if (profiler_)
+      epilogueEvents_.push_back(epilogueEvent(*profiler_, ep, start, inputs, outputs[0], context));
     chain.push_back(std::move(outputs[0]));
   }
   value = std::move(chain.back());
@@ -242,8 +250,8 @@ std::vector<RunValue> PlanRun::results() {
 
 }  // namespace
 
-Expected<std::vector<RunValue>> runPlan(const RunEnvironment& env, GraphPlan& plan, Frame& frame, bool useArena,
-                                        int64_t arenaLimitBytes) {
+Expected<std::vector<RunValue>> runPlan(const RunEnvironment& env, GraphPlan& plan, Frame& frame,
+                                        bool useArena, int64_t arenaLimitBytes) {
   // Graph inputs that are also initializers keep their initializer unless the caller gave a value.
   for (auto& [slot, tensor] : plan.constants)
     if (std::holds_alternative<std::monostate>(frame.slots[size_t(slot)])) frame.slots[size_t(slot)] = tensor;

@@ -41,7 +41,7 @@ struct RunEnvironment {
 // Runs `plan` on `frame` (its input slots filled) and returns the graph outputs in plain layout. With
 // `useArena`, intermediates go to the arena for these input shapes; a first run records and plans it, and
 // fails when it needs more than `arenaLimitBytes` (> 0).
-Expected<std::vector<RunValue>> runPlan(const RunEnvironment& env, GraphPlan& plan, Frame& frame, bool useArena,
-                                        int64_t arenaLimitBytes);
+Expected<std::vector<RunValue>> runPlan(const RunEnvironment& env, GraphPlan& plan, Frame& frame,
+                                        bool useArena, int64_t arenaLimitBytes);
 
 }  // namespace onyx::exec

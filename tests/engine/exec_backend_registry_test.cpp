@@ -34,7 +34,8 @@ TEST(ExecBackendRegistry, CreatesByNameAndListsTheNamesItKnows) {
   std::string seenDevice;
   registry.add("fake", [&](const BackendSettings& settings) -> Expected<std::unique_ptr<Backend>> {
     seenDevice = settings.device;
-    return std::unique_ptr<Backend>(std::make_unique<FakeBackend>("fake", true, std::map<std::string, FakeTraits>{}));
+    return std::unique_ptr<Backend>(
+        std::make_unique<FakeBackend>("fake", true, std::map<std::string, FakeTraits>{}));
   });
   registry.add("broken", [](const BackendSettings&) -> Expected<std::unique_ptr<Backend>> {
     return makeError("no device here", "--device");
@@ -53,7 +54,8 @@ TEST(ExecBackendRegistry, CreatesByNameAndListsTheNamesItKnows) {
   EXPECT_EQ(broken.error().message, "no device here");
   auto unknown = registry.create("metal", {*model, pool, "", ""});
   ASSERT_FALSE(unknown.ok());
-  EXPECT_EQ(unknown.error().message, "backend 'metal' is not available in this build; choose one of: fake, broken");
+  EXPECT_EQ(unknown.error().message,
+            "backend 'metal' is not available in this build; choose one of: fake, broken");
 
   registry.add("broken", [](const BackendSettings&) -> Expected<std::unique_ptr<Backend>> {
     return makeError("still no device");
@@ -69,7 +71,8 @@ TEST(ExecBackendRegistry, TheExecutorMakesItsFallbackByName) {
   options.fallbackBackend = "metal";
   auto missing = Executor::create(*model, options);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message, "backend 'metal' is not available in this build; choose one of: cpu, vulkan");
+  EXPECT_EQ(missing.error().message,
+            "backend 'metal' is not available in this build; choose one of: cpu, vulkan");
 
   options.fallbackBackend = "cpu";
   auto executor = Executor::create(*model, options);

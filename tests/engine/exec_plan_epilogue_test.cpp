@@ -14,7 +14,8 @@ struct Fusing {
   explicit Fusing(size_t limit, bool hostMemory = true) {
     FakeTraits traits;
     traits.epilogueLimit = limit;
-    fake = std::make_unique<FakeBackend>("fused", hostMemory, std::map<std::string, FakeTraits>{{"MatMul", traits}});
+    fake = std::make_unique<FakeBackend>("fused", hostMemory,
+                                         std::map<std::string, FakeTraits>{{"MatMul", traits}});
   }
   std::unique_ptr<GraphPlan> plan(const Model& model, bool fuse = true) {
     PlanContext context = bareContext(model, {fake.get(), &cpu});
@@ -56,11 +57,11 @@ TEST(ExecPlanEpilogue, AStepTakesTheReadersItsKernelAccepts) {
   EXPECT_EQ(epilogueOps(matmul), (std::vector<std::string>{"Relu", "Clip"}));
   EXPECT_EQ(matmul.fusedOps, "+Relu+Clip");
   EXPECT_EQ(matmul.outputs, std::vector<int>{slotNamed(*plan, *model, "c")});  // output 0 is the chain's end
-  EXPECT_EQ(slotNamed(*plan, *model, "m"), -1);                               // never materialized
+  EXPECT_EQ(slotNamed(*plan, *model, "m"), -1);                                // never materialized
   EXPECT_EQ(matmul.epilogue[0].inputs, std::vector<int>{kChainValue});
   // Clip reads Relu's value from the chain; its constant bounds from their slots when it runs by itself.
-  EXPECT_EQ(matmul.epilogue[1].inputs,
-            (std::vector<int>{kChainValue - 1, slotNamed(*plan, *model, "lo"), slotNamed(*plan, *model, "hi")}));
+  EXPECT_EQ(matmul.epilogue[1].inputs, (std::vector<int>{kChainValue - 1, slotNamed(*plan, *model, "lo"),
+                                                         slotNamed(*plan, *model, "hi")}));
   EXPECT_EQ(matmul.inputs.size(), 2u);  // constants are no extra operands
   EXPECT_EQ(matmul.ownInputs, 2u);
 

@@ -114,11 +114,11 @@ g (float[N, 3] x, float[3] bias) => (float[N, 3] y, int64[1] n, float[3] r) <flo
   auto plan = planMainGraph(context, bodies);
   ASSERT_TRUE(plan);
   EXPECT_EQ(stepProducing(*plan, "nw")->fold, Fold::Constant);  // reads an initializer only
-  EXPECT_EQ(stepProducing(*plan, "s")->fold, Fold::Source);      // stands while x keeps its dims
-  EXPECT_EQ(stepProducing(*plan, "n")->fold, Fold::Shape);       // computed from dims
-  EXPECT_EQ(stepProducing(*plan, "y")->fold, Fold::None);        // reads a graph input
-  EXPECT_EQ(stepProducing(*plan, "b2")->fold, Fold::None);       // the caller may override bias
-  EXPECT_EQ(stepProducing(*plan, "r")->fold, Fold::None);        // random, though it reads a constant
+  EXPECT_EQ(stepProducing(*plan, "s")->fold, Fold::Source);     // stands while x keeps its dims
+  EXPECT_EQ(stepProducing(*plan, "n")->fold, Fold::Shape);      // computed from dims
+  EXPECT_EQ(stepProducing(*plan, "y")->fold, Fold::None);       // reads a graph input
+  EXPECT_EQ(stepProducing(*plan, "b2")->fold, Fold::None);      // the caller may override bias
+  EXPECT_EQ(stepProducing(*plan, "r")->fold, Fold::None);       // random, though it reads a constant
   EXPECT_TRUE(plan->isConstant[size_t(slotNamed(*plan, *model, "nw"))]);
   EXPECT_TRUE(plan->isShapeDerived[size_t(slotNamed(*plan, *model, "n"))]);
   // Add may pack its second input once: the kept output of a constant step.

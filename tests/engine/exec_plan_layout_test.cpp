@@ -10,9 +10,11 @@ namespace onyx::exec::testing {
 namespace {
 
 // Per node, by its output's name: whether the step may leave it channels-last.
-std::map<std::string, bool> layoutsOf(const std::string& body, const std::string& outputs = "float[1, 2, 4, 4] y") {
+std::map<std::string, bool> layoutsOf(const std::string& body,
+                                      const std::string& outputs = "float[1, 2, 4, 4] y") {
   auto model = parsePlanModel(R"(<ir_version: 8, opset_import: ["" : 17]>
-g (float[1, 2, 4, 4] x) => ()" + outputs + R"() <float[2, 2, 1, 1] w = {1, 0, 0, 1}> {
+g (float[1, 2, 4, 4] x) => ()" +
+                              outputs + R"() <float[2, 2, 1, 1] w = {1, 0, 0, 1}> {
 )" + body + "}");
   EXPECT_TRUE(model);
   if (!model) return {};
@@ -28,7 +30,8 @@ g (float[1, 2, 4, 4] x) => ()" + outputs + R"() <float[2, 2, 1, 1] w = {1, 0, 0,
   auto plan = planMainGraph(bareContext(*model, {&onednn, &cpu}), bodies);
   EXPECT_TRUE(plan);
   if (!plan) return {};
-  for (const Step& step : plan->steps) EXPECT_FALSE(step.channelsLastOut) << "the step is off in the bare context";
+  for (const Step& step : plan->steps)
+    EXPECT_FALSE(step.channelsLastOut) << "the step is off in the bare context";
   const Graph& graph = model->graph();
   OuterReads reads = outerReadsOf(graph);
   chooseChannelsLastOutputs(*plan, ValueFacts(graph, reads).pinnedValues());

@@ -67,12 +67,15 @@ ArenaState recorded(std::vector<BufferRequest> requests, std::vector<bool> escap
 TEST(ExecPlanMemory, TheArenaHoldsWhatARecordingRunAsked) {
   Planned p;
   ASSERT_TRUE(p.plan);
-  ArenaState arena = recorded({{1000, 0, 1, -1, "a"}, {1000, 1, 3, -1, "b"}, {1000, 2, 2, -1, "u"},
-                               {1000, 3, 4, -1, "c"}, {4096, 5, 5, -1, "y"}},
+  ArenaState arena = recorded({{1000, 0, 1, -1, "a"},
+                               {1000, 1, 3, -1, "b"},
+                               {1000, 2, 2, -1, "u"},
+                               {1000, 3, 4, -1, "c"},
+                               {4096, 5, 5, -1, "y"}},
                               {false, false, false, false, true});
   ASSERT_TRUE(planArena(*p.plan, arena, 0).ok());
   EXPECT_TRUE(arena.planned);
-  EXPECT_EQ(arena.requests[4].bytes, 0);  // the graph output lives on the heap
+  EXPECT_EQ(arena.requests[4].bytes, 0);      // the graph output lives on the heap
   EXPECT_EQ(arena.plan.peakBytes, 2 * 1024);  // two of a, b, u, c at once, never three
   EXPECT_NE(arena.plan.offsets[1], arena.plan.offsets[2]);
   EXPECT_NE(arena.plan.offsets[1], arena.plan.offsets[3]);
@@ -90,7 +93,8 @@ TEST(ExecPlanMemory, AnArenaOverTheLimitNamesTheNodeAtThePeak) {
   auto planned = planArena(*p.plan, arena, 2048);
   ASSERT_FALSE(planned.ok());
   EXPECT_EQ(planned.error().message,
-            "the run needs an arena of 4032 bytes, over the limit of 2048; the largest tensor alive at the peak is b. "
+            "the run needs an arena of 4032 bytes, over the limit of 2048; the largest tensor alive at the "
+            "peak is b. "
             "Raise the limit or use smaller inputs");
   EXPECT_EQ(planned.error().where, p.plan->steps[1].node->describe());
   EXPECT_TRUE(p.plan->arenas.empty());

@@ -123,9 +123,9 @@ TEST(ExecPlanPlace, APlanRunsDeviceNodesBetweenTransfers) {
   auto plan = planMainGraph(bareContext(*model, {&device, &cpu}), bodies);
   ASSERT_TRUE(plan);
   // x goes up once; a comes down once for its two CPU readers; c goes up for Tanh and d comes down for Mul.
-  EXPECT_EQ(describeSteps(*plan),
-            (std::vector<std::string>{"transfer>device", "Relu@device", "transfer>host", "Sigmoid@cpu", "Add@cpu",
-                                      "transfer>device", "Tanh@device", "transfer>host", "Mul@cpu"}));
+  EXPECT_EQ(describeSteps(*plan), (std::vector<std::string>{"transfer>device", "Relu@device", "transfer>host",
+                                                            "Sigmoid@cpu", "Add@cpu", "transfer>device",
+                                                            "Tanh@device", "transfer>host", "Mul@cpu"}));
   EXPECT_EQ(plan->transfers, 4);
   // The graph output is on the host: Mul ran on the CPU, no transfer after it.
   EXPECT_EQ(plan->outputSlots, plan->steps.back().outputs);

@@ -55,7 +55,8 @@ TEST(ExecPlanRunner, ComputesTheOutputsAndFreesIntermediates) {
   EXPECT_EQ(floats((*outputs)[0]), (std::vector<float>{-1.0f, -1.5f, -1.0f, -4.0f}));
   EXPECT_TRUE(std::holds_alternative<std::monostate>(frame.slots[size_t(slotNamed(*r.plan, *r.model, "a"))]));
   // Constants stay for the next run; so does the caller's input.
-  EXPECT_FALSE(std::holds_alternative<std::monostate>(frame.slots[size_t(slotNamed(*r.plan, *r.model, "nw"))]));
+  EXPECT_FALSE(
+      std::holds_alternative<std::monostate>(frame.slots[size_t(slotNamed(*r.plan, *r.model, "nw"))]));
   EXPECT_FALSE(std::holds_alternative<std::monostate>(frame.slots[size_t(r.plan->inputSlots[0])]));
   EXPECT_TRUE(r.plan->lastArena && r.plan->lastArena->planned);  // the first run recorded and planned it
 }
@@ -87,7 +88,8 @@ TEST(ExecPlanRunner, AKernelErrorEndsTheRun) {
   Frame frame{r.plan.get(), std::vector<RunValue>(r.plan->slotValue.size()), nullptr};
   auto outputs = r.run(frame, false);
   ASSERT_FALSE(outputs.ok());
-  EXPECT_NE(outputs.error().message.find("fake kernels do not run"), std::string::npos) << outputs.error().toString();
+  EXPECT_NE(outputs.error().message.find("fake kernels do not run"), std::string::npos)
+      << outputs.error().toString();
   EXPECT_NE(outputs.error().where.find("Relu"), std::string::npos);
 }
 

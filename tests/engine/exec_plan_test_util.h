@@ -39,7 +39,9 @@ class FakePrepared final : public PreparedNode {
   Expected<void> run(KernelContext& context) override { return context.error("fake kernels do not run"); }
   std::string_view variant() const override { return "fake"; }
   const std::vector<int>& hostInputs() const override { return traits_.hostInputs; }
-  bool setEpilogue(const std::vector<EpilogueOp>& ops) override { return ops.size() <= traits_.epilogueLimit; }
+  bool setEpilogue(const std::vector<EpilogueOp>& ops) override {
+    return ops.size() <= traits_.epilogueLimit;
+  }
   bool acceptsChannelsLast(size_t input) const override {
     for (size_t i : traits_.acceptsChannelsLast)
       if (i == input) return true;
@@ -57,13 +59,17 @@ class FakeBackend final : public Backend {
  public:
   FakeBackend(std::string name, bool hostMemory, std::map<std::string, FakeTraits> ops,
               std::set<std::string> declined = {})
-      : name_(std::move(name)), hostMemory_(hostMemory), ops_(std::move(ops)), declined_(std::move(declined)) {}
+      : name_(std::move(name)),
+        hostMemory_(hostMemory),
+        ops_(std::move(ops)),
+        declined_(std::move(declined)) {}
   std::string_view name() const override { return name_; }
   bool usesHostMemory() const override { return hostMemory_; }
   bool supports(const Node& node, int) const override { return ops_.count(node.opType()) > 0; }
   Expected<std::unique_ptr<PreparedNode>> prepare(const Node& node, int, const NodeShapes&,
                                                   const std::vector<const onyx::Tensor*>&) override {
-    if (declined_.count(node.opType())) return makeError(name_ + " declines " + node.opType(), node.describe());
+    if (declined_.count(node.opType()))
+      return makeError(name_ + " declines " + node.opType(), node.describe());
     return std::unique_ptr<PreparedNode>(std::make_unique<FakePrepared>(ops_.at(node.opType())));
   }
 
@@ -106,7 +112,8 @@ inline std::vector<std::string> describeSteps(const GraphPlan& plan) {
 // The step whose node has output `name` (before fusion), or null.
 inline const Step* stepProducing(const GraphPlan& plan, const std::string& name) {
   for (const Step& step : plan.steps)
-    if (step.node && step.node->outputCount() > 0 && step.node->output(0) && step.node->output(0)->name() == name)
+    if (step.node && step.node->outputCount() > 0 && step.node->output(0) &&
+        step.node->output(0)->name() == name)
       return &step;
   return nullptr;
 }
