@@ -42,7 +42,7 @@ int runProfile(const ProfileOptions& o) {
   profile::SummaryKey key = o.by == "node"    ? profile::SummaryKey::Node
                             : o.by == "scope" ? profile::SummaryKey::Scope
                                               : profile::SummaryKey::OpType;
-  std::vector<exec::SummaryRow> rows = profile::summarize(trace->events, key);
+  std::vector<profile::SummaryRow> rows = profile::summarize(trace->events, key);
   if (!o.csv.empty()) {
     if (auto written = writeFileAtomically(o.csv, profile::summaryCsv(rows)); !written)
       return reportError(o.csv, written.error());
@@ -73,7 +73,7 @@ int runProfile(const ProfileOptions& o) {
       json.endArray().endObject();
     }
     json.member("by", o.by).key("rows").beginArray();
-    for (const exec::SummaryRow& r : rows) {
+    for (const profile::SummaryRow& r : rows) {
       json.beginObject()
           .member("key", r.key)
           .member("op_type", r.opType)
@@ -103,7 +103,7 @@ int runProfile(const ProfileOptions& o) {
       std::cout << "unmapped: " << names << "\n";
     }
   }
-  std::cout << exec::Profiler::formatSummary(rows, o.top);
+  std::cout << profile::formatSummaryTable(rows, o.top);
   if (rows.size() > o.top) std::cout << fmt::format("({} more rows; --top N shows more)\n", rows.size() - o.top);
   return std::cout.flush() ? kExitOk : kExitBadInput;
 }

@@ -11,6 +11,7 @@
 #include "exec/compare.h"
 #include "exec/executor.h"
 #include "onnx/onnx_io.h"
+#include "profile/profile_summary.h"
 
 namespace onyx::cli {
 namespace {
@@ -158,7 +159,8 @@ int runModel(const RunOptions& o) {
     if (!written) return reportError(o.profile, written.error());
     if (!o.json) {
       std::cout << "profile: " << o.profile << "\nby op type:\n"
-                << exec::Profiler::formatSummary((*profiled)->profiler().byOpType(), 15);
+                << profile::formatSummaryTable(
+                       profile::summarize((*profiled)->profiler().events(), profile::SummaryKey::OpType), 15);
     }
   }
 

@@ -1,7 +1,8 @@
 #pragma once
-// A backend runs nodes: the CPU backend here, the Vulkan backend later. The scheduler asks each backend, in
-// preference order, whether it supports a node; the first that does prepares it, and the CPU backend takes
-// the rest. Tensors live in the memory of the backend that produced them; the scheduler inserts transfers.
+// A backend runs nodes (exec/cpu_backend.h, exec/vulkan/vulkan_backend.h; created by name through
+// exec/backend_registry.h). The scheduler asks each backend, in preference order, whether it supports a node;
+// the first that does prepares it, and the fallback (a host backend, the CPU's by default) takes the rest.
+// Tensors live in the memory of the backend that produced them; the scheduler inserts transfers.
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,21 +66,6 @@ class Backend {
   virtual void beginProfiledStep(Profiler&) {}
   virtual void endProfiledStep(Profiler&, size_t /*eventIndex*/) {}
   virtual Expected<void> finishRun() { return {}; }
-};
-
-class CpuBackend final : public Backend {
- public:
-  // `variant`: only kernels of that variant (tests pin "reference"); empty: the best kernel per node.
-  explicit CpuBackend(ThreadPool& pool, std::string variant = {});
-  std::string_view name() const override { return "cpu"; }
-  bool usesHostMemory() const override { return true; }
-  bool supports(const Node& node, int opset) const override;
-  Expected<std::unique_ptr<PreparedNode>> prepare(const Node& node, int opset, const NodeShapes& shapes,
-                                                  const std::vector<const onyx::Tensor*>& constants) override;
-
- private:
-  ThreadPool& pool_;
-  std::string variant_;
 };
 
 }  // namespace onyx::exec

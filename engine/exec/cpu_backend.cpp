@@ -1,4 +1,4 @@
-#include "exec/backend.h"
+#include "exec/cpu_backend.h"
 
 namespace onyx::exec {
 

@@ -1,6 +1,7 @@
 #pragma once
-// Runs a model: a plan (topological schedule, each node assigned to a backend, transfers inserted where a
-// value crosses backends), a memory plan for the intermediates, and per-node profiling.
+// Runs a model: makes the backends the options name (exec/backend_registry.h), plans the graph and its bodies
+// (exec/plan_builder.h: schedule, placement with transfers, folds, epilogues, layouts, liveness), and runs
+// the plan (exec/plan_runner.h) with an arena for the intermediates and per-node profiling.
 #include <map>
 #include <memory>
 #include <string>
@@ -15,8 +16,10 @@
 namespace onyx::exec {
 
 struct ExecutorOptions {
-  // Backends in preference order; "cpu" is always added last as the fallback.
+  // Backends in preference order, by registered name (BackendRegistry); the fallback is always added last.
   std::vector<std::string> backends = {"cpu"};
+  // The host backend that runs every node the others do not.
+  std::string fallbackBackend = "cpu";
   std::string device;  // Vulkan device: index or part of its name; "" the best one (or ONYX_VULKAN_DEVICE)
   int threads = 2;
   std::string kernelVariant;    // "" best available; "reference" pins the oracle kernels
@@ -55,13 +58,13 @@ struct Assignment {
   bool channelsLastOutput = false;  // output 0 may stay channels-last (ExecutorOptions::channelsLast)
 };
 
-class GraphPlan;  // per graph (main graph and each body), in plan.h
+class GraphPlan;  // per graph (main graph and each body), in graph_plan.h
 
 using NamedValues = std::vector<std::pair<std::string, RunValue>>;
 
 class Executor {
  public:
-  // `extraBackends`: backends the options can name (the Vulkan backend is passed here); CPU is built in.
+  // `extraBackends`: backends the options can name besides the registered ones (tests pass fakes).
   static Expected<std::unique_ptr<Executor>> create(const Model& model, ExecutorOptions options = {},
                                                     std::vector<std::unique_ptr<Backend>> extraBackends = {});
   ~Executor();
@@ -83,9 +86,8 @@ class Executor {
   std::vector<std::pair<std::string, std::string>> devices() const;
 
  private:
-  friend class GraphPlan;
-  friend class FrameHost;
   Executor(const Model& model, ExecutorOptions options);
+  Expected<std::vector<Backend*>> makeBackends();
   Expected<void> build();
   Expected<void> validateInputs(const NamedValues& inputs);
 
@@ -93,7 +95,7 @@ class Executor {
   ExecutorOptions options_;
   ThreadPool pool_;
   Profiler profiler_;
-  std::vector<std::unique_ptr<Backend>> backends_;  // preference order, CPU last
+  std::vector<std::unique_ptr<Backend>> backends_;  // the fallback last
   std::unique_ptr<GraphPlan> main_;
   std::map<const Graph*, std::unique_ptr<GraphPlan>> bodies_;
   SymBindings bindings_;

@@ -1,12 +1,9 @@
 #include "exec/profiler.h"
 
-#include "profile/profile_summary.h"
 #include "util/json_writer.h"
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <map>
 
 namespace onyx::exec {
 
@@ -60,27 +57,6 @@ std::string chromeTraceJson(const std::vector<ProfileEvent>& events, const std::
         e.iteration, e.depth, e.bytesRead, e.bytesWritten, e.flops);
   }
   out += "\n],\"displayTimeUnit\":\"ms\"}\n";
-  return out;
-}
-
-
-std::vector<SummaryRow> Profiler::byNode() const {
-  return profile::summarize(events_, profile::SummaryKey::Node);
-}
-std::vector<SummaryRow> Profiler::byOpType() const {
-  return profile::summarize(events_, profile::SummaryKey::OpType);
-}
-
-std::string Profiler::formatSummary(const std::vector<SummaryRow>& rows, size_t limit) {
-  std::string out = fmt::format("{:<48} {:>7} {:>10} {:>9} {:>6} {:>9}\n", "name", "count", "total ms",
-                                "mean ms", "%", "GFLOP/s");
-  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
-    const SummaryRow& r = rows[i];
-    double gflops = r.totalMs > 0 ? double(r.flops) / (r.totalMs * 1e6) : 0;
-    std::string key = r.key.size() > 48 ? r.key.substr(0, 45) + "..." : r.key;
-    out += fmt::format("{:<48} {:>7} {:>10.3f} {:>9.4f} {:>6.1f} {:>9.2f}\n", key, r.count, r.totalMs,
-                       r.meanMs, r.percent, gflops);
-  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Per-node execution events, recorded into a preallocated buffer so recording costs two clock reads and a
-// store per node. Exported as Chrome trace JSON (opens in Perfetto) and summarised by node and by op type.
+// store per node, and exported as Chrome trace JSON (opens in Perfetto). The recorder only records:
+// summaries by node, op type or scope are engine/profile's (profile/profile_summary.h).
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -32,18 +33,6 @@ struct IterationMark {
   int64_t durationNs = 0;
 };
 
-struct SummaryRow {
-  std::string key;  // node "Conv '/layer1/conv' (#12)" or op type "Conv"
-  std::string opType;
-  NodeId node = kNoNode;  // node rows only
-  int64_t count = 0;  // events summed (nodes x iterations)
-  double totalMs = 0;
-  double meanMs = 0;
-  double percent = 0;  // of all node time
-  int64_t flops = 0;
-  int64_t bytes = 0;
-};
-
 // Chrome trace JSON (Perfetto, chrome://tracing) of any events: what Profiler::chromeTraceJson writes, also
 // for profiles read back from files.
 std::string chromeTraceJson(const std::vector<ProfileEvent>& events, const std::vector<IterationMark>& iterations);
@@ -63,10 +52,6 @@ class Profiler {
   void clear();
 
   std::string chromeTraceJson() const;
-  // Rows sorted by total time, descending.
-  std::vector<SummaryRow> byNode() const;
-  std::vector<SummaryRow> byOpType() const;
-  static std::string formatSummary(const std::vector<SummaryRow>& rows, size_t limit);
 
  private:
   std::chrono::steady_clock::time_point epoch_;

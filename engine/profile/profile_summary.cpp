@@ -23,7 +23,7 @@ std::string nodeKey(const exec::ProfileEvent& e) {
   return fmt::format("{} '{}' (#{})", e.opType, e.name, e.node);
 }
 
-void addTo(exec::SummaryRow& row, const exec::ProfileEvent& e) {
+void addTo(SummaryRow& row, const exec::ProfileEvent& e) {
   row.count++;
   row.totalMs += e.durationNs / 1e6;
   row.flops += e.flops;
@@ -31,8 +31,8 @@ void addTo(exec::SummaryRow& row, const exec::ProfileEvent& e) {
 }
 }  // namespace
 
-std::vector<exec::SummaryRow> summarize(const std::vector<exec::ProfileEvent>& events, SummaryKey key) {
-  std::map<std::string, exec::SummaryRow> rows;
+std::vector<SummaryRow> summarize(const std::vector<exec::ProfileEvent>& events, SummaryKey key) {
+  std::map<std::string, SummaryRow> rows;
   double total = 0;
   for (const exec::ProfileEvent& e : events) {
     if (e.depth > 0) continue;
@@ -48,20 +48,20 @@ std::vector<exec::SummaryRow> summarize(const std::vector<exec::ProfileEvent>& e
       for (size_t end = 1; end <= scope.size(); ++end) {
         if (end != scope.size() && scope[end] != '/') continue;
         std::string prefix(scope.substr(0, end));
-        exec::SummaryRow& row = rows[prefix];
+        SummaryRow& row = rows[prefix];
         row.key = prefix;
         addTo(row, e);
       }
       continue;
     }
     std::string rowKey = key == SummaryKey::Node ? nodeKey(e) : e.opType;
-    exec::SummaryRow& row = rows[rowKey];
+    SummaryRow& row = rows[rowKey];
     row.key = rowKey;
     row.opType = e.opType;
     if (key == SummaryKey::Node) row.node = e.node;
     addTo(row, e);
   }
-  std::vector<exec::SummaryRow> out;
+  std::vector<SummaryRow> out;
   out.reserve(rows.size());
   for (auto& [rowKey, row] : rows) {
     row.meanMs = row.count ? row.totalMs / double(row.count) : 0;
@@ -69,7 +69,7 @@ std::vector<exec::SummaryRow> summarize(const std::vector<exec::ProfileEvent>& e
     out.push_back(row);
   }
   std::stable_sort(out.begin(), out.end(),
-                   [](const exec::SummaryRow& a, const exec::SummaryRow& b) { return a.totalMs > b.totalMs; });
+                   [](const SummaryRow& a, const SummaryRow& b) { return a.totalMs > b.totalMs; });
   return out;
 }
 
@@ -128,14 +128,27 @@ FlameTree buildFlameTree(const Profile& profile) {
   return tree;
 }
 
-std::string summaryCsv(const std::vector<exec::SummaryRow>& rows) {
+std::string formatSummaryTable(const std::vector<SummaryRow>& rows, size_t limit) {
+  std::string out = fmt::format("{:<48} {:>7} {:>10} {:>9} {:>6} {:>9}\n", "name", "count", "total ms",
+                                "mean ms", "%", "GFLOP/s");
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const SummaryRow& r = rows[i];
+    double gflops = r.totalMs > 0 ? double(r.flops) / (r.totalMs * 1e6) : 0;
+    std::string key = r.key.size() > 48 ? r.key.substr(0, 45) + "..." : r.key;
+    out += fmt::format("{:<48} {:>7} {:>10.3f} {:>9.4f} {:>6.1f} {:>9.2f}\n", key, r.count, r.totalMs,
+                       r.meanMs, r.percent, gflops);
+  }
+  return out;
+}
+
+std::string summaryCsv(const std::vector<SummaryRow>& rows) {
   auto quote = [](const std::string& text) {
     std::string out = "\"";
     for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
   };
   std::string out = "key,op_type,count,total_ms,mean_ms,percent,flops,bytes,gflops_per_s\n";
-  for (const exec::SummaryRow& r : rows) {
+  for (const SummaryRow& r : rows) {
     double gflops = r.totalMs > 0 ? double(r.flops) / (r.totalMs * 1e6) : 0;
     out += fmt::format("{},{},{},{:.6f},{:.6f},{:.3f},{},{},{:.3f}\n", quote(r.key), quote(r.opType), r.count,
                        r.totalMs, r.meanMs, r.percent, r.flops, r.bytes, gflops);

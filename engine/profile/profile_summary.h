@@ -12,9 +12,21 @@ namespace onyx::profile {
 
 enum class SummaryKey { Node, OpType, Scope };
 
+struct SummaryRow {
+  std::string key;  // node "Conv '/layer1/conv' (#12)", op type "Conv" or scope "/layer1"
+  std::string opType;
+  NodeId node = kNoNode;  // node rows only
+  int64_t count = 0;      // events summed (nodes x iterations)
+  double totalMs = 0;
+  double meanMs = 0;
+  double percent = 0;  // of all node time
+  int64_t flops = 0;
+  int64_t bytes = 0;
+};
+
 // Main-graph events only: a control-flow node's time already holds its body's. Rows sorted by total time,
 // descending. Scope rows are inclusive: "/layer1" holds "/layer1/layer1.0".
-std::vector<exec::SummaryRow> summarize(const std::vector<exec::ProfileEvent>& events, SummaryKey key);
+std::vector<SummaryRow> summarize(const std::vector<exec::ProfileEvent>& events, SummaryKey key);
 
 // The name scope of an event ("/layer1/layer1.0/conv1/Conv" -> "/layer1/layer1.0/conv1"), "" at the top.
 std::string_view eventScope(const exec::ProfileEvent& event);
@@ -41,8 +53,11 @@ struct FlameTree {
 
 FlameTree buildFlameTree(const Profile& profile);
 
+// The rows as a text table (name, count, total and mean ms, percent, GFLOP/s), the first `limit` rows.
+std::string formatSummaryTable(const std::vector<SummaryRow>& rows, size_t limit);
+
 // One row per node: node_id,name,op_type,count,total_ms,mean_ms,percent,flops,bytes,gflops_per_s.
-std::string summaryCsv(const std::vector<exec::SummaryRow>& rows);
+std::string summaryCsv(const std::vector<SummaryRow>& rows);
 // speedscope's evented format (https://www.speedscope.app/file-format-schema.json): one profile per thread,
 // frames for scopes and nodes, so speedscope's left-heavy view is the scope flame graph.
 std::string speedscopeJson(const Profile& profile, std::string_view name);

@@ -102,7 +102,7 @@ TEST(ProfileSummary, ScopeRowsAreInclusiveAndOpRowsAddUpToTheTotal) {
   for (const auto& row : byOp) opTotal += row.totalMs;
   EXPECT_NEAR(opTotal, total, 1e-9);
   auto byScope = summarize(profile.events, SummaryKey::Scope);
-  std::map<std::string, exec::SummaryRow> rows;
+  std::map<std::string, profile::SummaryRow> rows;
   for (const auto& row : byScope) rows[row.key] = row;
   ASSERT_TRUE(rows.count("/block.0") && rows.count("/block.0/act") && rows.count("/block.0/gate") &&
               rows.count("/block.1") && rows.count("/"));

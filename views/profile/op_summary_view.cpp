@@ -93,7 +93,7 @@ void OpSummaryView::setMode(Mode mode) {
   rebuild();
 }
 
-const std::vector<exec::SummaryRow>& OpSummaryView::rows() const {
+const std::vector<profile::SummaryRow>& OpSummaryView::rows() const {
   return mode_ == Mode::OpType ? session_->byOpType() : session_->byNode();
 }
 
@@ -142,10 +142,10 @@ void OpSummaryView::rebuild() {
                  .arg(QString::fromStdString(a.function)));
     }
   } else {
-    for (const exec::SummaryRow& r : rows()) {
+    for (const profile::SummaryRow& r : rows()) {
       NodeId node = r.node;
       if (mode_ == Mode::OpType)  // an op type row selects that op's costliest node
-        for (const exec::SummaryRow& n : session_->byNode())
+        for (const profile::SummaryRow& n : session_->byNode())
           if (n.opType == r.opType) {
             node = n.node;
             break;

@@ -32,7 +32,7 @@ class OpSummaryView : public QWidget {
   QTableView* table() const { return table_; }
   QSortFilterProxyModel* sorted() const { return sorted_; }
   // The summary rows of the mode (op type or node), as the engine computed them.
-  const std::vector<exec::SummaryRow>& rows() const;
+  const std::vector<profile::SummaryRow>& rows() const;
   // summaryCsv of rows(): what Export CSV writes.
   std::string csv() const;
   // Bars in the chart: the top rows' keys and totals, largest first.

@@ -28,8 +28,8 @@ class ProfileSession : public QObject {
   const profile::Profile& profile() const { return profile_; }
   const QString& source() const { return source_; }  // file name or "run"
   const profile::FlameTree& flameTree() const { return flame_; }
-  const std::vector<exec::SummaryRow>& byOpType() const { return byOpType_; }
-  const std::vector<exec::SummaryRow>& byNode() const { return byNode_; }
+  const std::vector<profile::SummaryRow>& byOpType() const { return byOpType_; }
+  const std::vector<profile::SummaryRow>& byNode() const { return byNode_; }
   const profile::ProfileMetrics& metrics() const { return metrics_; }
   const std::vector<profile::AttributedTime>& attributed() const { return attributed_; }
   const profile::MappingStats& mapping() const { return mapping_; }
@@ -62,8 +62,8 @@ class ProfileSession : public QObject {
   profile::Profile profile_;
   QString source_;
   profile::FlameTree flame_;
-  std::vector<exec::SummaryRow> byOpType_;
-  std::vector<exec::SummaryRow> byNode_;
+  std::vector<profile::SummaryRow> byOpType_;
+  std::vector<profile::SummaryRow> byNode_;
   profile::ProfileMetrics metrics_;
   std::vector<profile::AttributedTime> attributed_;
   profile::MappingStats mapping_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "exec/cpu_backend.h"
 #include "exec/profiler.h"
 #include "exec/vulkan/vulkan_kernel.h"
 #include "shapes/shape_inference.h"

@@ -1,0 +1,39 @@
+#pragma once
+// Planning step 3, fold. Two kinds of work computed once instead of every run:
+// - input folds, before the steps are made: a Transpose read only by a MatMul, and a Concat along channels
+//   read only by a Conv (one group) or a 2-D pooling, are absorbed into their reader, which takes the
+//   operands where they lie (strided, or part by part), so the transposed or joined copy is never written;
+// - constant discovery, step by step: a step reading only constants (or shape arithmetic) keeps its outputs
+//   for the next runs, and the inputs a kernel may pack once are marked constant.
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "exec/graph_plan.h"
+#include "exec/plan_context.h"
+
+namespace onyx::exec {
+
+struct InputFolds {
+  // Per reader: per input, the Transpose (or Concat) it reads through, or null (Step::transposedInputs).
+  std::unordered_map<const Node*, std::vector<const Node*>> transposedInputsOf;
+  std::unordered_map<const Node*, std::vector<const Node*>> concatenatedInputsOf;
+  std::unordered_set<const Node*> absorbed;  // the folded Transposes and Concats: no step of their own
+};
+
+// Nothing when context.fuseEpilogues is off (the folds are fusions too).
+InputFolds findInputFolds(const std::vector<const Node*>& order, const ValueFacts& facts,
+                          const PlanContext& context);
+
+// How the step's outputs may be kept (Fold), given what its inputs are; marks its outputs constant or
+// shape-derived for the steps after it. Fold::None for every step when `foldConstants` is off.
+void decideFold(GraphPlan& plan, Step& step, bool foldConstants);
+
+// Step::constantInputs: the node inputs whose value is the same every run.
+void markConstantInputs(const GraphPlan& plan, Step& step);
+
+// Whether a folded step's kept outputs are this run's: constants always; shape arithmetic while no Shape or
+// Size step saw new dims; a Shape or Size step while its input (in `slots`) has the dims it had.
+bool keptOutputsHold(const GraphPlan& plan, const Step& step, const std::vector<RunValue>& slots);
+
+}  // namespace onyx::exec

@@ -1,0 +1,16 @@
+#pragma once
+// Planning step 5, choose layouts: which steps may leave output 0 channels-last (Step::channelsLastOut).
+// Kernels that write it (oneDNN's Conv) or layout-transparent nodes qualify when every reader takes that
+// layout (a Conv's data input or residual, another such node). The runtime side (views of channels-last
+// tensors, conversions) is exec/channels_last.h.
+#include <unordered_set>
+
+#include "exec/graph_plan.h"
+
+namespace onyx::exec {
+
+// Readers come later in the schedule, so one backward sweep decides every step. `pinned` values (graph
+// outputs, values read by bodies: everything read outside this graph's steps) stay plain.
+void chooseChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const onyx::Value*>& pinned);
+
+}  // namespace onyx::exec

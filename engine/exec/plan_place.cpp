@@ -1,0 +1,70 @@
+// Planning step 2, place (plan_place.h).
+#include "exec/plan_place.h"
+
+#include <algorithm>
+
+namespace onyx::exec {
+
+Expected<void> prepareOnFirstBackend(Step& step, const std::vector<Backend*>& backends,
+                                     const std::vector<const onyx::Tensor*>& constants) {
+  const Node& node = *step.node;
+  Error lastError = makeError("no backend supports " + node.opType() + " at opset " +
+                                  std::to_string(step.opset) + "; the op is not supported yet",
+                              node.describe());
+  NodeShapes shapes;
+  for (Backend* backend : backends) {
+    if (!backend->supports(node, step.opset)) continue;
+    auto prepared = backend->prepare(node, step.opset, shapes, constants);
+    if (!prepared) {
+      lastError = prepared.error();
+      continue;
+    }
+    step.backend = backend;
+    step.prepared = std::move(*prepared);
+    return {};
+  }
+  return lastError;
+}
+
+bool anyBackendSupports(const std::vector<Backend*>& backends, const Node& node, int opset) {
+  return std::any_of(backends.begin(), backends.end(),
+                     [&](const Backend* backend) { return backend->supports(node, opset); });
+}
+
+int Transfers::placeOn(int slot, Backend* target) {
+  location_.resize(plan_.slotValue.size(), nullptr);
+  Backend* where = location_[size_t(slot)];
+  Backend* want = target && !target->usesHostMemory() ? target : nullptr;
+  if (where == want) return slot;
+  auto key = std::make_pair(slot, want);
+  if (auto it = transferred_.find(key); it != transferred_.end()) return it->second;
+  Step t;
+  t.backend = want ? want : where;
+  t.toHost = want == nullptr;
+  t.inputs = {slot};
+  int temp = plan_.addSlot(nullptr);
+  location_.resize(plan_.slotValue.size(), nullptr);
+  location_[size_t(temp)] = want;
+  t.outputs = {temp};
+  plan_.steps.push_back(std::move(t));
+  plan_.transfers++;
+  transferred_[key] = temp;
+  return temp;
+}
+
+void Transfers::placeInputs(Step& step) {
+  const std::vector<int>& hostInputs = step.prepared->hostInputs();
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    int& slot = step.inputs[i];
+    bool onHost = std::find(hostInputs.begin(), hostInputs.end(), int(i)) != hostInputs.end();
+    if (slot >= 0) slot = placeOn(slot, onHost ? nullptr : step.backend);
+  }
+}
+
+void Transfers::producedBy(const Step& step) {
+  location_.resize(plan_.slotValue.size(), nullptr);
+  for (int slot : step.outputs)
+    if (slot >= 0) location_[size_t(slot)] = step.backend->usesHostMemory() ? nullptr : step.backend;
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,110 @@
+// The plan runner's profiling hooks (plan_profiling.h).
+#include "exec/plan_profiling.h"
+
+#include <string>
+
+namespace onyx::exec {
+
+namespace {
+
+int64_t valueBytes(const RunValue& value) {
+  if (auto* t = std::get_if<TensorValue>(&value)) return int64_t(t->byteSize());
+  if (auto* s = std::get_if<SequenceValue>(&value)) {
+    int64_t n = 0;
+    for (const TensorValue& e : s->tensors) n += int64_t(e.byteSize());
+    return n;
+  }
+  return 0;
+}
+
+// "dnnl", or "dnnl:winograd" when the kernel reports the algorithm it took.
+std::string profiledVariant(const PreparedNode& prepared) {
+  std::string variant(prepared.variant());
+  if (std::string_view algorithm = prepared.algorithm(); !algorithm.empty())
+    variant += ":" + std::string(algorithm);
+  return variant;
+}
+
+ProfileEvent stepEvent(const Profiler& profiler, const GraphPlan& plan, const Step& step,
+                       const std::vector<RunValue>& slots, const StepOutcome& outcome,
+                       std::string_view hostBackend) {
+  ProfileEvent e;
+  e.startNs = outcome.startNs;
+  e.durationNs = profiler.nowNs() - outcome.startNs;
+  e.iteration = profiler.iteration();
+  e.depth = plan.depth;
+  e.thread = 0;
+  e.backend = std::string(step.backend ? step.backend->name() : hostBackend);
+  if (step.node) {
+    e.node = step.node->id();
+    e.name = step.node->name();
+    e.opType = step.node->opType();
+    e.variant = outcome.reused ? std::string("folded")
+                               : profiledVariant(*step.prepared) + (outcome.fused ? step.fusedOps : "");
+  } else {
+    e.opType = "Transfer";
+    e.variant = "transfer";
+  }
+  for (int slot : step.inputs)
+    if (slot >= 0) e.bytesRead += valueBytes(slots[size_t(slot)]);
+  for (int slot : step.outputs)
+    if (slot >= 0) e.bytesWritten += valueBytes(slots[size_t(slot)]);
+  e.flops = outcome.flops;
+  return e;
+}
+
+// A node fused into the step: its time is in the step's event.
+ProfileEvent fusedEvent(const Profiler& profiler, const GraphPlan& plan, const Step& step,
+                        const Node& fusedNode, std::string_view hostBackend) {
+  ProfileEvent f;
+  f.startNs = profiler.nowNs();
+  f.iteration = profiler.iteration();
+  f.depth = plan.depth;
+  f.backend = std::string(hostBackend);
+  f.node = fusedNode.id();
+  f.name = fusedNode.name();
+  f.opType = fusedNode.opType();
+  f.variant = "fused into " + step.node->describe();
+  return f;
+}
+
+}  // namespace
+
+ProfileEvent epilogueEvent(const Profiler& profiler, const EpilogueStep& ep, int64_t startNs,
+                           const std::vector<const RunValue*>& inputs, const RunValue& output,
+                           const KernelContext& context) {
+  ProfileEvent e;
+  e.startNs = startNs;
+  e.durationNs = profiler.nowNs() - startNs;
+  e.node = ep.node->id();
+  e.name = ep.node->name();
+  e.opType = ep.node->opType();
+  e.variant = profiledVariant(*ep.prepared);
+  for (const RunValue* in : inputs) e.bytesRead += valueBytes(*in);
+  e.bytesWritten = valueBytes(output);
+  e.flops = ep.prepared->flops(context);
+  return e;
+}
+
+void recordStep(Profiler& profiler, const GraphPlan& plan, const Step& step,
+                const std::vector<RunValue>& slots, const StepOutcome& outcome,
+                std::vector<ProfileEvent>& epilogueEvents, std::string_view hostBackend) {
+  ProfileEvent e = stepEvent(profiler, plan, step, slots, outcome, hostBackend);
+  for (const ProfileEvent& after : epilogueEvents) e.durationNs -= after.durationNs;
+  profiler.record(std::move(e));
+  for (ProfileEvent& after : epilogueEvents) {
+    after.iteration = profiler.iteration();
+    after.depth = plan.depth;
+    after.backend = std::string(hostBackend);
+    profiler.record(std::move(after));
+  }
+  for (const Node* transpose : step.transposedInputs)
+    if (transpose) profiler.record(fusedEvent(profiler, plan, step, *transpose, hostBackend));
+  for (const Node* concat : step.concatenatedInputs)
+    if (concat) profiler.record(fusedEvent(profiler, plan, step, *concat, hostBackend));
+  if (outcome.fused)
+    for (const EpilogueStep& fusedNode : step.epilogue)
+      profiler.record(fusedEvent(profiler, plan, step, *fusedNode.node, hostBackend));
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,264 @@
+// The plan runner (plan_runner.h): the run loop over a graph plan's steps.
+#include "exec/plan_runner.h"
+
+#include <algorithm>
+#include <optional>
+#include <span>
+
+#include "exec/channels_last.h"
+#include "exec/frame_host.h"
+#include "exec/plan_fold.h"
+#include "exec/plan_memory.h"
+#include "exec/plan_profiling.h"
+
+namespace onyx::exec {
+
+namespace {
+
+// One run of one graph plan; the scratch vectors are reused from step to step.
+class PlanRun {
+ public:
+  PlanRun(const RunEnvironment& env, GraphPlan& plan, Frame& frame, ArenaState* arena, bool recording)
+      : env_(env),
+        profiler_(env.profiler),
+        plan_(plan),
+        frame_(frame),
+        arena_(arena),
+        recording_(recording),
+        host_(env, plan, frame, arena, recording) {}
+
+  Expected<std::vector<RunValue>> run(int64_t arenaLimitBytes);
+
+ private:
+  bool keptOutputsStand(const Step& step) const;
+  void releaseAfter(const Step& step, size_t s);
+  Expected<void> runStep(Step& step, StepOutcome& outcome);
+  Expected<void> runTransfer(const Step& step);
+  Expected<void> runNode(Step& step, StepOutcome& outcome);
+  std::optional<std::vector<RunValue>> gatherInputs(const Step& step, Dims& channelsLastDims);
+  Expected<void> runEpilogue(const Step& step, RunValue& value);
+  void keepFolded(Step& step);
+  std::vector<RunValue> results();
+
+  const RunEnvironment& env_;
+  Profiler* profiler_;
+  GraphPlan& plan_;
+  Frame& frame_;
+  ArenaState* arena_;
+  bool recording_;
+  FrameHost host_;
+  std::vector<const RunValue*> inputPtrs_;
+  std::vector<RunValue> outputs_;
+  std::vector<ProfileEvent> epilogueEvents_;  // epilogue nodes run one by one
+  std::vector<RunValue> converted_;           // channels-last inputs in plain storage, for this step
+  const RunValue absent_;
+};
+
+Expected<std::vector<RunValue>> PlanRun::run(int64_t arenaLimitBytes) {
+  for (size_t s = 0; s < plan_.steps.size(); ++s) {
+    Step& step = plan_.steps[s];
+    // A folded step whose outputs stand in the slots from the last run (the main graph keeps them) has
+    // nothing to do; with a profiler it still reports itself.
+    if (!profiler_ && step.folded && keptOutputsStand(step)) {
+      releaseAfter(step, s);
+      continue;
+    }
+    host_.newStep(int(s));
+    StepOutcome outcome;
+    outcome.startNs = profiler_ ? profiler_->nowNs() : 0;
+    epilogueEvents_.clear();
+    const bool deviceStep = step.backend && !step.backend->usesHostMemory();
+    if (profiler_ && deviceStep) step.backend->beginProfiledStep(*profiler_);
+    if (auto ran = runStep(step, outcome); !ran) return ran.error();
+    if (profiler_) {
+      recordStep(*profiler_, plan_, step, frame_.slots, outcome, epilogueEvents_, env_.hostBackend);
+      if (deviceStep) step.backend->endProfiledStep(*profiler_, profiler_->events().size() - 1);
+    }
+    releaseAfter(step, s);
+  }
+  std::vector<RunValue> out = results();
+  if (recording_) {
+    auto planned = planArena(plan_, *arena_, arenaLimitBytes);
+    if (!planned) return planned.error();
+  }
+  return out;
+}
+
+bool PlanRun::keptOutputsStand(const Step& step) const {
+  return keptOutputsHold(plan_, step, frame_.slots) &&
+         std::all_of(step.outputs.begin(), step.outputs.end(), [&](int slot) {
+           return slot < 0 || !std::holds_alternative<std::monostate>(frame_.slots[size_t(slot)]);
+         });
+}
+
+// Releases what step s was the last to read (and its defined-but-unused outputs). Constants and shape
+// arithmetic stay for the next run.
+void PlanRun::releaseAfter(const Step& step, size_t s) {
+  auto release = [&](int slot) {
+    if (slot >= 0 && !plan_.isConstant[size_t(slot)] && !plan_.isShapeDerived[size_t(slot)] &&
+        plan_.lastUse[size_t(slot)] <= int(s))
+      frame_.slots[size_t(slot)] = RunValue();
+  };
+  for (int slot : step.inputs) release(slot);
+  for (int slot : step.captures) release(slot);
+  for (int slot : step.outputs) release(slot);
+}
+
+Expected<void> PlanRun::runStep(Step& step, StepOutcome& outcome) {
+  if (!step.node) return runTransfer(step);
+  if (step.folded && keptOutputsHold(plan_, step, frame_.slots)) {
+    for (size_t i = 0; i < step.outputs.size(); ++i)
+      if (step.outputs[i] >= 0) frame_.slots[size_t(step.outputs[i])] = (*step.folded)[i];
+    outcome.reused = true;
+    return {};
+  }
+  return runNode(step, outcome);
+}
+
+Expected<void> PlanRun::runTransfer(const Step& step) {
+  const auto* t = std::get_if<TensorValue>(&frame_.slots[size_t(step.inputs[0])]);
+  if (!t) {
+    frame_.slots[size_t(step.outputs[0])] = frame_.slots[size_t(step.inputs[0])];
+    return {};
+  }
+  TensorValue plain = t->toPlainLayout();
+  auto moved = step.toHost ? step.backend->toHost(plain) : step.backend->toDevice(plain);
+  if (!moved) return moved.error();
+  frame_.slots[size_t(step.outputs[0])] = std::move(*moved);
+  return {};
+}
+
+// Fills inputPtrs_. Channels-last inputs: viewed as plain (N, spatial..., C) tensors by a layout-transparent
+// node whose output may stay channels-last (the views are returned and must outlive the run), converted for
+// kernels that do not take them.
+std::optional<std::vector<RunValue>> PlanRun::gatherInputs(const Step& step, Dims& channelsLastDims) {
+  inputPtrs_.clear();
+  for (int slot : step.inputs) inputPtrs_.push_back(slot >= 0 ? &frame_.slots[size_t(slot)] : &absent_);
+  std::optional<std::vector<RunValue>> views;
+  if (step.channelsLastOut && step.epilogue.empty() && isLayoutTransparent(*step.node))
+    views = channelsLastViews(inputPtrs_, channelsLastDims);
+  converted_.clear();
+  converted_.reserve(inputPtrs_.size());
+  for (size_t i = 0; i < inputPtrs_.size(); ++i) {
+    if (views) {
+      inputPtrs_[i] = &(*views)[i];
+    } else if (const auto* t = std::get_if<TensorValue>(inputPtrs_[i]);
+               t && t->channelsLast() && !step.prepared->acceptsChannelsLast(step.kernelInput(i))) {
+      converted_.emplace_back(t->toPlainLayout());
+      inputPtrs_[i] = &converted_.back();
+    }
+  }
+  return views;
+}
+
+Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
+  Dims channelsLastDims;
+  std::optional<std::vector<RunValue>> views = gatherInputs(step, channelsLastDims);
+  outputs_.assign(step.outputs.size(), RunValue());
+  std::span<const RunValue* const> all(inputPtrs_);
+  size_t own = std::min(step.ownInputs, all.size()), nodeInputs = std::min(step.partsBegin, own);
+  KernelContext context(*step.node, step.opset, all.first(nodeInputs), outputs_, host_, env_.pool);
+  context.setEpilogueOperands(all.subspan(own));
+  context.setTransposedInputs(step.transposedInputs);
+  context.setConstantInputs(step.constantInputs);
+  for (size_t i = 0; i < step.transposedInputs.size(); ++i)
+    if (auto perm = context.inputPermutation(i); !perm) return perm.error();
+  context.setConcatenatedInputs(step.concatenatedInputs, all.subspan(nodeInputs, own - nodeInputs));
+  if (auto joined = context.checkConcatenatedInputs(); !joined) return joined.error();
+  context.setOutputMayBeChannelsLast(step.channelsLastOut);
+  outcome.fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
+  context.setFusingEpilogue(outcome.fused);
+  const bool kept = step.fold != Fold::None;
+  host_.heapOnly = (!step.epilogue.empty() && !outcome.fused) || kept;  // kept values: not arena
+  auto ran = step.prepared->run(context);
+  host_.heapOnly = false;
+  if (!ran) return ran.error();
+  if (views && !adoptChannelsLast(outputs_[0], channelsLastDims))
+    return context.error("computed an output of unexpected dims on channels-last inputs");
+  if (!step.epilogue.empty() && !outcome.fused) {
+    auto chained = runEpilogue(step, outputs_[0]);
+    if (!chained) return chained.error();
+  }
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (step.outputs[i] >= 0 && std::holds_alternative<std::monostate>(outputs_[i]))
+      return context.error("produced no value for output " + std::to_string(i));
+  }
+  if (profiler_) outcome.flops = step.prepared->flops(context);
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    int slot = step.outputs[i];
+    if (slot < 0) continue;
+    host_.trackOutput(outputs_[i], slot);
+    frame_.slots[size_t(slot)] = std::move(outputs_[i]);
+  }
+  if (kept) keepFolded(step);
+  return {};
+}
+
+// Runs a step's epilogue nodes one by one after its kernel declined to fuse them; `value` holds the
+// producer's output 0 and receives the last node's output. Only the last output goes to the arena.
+Expected<void> PlanRun::runEpilogue(const Step& step, RunValue& value) {
+  std::vector<RunValue> chain;
+  chain.push_back(std::move(value));
+  for (size_t i = 0; i < step.epilogue.size(); ++i) {
+    const EpilogueStep& ep = step.epilogue[i];
+    std::vector<const RunValue*> inputs;
+    std::vector<RunValue> plain;  // the node's kernel reads plain storage
+    plain.reserve(ep.inputs.size());
+    for (int slot : ep.inputs) {
+      const RunValue& in = slot >= 0    ? frame_.slots[size_t(slot)]
+                           : slot == -1 ? absent_
+                                        : chain[size_t(kChainValue - slot)];
+      plain.push_back(plainLayout(in));
+      inputs.push_back(&plain.back());
+    }
+    std::vector<RunValue> outputs(1);
+    host_.heapOnly = i + 1 < step.epilogue.size();
+    KernelContext context(*ep.node, ep.opset, inputs, outputs, host_, env_.pool);
+    int64_t start = profiler_ ? profiler_->nowNs() : 0;
+    auto ran = ep.prepared->run(context);
+    host_.heapOnly = false;
+    if (!ran) return ran.error();
+    if (profiler_)
+      epilogueEvents_.push_back(epilogueEvent(*profiler_, ep, start, inputs, outputs[0], context));
+    chain.push_back(std::move(outputs[0]));
+  }
+  value = std::move(chain.back());
+  return {};
+}
+
+// A folded step's outputs, kept for the next runs (with the dims or shape epoch they hold for).
+void PlanRun::keepFolded(Step& step) {
+  if (step.fold == Fold::Source) {
+    if (step.folded) ++plan_.shapeEpoch;  // the dims changed: what was computed from them is stale
+    const auto* t = std::get_if<TensorValue>(&frame_.slots[size_t(step.inputs[0])]);
+    step.shapeDims = t ? t->dims() : Dims{-1};
+  }
+  step.foldedEpoch = plan_.shapeEpoch;
+  step.folded.emplace();
+  for (int slot : step.outputs) step.folded->push_back(slot >= 0 ? frame_.slots[size_t(slot)] : RunValue());
+}
+
+std::vector<RunValue> PlanRun::results() {
+  std::vector<RunValue> out;
+  for (int slot : plan_.outputSlots) {
+    RunValue v = slot >= 0 ? plainLayout(frame_.slots[size_t(slot)]) : RunValue();
+    host_.detachFromArena(v);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<std::vector<RunValue>> runPlan(const RunEnvironment& env, GraphPlan& plan, Frame& frame,
+                                        bool useArena, int64_t arenaLimitBytes) {
+  // Graph inputs that are also initializers keep their initializer unless the caller gave a value.
+  for (auto& [slot, tensor] : plan.constants)
+    if (std::holds_alternative<std::monostate>(frame.slots[size_t(slot)])) frame.slots[size_t(slot)] = tensor;
+  ArenaState* arena = useArena ? &arenaFor(plan, frame) : nullptr;
+  const bool recording = arena && !arena->planned;
+  PlanRun run(env, plan, frame, arena, recording);
+  return run.run(arenaLimitBytes);
+}
+
+}  // namespace onyx::exec
