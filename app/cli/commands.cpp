@@ -12,11 +12,12 @@ Command optimizeCommand();     // cmd_optimize.cpp
 Command diffCommand();         // cmd_diff.cpp
 Command profileCommand();      // cmd_profile.cpp
 Command renderCommand();       // cmd_render.cpp
+Command opsCommand();          // cmd_ops.cpp
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> list = {
       infoCommand(),     saveCommand(), shapesCommand(),  runCommand(),    conformanceCommand(),
-      optimizeCommand(), diffCommand(), profileCommand(), renderCommand(),
+      optimizeCommand(), diffCommand(), profileCommand(), renderCommand(),   opsCommand(),
   };
   return list;
 }

@@ -294,7 +294,8 @@ Error KernelContext::unsupportedType(int input) const {
   return error("does not support element type " + type + "; cast the input to a supported type", input);
 }
 
-void KernelRegistry::add(KernelDef def) {
+void KernelRegistry::add(KernelDef def, std::source_location where) {
+  if (!def.source) def.source = where.file_name();
   defs_.push_back(std::make_unique<KernelDef>(std::move(def)));
 }
 

@@ -1,11 +1,12 @@
 #pragma once
 // The kernel API. A kernel computes one node's outputs from its inputs. It is written once per op (and per
 // variant: the plain reference kernel is the oracle, optimized variants are checked against it), and
-// registered explicitly in engine/ops/register_cpu_kernels.cpp. See README-kernels.md.
+// registered explicitly by its op family (engine/ops/<family>/<family>_family.cpp). See README-kernels.md.
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -210,11 +211,15 @@ struct KernelDef {
   // writing element i of the output. The memory planner uses it when the input dies at this node.
   std::vector<std::pair<int, int>> inPlace;
   FlopCounter flops = nullptr;
+  // The source file that registered the kernel, as the compiler named it; set by KernelRegistry::add
+  // (`onyx ops` shows where each variant lives).
+  const char* source = nullptr;
 };
 
 class KernelRegistry {
  public:
-  void add(KernelDef def);
+  // Among kernels of equal priority that support a node, the first added runs: registration order matters.
+  void add(KernelDef def, std::source_location where = std::source_location::current());
   // Best kernel for the node under its opset (or the named variant only); null when none.
   const KernelDef* find(const Node& node, int opset, std::string_view variant = {}) const;
   // All kernels of one op, for tests comparing variants.
@@ -225,7 +230,8 @@ class KernelRegistry {
   std::vector<std::unique_ptr<KernelDef>> defs_;
 };
 
-// Every CPU kernel, registered by engine/ops/register_cpu_kernels.cpp on first use.
+// Every CPU kernel, registered on first use by registerCpuKernels, which engine/ops defines
+// (ops/op_families.cpp: every op family's kernels, family by family).
 const KernelRegistry& cpuKernels();
 void registerCpuKernels(KernelRegistry& registry);
 

@@ -54,4 +54,13 @@ std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
+AxisSplit axisSplit(const Dims& dims, int64_t axis) {
+  AxisSplit split;
+  const int64_t rank = int64_t(dims.size());
+  for (int64_t d = 0; d < axis && d < rank; ++d) split.outer *= dims[size_t(d)];
+  if (axis < rank) split.len = dims[size_t(axis)];
+  for (int64_t d = axis + 1; d < rank; ++d) split.inner *= dims[size_t(d)];
+  return split;
+}
+
 }  // namespace onyx::exec

@@ -4,7 +4,9 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "exec/kernel.h"
@@ -105,6 +107,47 @@ std::optional<std::vector<int64_t>> resolvePerm(std::vector<int64_t> perm, int64
 
 // `axis` in [-rank, rank) -> [0, rank); nullopt out of range.
 std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank);
+
+// Dims seen as [outer, len, inner] around one axis, the layout axis kernels loop over: outer multiplies
+// the dims before the axis, len is the axis's own and inner multiplies the dims after it. `axis` in
+// [0, rank]; at rank, len and inner are 1.
+struct AxisSplit {
+  int64_t outer = 1;
+  int64_t len = 1;
+  int64_t inner = 1;
+};
+AxisSplit axisSplit(const Dims& dims, int64_t axis);
+
+// Inputs 0..N-1 as tensors, or the error naming the first that is absent or not a tensor (the
+// KernelContext::requireTensor preamble for several inputs at once):
+//   auto in = requireTensors<2>(ctx);
+//   if (!in) return in.error();
+//   auto [x, scale] = *in;  // const TensorValue&
+template <size_t>
+using TensorRef = const TensorValue&;
+template <class Indices>
+struct TensorRefsOf;
+template <size_t... I>
+struct TensorRefsOf<std::index_sequence<I...>> {
+  using type = std::tuple<TensorRef<I>...>;
+};
+template <size_t N>
+using TensorRefs = typename TensorRefsOf<std::make_index_sequence<N>>::type;
+
+template <size_t N, size_t... I>
+Expected<TensorRefs<N>> requireTensorsAt(const KernelContext& ctx, std::index_sequence<I...>) {
+  std::array<const TensorValue*, N> found{};
+  for (size_t i = 0; i < N; ++i) {
+    auto t = ctx.requireTensor(i);
+    if (!t) return t.error();
+    found[i] = *t;
+  }
+  return TensorRefs<N>(*found[I]...);
+}
+template <size_t N>
+Expected<TensorRefs<N>> requireTensors(const KernelContext& ctx) {
+  return requireTensorsAt<N>(ctx, std::make_index_sequence<N>{});
+}
 
 // Walks the output of a broadcast in row-major order, calling body(outOffset, inOffsets..., runLength) for
 // runs along the innermost dim where each input either steps by 1 or stays (stride 0).

@@ -127,6 +127,16 @@ Expected<void> inferUnary(ShapeContext& ctx) {
   return done;
 }
 
+Expected<void> inferBroadcastPair(ShapeContext& ctx) {
+  DataType elem = ctx.inputElemType(0);
+  if (forwardUnknownRank(ctx, 0, 0, elem) || forwardUnknownRank(ctx, 1, 0, elem)) return {};
+  const size_t inputs[] = {0, 1};
+  auto shape = ctx.broadcast(inputs);
+  if (!shape) return shape.error();
+  ctx.setOutputTensor(0, elem, std::move(*shape));
+  return {};
+}
+
 Expected<void> inferUnaryToBool(ShapeContext& ctx) {
   if (forwardUnknownRank(ctx, 0, 0, DataType::Bool)) return {};
   ctx.setOutputTensor(0, DataType::Bool, *ctx.inputShape(0));

@@ -36,6 +36,8 @@ Expected<void> inferSameAsInput0(ShapeContext& ctx);
 Expected<void> inferUnary(ShapeContext& ctx);
 // Unary elementwise ops returning bool (IsNaN, IsInf).
 Expected<void> inferUnaryToBool(ShapeContext& ctx);
+// Inputs 0 and 1 broadcast (numpy rules); the output has input 0's element type (PRelu, SwiGLU).
+Expected<void> inferBroadcastPair(ShapeContext& ctx);
 // Binary broadcasting arithmetic (Add, Sub, Mul, Div, Mod, Pow, bitwise ops), propagating small values.
 Expected<void> inferArithmetic(ShapeContext& ctx);
 

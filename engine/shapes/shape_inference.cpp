@@ -4,7 +4,7 @@
 #include <functional>
 #include <unordered_set>
 
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/dim_math.h"
 #include "shapes/function_body_values.h"
 #include "shapes/inferencer.h"

@@ -1,7 +1,7 @@
 // The op registry: schema facts are found by domain and type, and versions resolve per opset.
 #include <gtest/gtest.h>
 
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 
 namespace onyx {
 namespace {

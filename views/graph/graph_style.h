@@ -7,7 +7,7 @@
 
 #include "layout/item_text.h"
 #include "layout/level_view.h"
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 
 namespace onyx::views {
 

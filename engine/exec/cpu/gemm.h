@@ -1,6 +1,6 @@
 #pragma once
 // Row-major single-precision GEMM for kernels that are not oneDNN primitives (recurrent cells):
-// C[m, n] = alpha * op(A)[m, k] * op(B)[k, n] + beta * C. Runs on oneDNN's sgemm (dnnl_kernels.cpp).
+// C[m, n] = alpha * op(A)[m, k] * op(B)[k, n] + beta * C. Runs on oneDNN's sgemm (gemm.cpp).
 #include <cstdint>
 
 namespace onyx::exec {

@@ -1,10 +1,11 @@
 #pragma once
 // The Vulkan kernel API. A kernel records one node's dispatches; it is a function registered with the ops
-// it implements (engine/ops/<family>/<group>_vulkan.cpp, listed in engine/ops/register_vulkan_kernels.cpp),
+// it implements (engine/ops/<family>/<group>_vulkan.cpp, registered by the family's <family>_family.cpp),
 // its GLSL shaders sit beside it (<group>_vulkan.comp, or <group>_<what>_vulkan.comp when it needs several).
 // Inputs and outputs are device tensors; shape, axes and index inputs are read on the host.
 #include <array>
 #include <cstdint>
+#include <source_location>
 #include <span>
 #include <string>
 #include <vector>
@@ -90,11 +91,17 @@ struct VulkanKernelDef {
   bool (*supports)(const Node& node, int opset) = nullptr;
   // Cast: the output type differs from the inputs'.
   bool convertsType = false;
+  // The source file that registered the kernel, as the compiler named it; set by VulkanKernelRegistry::add.
+  const char* source = nullptr;
 };
 
 class VulkanKernelRegistry {
  public:
-  void add(VulkanKernelDef def) { defs_.push_back(std::move(def)); }
+  // The first added kernel that supports a node runs: registration order matters.
+  void add(VulkanKernelDef def, std::source_location where = std::source_location::current()) {
+    if (!def.source) def.source = where.file_name();
+    defs_.push_back(std::move(def));
+  }
   const VulkanKernelDef* find(const Node& node, int opset) const;
   const std::vector<VulkanKernelDef>& all() const { return defs_; }
 
@@ -102,6 +109,8 @@ class VulkanKernelRegistry {
   std::vector<VulkanKernelDef> defs_;
 };
 
+// Every Vulkan kernel, registered on first use by registerVulkanKernels, which engine/ops defines
+// (ops/op_families.cpp: every op family's kernels, then the fused element-wise functions).
 const VulkanKernelRegistry& vulkanKernels();
 void registerVulkanKernels(VulkanKernelRegistry& registry);
 

@@ -156,9 +156,8 @@ Expected<void> scanKernel(KernelContext& ctx) {
         Dims d = t.dims();
         d.erase(d.begin() + axis);
         TensorValue s = TensorValue::allocate(t.dtype(), d);
-        int64_t outer = 1, inner = 1;
-        for (int64_t k = 0; k < axis; ++k) outer *= t.dim(k);
-        for (int64_t k = axis + 1; k < t.rank(); ++k) inner *= t.dim(k);
+        const AxisSplit split = axisSplit(t.dims(), axis);
+        const int64_t outer = split.outer, inner = split.inner;
         size_t eb = elementBytes(t.dtype());
         for (int64_t o = 0; o < outer; ++o)
           std::memcpy(static_cast<char*>(s.raw()) + size_t(o * inner) * eb,

@@ -2,7 +2,7 @@
 // branches, Loop and Scan carry state across iterations and stack scan outputs.
 #include <algorithm>
 
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/inferencer.h"
 #include "shapes/shape_helpers.h"
 
@@ -252,7 +252,7 @@ Expected<void> inferScan(ShapeContext& ctx) {
 
 }  // namespace
 
-void registerControlFlowOps(OpRegistry& registry) {
+void registerControlFlowSchemas(OpRegistry& registry) {
   registry.add({"", "If", OpCategory::ControlFlow, {1, 11, 13, 16, 19, 21, 23, 24, 25}, 1, 1, 1, OpSchema::kVariadic, false, inferIf});
   registry.add({"", "Loop", OpCategory::ControlFlow, {1, 11, 13, 16, 19, 21, 23, 24, 25}, 2, OpSchema::kVariadic, 1, OpSchema::kVariadic, false, inferLoop});
   registry.add({"", "Scan", OpCategory::ControlFlow, {8, 9, 11, 16, 19, 21, 23, 24, 25}, 1, OpSchema::kVariadic, 1, OpSchema::kVariadic, false, inferScan});

@@ -1,5 +1,5 @@
 // Shape functions of detection ops. NonMaxSuppression's output count depends on the scores.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -26,7 +26,7 @@ Expected<void> inferRoiAlign(ShapeContext& ctx) {
 
 }  // namespace
 
-void registerDetectionOps(OpRegistry& registry) {
+void registerDetectionSchemas(OpRegistry& registry) {
   registry.add({"", "NonMaxSuppression", OpCategory::Detection, {10, 11}, 2, 5, 1, 1, false, inferNonMaxSuppression});
   registry.add({"", "RoiAlign", OpCategory::Detection, {10, 16, 22}, 3, 3, 1, 1, false, inferRoiAlign});
 }

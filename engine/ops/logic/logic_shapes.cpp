@@ -1,5 +1,5 @@
 // Shape functions of comparisons, boolean logic and Where, deciding small values where the algebra can.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -47,17 +47,6 @@ Expected<void> inferComparison(ShapeContext& ctx) {
   return {};
 }
 
-Expected<void> inferNot(ShapeContext& ctx) {
-  if (forwardUnknownRank(ctx, 0, 0, DataType::Bool)) return {};
-  ctx.setOutputTensor(0, DataType::Bool, *ctx.inputShape(0));
-  if (auto ints = ctx.inputInts(0)) {
-    std::vector<Dim> value;
-    for (int64_t v : *ints) value.emplace_back(v != 0 ? 0 : 1);
-    ctx.setOutputValue(0, std::move(value));
-  }
-  return {};
-}
-
 Expected<void> inferWhere(ShapeContext& ctx) {
   DataType elem = ctx.inputElemType(1);
   for (size_t i = 0; i < 3; ++i) {
@@ -84,10 +73,7 @@ Expected<void> inferWhere(ShapeContext& ctx) {
 
 }  // namespace
 
-void registerLogicOps(OpRegistry& registry) {
-  registry.add({"", "BitwiseAnd", OpCategory::Logic, {18}, 2, 2, 1, 1, true, inferArithmetic});
-  registry.add({"", "BitwiseOr", OpCategory::Logic, {18}, 2, 2, 1, 1, true, inferArithmetic});
-  registry.add({"", "BitwiseXor", OpCategory::Logic, {18}, 2, 2, 1, 1, true, inferArithmetic});
+void registerLogicSchemas(OpRegistry& registry) {
   registry.add({"", "Equal", OpCategory::Logic, {1, 7, 11, 13, 19}, 2, 2, 1, 1, true, inferComparison});
   registry.add({"", "Greater", OpCategory::Logic, {1, 7, 9, 13}, 2, 2, 1, 1, true, inferComparison});
   registry.add({"", "Less", OpCategory::Logic, {1, 7, 9, 13}, 2, 2, 1, 1, true, inferComparison});
@@ -96,7 +82,6 @@ void registerLogicOps(OpRegistry& registry) {
   registry.add({"", "And", OpCategory::Logic, {1, 7}, 2, 2, 1, 1, true, inferComparison});
   registry.add({"", "Or", OpCategory::Logic, {1, 7}, 2, 2, 1, 1, true, inferComparison});
   registry.add({"", "Xor", OpCategory::Logic, {1, 7}, 2, 2, 1, 1, true, inferComparison});
-  registry.add({"", "Not", OpCategory::Logic, {1}, 1, 1, 1, 1, true, inferNot});
   registry.add({"", "Where", OpCategory::Logic, {9, 16}, 3, 3, 1, 1, true, inferWhere});
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exec/kernel_util.h"
+#include "ops/math/einsum_equation.h"
 
 namespace onyx::exec {
 namespace {
@@ -48,17 +49,9 @@ Expected<Labels> parseTerm(KernelContext& ctx, const std::string& term, int64_t 
 }
 
 Expected<void> runEinsum(KernelContext& ctx) {
-  std::string equation = ctx.attrString("equation", "");
-  equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
-  const size_t arrow = equation.find("->");
-  const std::string lhs = equation.substr(0, arrow);
-  std::vector<std::string> terms;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  const EinsumEquation split = splitEinsumEquation(ctx.attrString("equation", ""));
+  const std::string& equation = split.text;
+  const std::vector<std::string>& terms = split.terms;
   const size_t operands = ctx.inputCount();
   if (terms.size() != operands)
     return ctx.error("einsum equation '" + equation + "' names " + std::to_string(terms.size()) +
@@ -93,15 +86,15 @@ Expected<void> runEinsum(KernelContext& ctx) {
   }
   Labels output;
   for (int64_t k = 0; k < std::max<int64_t>(ellipsisRank, 0); ++k)
-    if (arrow == std::string::npos) output.push_back(kEllipsisBase + int(64 - ellipsisRank + k));
-  if (arrow == std::string::npos) {
+    if (!split.output) output.push_back(kEllipsisBase + int(64 - ellipsisRank + k));
+  if (!split.output) {
     std::map<int, int> uses;
     for (const Labels& labels : operandLabels)
       for (int label : labels) ++uses[label];
     for (auto [label, count] : uses)
       if (label < kEllipsisBase && count == 1) output.push_back(label);
   } else {
-    const std::string rhs = equation.substr(arrow + 2);
+    const std::string& rhs = *split.output;
     for (size_t i = 0; i < rhs.size(); ++i) {
       if (rhs[i] == '.') {
         for (int64_t k = 0; k < std::max<int64_t>(ellipsisRank, 0); ++k)

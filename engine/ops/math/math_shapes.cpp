@@ -1,7 +1,9 @@
-// Shape functions of arithmetic, matrix products and casts.
+// Shape functions of arithmetic (with Clip, PRelu, BitwiseAnd/Or/Xor and Not, whose kernels are the math
+// family's), matrix products, Einsum and Det.
 #include <map>
 
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
+#include "ops/math/einsum_equation.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -68,20 +70,10 @@ Expected<void> inferGemm(ShapeContext& ctx) {
 }
 
 Expected<void> inferEinsum(ShapeContext& ctx) {
-  std::string equation;
-  for (char c : ctx.attrString("equation")) {
-    if (c != ' ') equation += c;
-  }
+  const EinsumEquation split = splitEinsumEquation(ctx.attrString("equation"));
+  const std::string& equation = split.text;
+  const std::vector<std::string>& terms = split.terms;
   DataType elem = ctx.inputElemType(0);
-  size_t arrow = equation.find("->");
-  std::string lhs = equation.substr(0, arrow);
-  std::vector<std::string> terms;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
   if (terms.size() != ctx.inputCount()) {
     return ctx.error("Einsum equation '" + equation + "' has " + std::to_string(terms.size()) + " terms for " +
                      std::to_string(ctx.inputCount()) + " inputs");
@@ -129,8 +121,8 @@ Expected<void> inferEinsum(ShapeContext& ctx) {
     }
   }
   Shape out;
-  if (arrow != std::string::npos) {
-    std::string rhs = equation.substr(arrow + 2);
+  if (split.output) {
+    const std::string& rhs = *split.output;
     for (size_t p = 0; p < rhs.size(); ++p) {
       if (rhs.compare(p, 3, "...") == 0) {
         out.insert(out.end(), ellipsis.begin(), ellipsis.end());
@@ -160,38 +152,28 @@ Expected<void> inferDet(ShapeContext& ctx) {
   return {};
 }
 
-Expected<void> castTo(ShapeContext& ctx, DataType to) {
-  InferredValue out;
-  out.type = ctx.inputType(0);
-  if (out.type.isNone()) out.type = Type::tensor(to);
-  out.type.setElemType(to);
-  out.rankOrigin = out.type.shape() ? nullptr : ctx.rankOriginOf(0);
-  if (to != DataType::String && ctx.inputValue(0)) {
-    if (to == DataType::Bool) {
-      std::vector<Dim> value;
-      for (const Dim& d : *ctx.inputValue(0)) {
-        auto v = d.value();
-        if (!v) return ctx.setOutput(0, std::move(out)), Expected<void>();
-        value.push_back(Dim(*v != 0 ? 1 : 0));
-      }
-      out.value = std::move(value);
-    } else {
-      out.value = ctx.inputValue(0);
-    }
+// PRelu's slope broadcasts to X (unidirectionally): the output has X's shape, checked against the slope.
+// Before opset 7 the slope broadcast along the channel axis (a [C] slope for [N, C, ...]).
+Expected<void> inferPRelu(ShapeContext& ctx) {
+  if (ctx.opset() < 7) return inferSameAsInput0(ctx);
+  return inferBroadcastPair(ctx);
+}
+
+// Not: the logical negation, of a small known value too.
+Expected<void> inferNot(ShapeContext& ctx) {
+  if (forwardUnknownRank(ctx, 0, 0, DataType::Bool)) return {};
+  ctx.setOutputTensor(0, DataType::Bool, *ctx.inputShape(0));
+  if (auto ints = ctx.inputInts(0)) {
+    std::vector<Dim> value;
+    for (int64_t v : *ints) value.emplace_back(v != 0 ? 0 : 1);
+    ctx.setOutputValue(0, std::move(value));
   }
-  ctx.setOutput(0, std::move(out));
   return {};
 }
 
-Expected<void> inferCast(ShapeContext& ctx) {
-  return castTo(ctx, static_cast<DataType>(ctx.attrInt("to", static_cast<int64_t>(DataType::Float))));
-}
-
-Expected<void> inferCastLike(ShapeContext& ctx) { return castTo(ctx, ctx.inputElemType(1)); }
-
 }  // namespace
 
-void registerMathOps(OpRegistry& registry) {
+void registerMathSchemas(OpRegistry& registry) {
   registry.add({"", "Sqrt", OpCategory::Elementwise, {1, 6, 13}, 1, 1, 1, 1, true, inferUnary});
   registry.add({"", "Exp", OpCategory::Elementwise, {1, 6, 13}, 1, 1, 1, 1, true, inferUnary});
   registry.add({"", "Log", OpCategory::Elementwise, {1, 6, 13}, 1, 1, 1, 1, true, inferUnary});
@@ -215,6 +197,12 @@ void registerMathOps(OpRegistry& registry) {
   registry.add({"", "Atanh", OpCategory::Elementwise, {9, 22}, 1, 1, 1, 1, true, inferUnary});
   registry.add({"", "Erf", OpCategory::Elementwise, {9, 13}, 1, 1, 1, 1, true, inferUnary});
   registry.add({"", "BitwiseNot", OpCategory::Elementwise, {18}, 1, 1, 1, 1, true, inferUnary});
+  registry.add({"", "BitwiseAnd", OpCategory::Logic, {18}, 2, 2, 1, 1, true, inferArithmetic});
+  registry.add({"", "BitwiseOr", OpCategory::Logic, {18}, 2, 2, 1, 1, true, inferArithmetic});
+  registry.add({"", "BitwiseXor", OpCategory::Logic, {18}, 2, 2, 1, 1, true, inferArithmetic});
+  registry.add({"", "Not", OpCategory::Logic, {1}, 1, 1, 1, 1, true, inferNot});
+  registry.add({"", "Clip", OpCategory::Activation, {1, 6, 11, 12, 13}, 1, 3, 1, 1, true, inferUnary});
+  registry.add({"", "PRelu", OpCategory::Activation, {1, 6, 7, 9, 16}, 2, 2, 1, 1, true, inferPRelu});
   registry.add({"", "IsInf", OpCategory::Elementwise, {10, 20}, 1, 1, 1, 1, true, inferUnaryToBool});
   registry.add({"", "IsNaN", OpCategory::Elementwise, {9, 13, 20}, 1, 1, 1, 1, true, inferUnaryToBool});
   registry.add({"", "Add", OpCategory::Elementwise, {1, 6, 7, 13, 14}, 2, 2, 1, 1, true, inferArithmetic});
@@ -234,8 +222,6 @@ void registerMathOps(OpRegistry& registry) {
   registry.add({"", "CumSum", OpCategory::Elementwise, {11, 14}, 2, 2, 1, 1, false, inferSameAsInput0});
   registry.add({"", "CumProd", OpCategory::Elementwise, {26}, 2, 2, 1, 1, false, inferSameAsInput0});
   registry.add({"", "Det", OpCategory::Elementwise, {11, 22}, 1, 1, 1, 1, false, inferDet});
-  registry.add({"", "Cast", OpCategory::Elementwise, {1, 6, 9, 13, 19, 21, 23, 24, 25}, 1, 1, 1, 1, true, inferCast});
-  registry.add({"", "CastLike", OpCategory::Elementwise, {15, 19, 21, 23, 24, 25}, 2, 2, 1, 1, true, inferCastLike});
 }
 
 }  // namespace onyx

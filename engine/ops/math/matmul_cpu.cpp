@@ -1,6 +1,7 @@
 // MatMul and Gemm reference kernels (plain triple loops with double accumulation): the oracle for the
-// oneDNN kernels in exec/cpu/dnnl_kernels.cpp, and the path for integer types.
+// oneDNN kernels beside it (matmul_dnnl_cpu.cpp), and the path for integer types.
 #include "exec/kernel_util.h"
+#include "ops/math/matmul_dims.h"
 
 namespace onyx::exec {
 namespace {
@@ -13,23 +14,25 @@ Expected<void> matmulReference(KernelContext& ctx) {
   TensorValue a = **as, b = **bs;
   if (a.rank() == 0 || b.rank() == 0) return ctx.error("inputs must not be scalars", 0);
   if (a.dtype() != b.dtype()) return ctx.error("inputs have different element types", 1);
-  bool vecA = a.rank() == 1, vecB = b.rank() == 1;
-  if (vecA) a = a.reshaped({1, a.dim(0)});
-  if (vecB) b = b.reshaped({b.dim(0), 1});
-  int64_t m = a.dim(a.rank() - 2), k = a.dim(a.rank() - 1), k2 = b.dim(b.rank() - 2), n = b.dim(b.rank() - 1);
-  if (k != k2) return ctx.error("cannot multiply " + (*as)->describe() + " by " + (*bs)->describe(), 1);
-  Dims batchA(a.dims().begin(), a.dims().end() - 2), batchB(b.dims().begin(), b.dims().end() - 2);
-  auto batch = broadcastShapes({&batchA, &batchB});
-  if (!batch)
-    return ctx.error("batch dims of " + (*as)->describe() + " and " + (*bs)->describe() + " do not broadcast",
-                     1);
-  Dims outDims = *batch;
-  if (!vecA) outDims.push_back(m);
-  if (!vecB) outDims.push_back(n);
-  auto y = ctx.allocateOutput(0, a.dtype(), outDims);
+  MatmulDims dims;
+  switch (matmulDims(a.dims(), b.dims(), false, false, dims)) {
+    case MatmulMismatch::InnerDims:
+      return ctx.error("cannot multiply " + (*as)->describe() + " by " + (*bs)->describe(), 1);
+    case MatmulMismatch::BatchDims:
+      return ctx.error("batch dims of " + (*as)->describe() + " and " + (*bs)->describe() + " do not broadcast",
+                       1);
+    case MatmulMismatch::None:
+      break;
+  }
+  if (a.rank() == 1) a = a.reshaped(dims.a);
+  if (b.rank() == 1) b = b.reshaped(dims.b);
+  const int64_t m = dims.m, k = dims.k, n = dims.n;
+  const Dims& batch = dims.batch;
+  const Dims batchA(dims.a.begin(), dims.a.end() - 2), batchB(dims.b.begin(), dims.b.end() - 2);
+  auto y = ctx.allocateOutput(0, a.dtype(), dims.out);
   if (!y) return y.error();
-  auto sa = broadcastStrides(batchA, *batch), sb = broadcastStrides(batchB, *batch);
-  int64_t batches = elementCount(*batch);
+  auto sa = broadcastStrides(batchA, batch), sb = broadcastStrides(batchB, batch);
+  int64_t batches = elementCount(batch);
   bool ok = dispatchType<kNumbers>(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Acc = std::conditional_t<std::is_floating_point_v<ComputeType<T>>, double, ComputeType<T>>;
@@ -38,9 +41,9 @@ Expected<void> matmulReference(KernelContext& ctx) {
     T* py = (*y)->template data<T>();
     for (int64_t bi = 0; bi < batches; ++bi) {
       int64_t offA = 0, offB = 0, rest = bi;
-      for (size_t d = batch->size(); d-- > 0;) {
-        int64_t i = rest % (*batch)[d];
-        rest /= (*batch)[d];
+      for (size_t d = batch.size(); d-- > 0;) {
+        int64_t i = rest % batch[d];
+        rest /= batch[d];
         offA += i * sa[d];
         offB += i * sb[d];
       }
@@ -60,12 +63,9 @@ Expected<void> matmulReference(KernelContext& ctx) {
 }
 
 Expected<void> gemmReference(KernelContext& ctx) {
-  auto as = ctx.requireTensor(0);
-  if (!as) return as.error();
-  auto bs = ctx.requireTensor(1);
-  if (!bs) return bs.error();
-  const TensorValue& a = **as;
-  const TensorValue& b = **bs;
+  auto inputs = requireTensors<2>(ctx);
+  if (!inputs) return inputs.error();
+  auto [a, b] = *inputs;
   if (a.rank() != 2 || b.rank() != 2)
     return ctx.error("needs 2-D A and B, got " + a.describe() + " and " + b.describe(), 0);
   bool ta = ctx.attrInt("transA", 0) != 0, tb = ctx.attrInt("transB", 0) != 0;

@@ -1,5 +1,5 @@
 // Shape functions of string, signal-processing, classic-ML and training ops.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -202,7 +202,7 @@ Expected<void> inferGradient(ShapeContext& ctx) {
 
 }  // namespace
 
-void registerMiscOps(OpRegistry& registry) {
+void registerMiscSchemas(OpRegistry& registry) {
   registry.add({"", "StringNormalizer", OpCategory::Other, {10}, 1, 1, 1, 1, false, inferStringNormalizer});
   registry.add({"", "StringSplit", OpCategory::Other, {20}, 1, 1, 2, 2, false, inferStringSplit});
   registry.add({"", "StringConcat", OpCategory::Other, {20}, 2, 2, 1, 1, false, inferStringConcat});

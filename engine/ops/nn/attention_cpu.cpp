@@ -71,168 +71,224 @@ Expected<MaskBias> readMask(KernelContext& ctx, const Dims& target) {
   return mask;
 }
 
-template <class T>
-Expected<void> computeAttention(KernelContext& ctx) {
-  using C = ComputeType<T>;
+// The heads, sequences and head sizes of Q, K and V, the cache length, checked against each other.
+struct AttentionShape {
+  bool packed = false;  // 3D inputs
+  int64_t batch = 0;
+  HeadLayout ql, kl, vl;
+  int64_t qHeads = 0, kvHeads = 0, depth = 0, valueDepth = 0, groupSize = 1;
+  int64_t querySeq = 0, newKeys = 0, pastKeys = 0, totalKeys = 0;
+  bool hasPast = false;
+};
+
+Expected<AttentionShape> readShape(const KernelContext& ctx) {
   const TensorValue& q = ctx.input(kQ);
   const TensorValue& k = ctx.input(kK);
   const TensorValue& v = ctx.input(kV);
-  const bool packed = q.rank() == 3;
-  const int64_t batch = q.dim(0);
-  if (k.dim(0) != batch || v.dim(0) != batch)
+  AttentionShape a;
+  a.packed = q.rank() == 3;
+  a.batch = q.dim(0);
+  if (k.dim(0) != a.batch || v.dim(0) != a.batch)
     return ctx.error("Q, K and V must have the same batch size: " + q.describe() + ", " + k.describe() +
                      ", " + v.describe());
-
-  HeadLayout ql, kl, vl;
-  ql.packed = kl.packed = vl.packed = packed;
-  if (packed) {
+  if (a.packed) {
     const int64_t qHeads = ctx.attrInt("q_num_heads", 0), kvHeads = ctx.attrInt("kv_num_heads", 0);
     if (qHeads <= 0 || kvHeads <= 0)
       return ctx.error("3D inputs need positive q_num_heads and kv_num_heads attributes");
     if (q.dim(2) % qHeads != 0 || k.dim(2) % kvHeads != 0 || v.dim(2) % kvHeads != 0)
       return ctx.error("hidden sizes of Q, K, V must be multiples of q_num_heads / kv_num_heads");
-    ql = {qHeads, q.dim(1), q.dim(2) / qHeads, true};
-    kl = {kvHeads, k.dim(1), k.dim(2) / kvHeads, true};
-    vl = {kvHeads, v.dim(1), v.dim(2) / kvHeads, true};
+    a.ql = {qHeads, q.dim(1), q.dim(2) / qHeads, true};
+    a.kl = {kvHeads, k.dim(1), k.dim(2) / kvHeads, true};
+    a.vl = {kvHeads, v.dim(1), v.dim(2) / kvHeads, true};
   } else {
-    ql = {q.dim(1), q.dim(2), q.dim(3), false};
-    kl = {k.dim(1), k.dim(2), k.dim(3), false};
-    vl = {v.dim(1), v.dim(2), v.dim(3), false};
+    a.ql = {q.dim(1), q.dim(2), q.dim(3), false};
+    a.kl = {k.dim(1), k.dim(2), k.dim(3), false};
+    a.vl = {v.dim(1), v.dim(2), v.dim(3), false};
   }
-  const int64_t qHeads = ql.heads, kvHeads = kl.heads, depth = ql.depth, valueDepth = vl.depth;
-  if (kl.depth != depth)
+  a.qHeads = a.ql.heads;
+  a.kvHeads = a.kl.heads;
+  a.depth = a.ql.depth;
+  a.valueDepth = a.vl.depth;
+  if (a.kl.depth != a.depth)
     return ctx.error("Q and K head sizes differ: " + q.describe() + " vs " + k.describe());
-  if (vl.heads != kvHeads || vl.seq != kl.seq)
+  if (a.vl.heads != a.kvHeads || a.vl.seq != a.kl.seq)
     return ctx.error("K and V must have the same heads and sequence length: " + k.describe() + " vs " +
                      v.describe());
-  if (kvHeads <= 0 || qHeads % kvHeads != 0)
-    return ctx.error("q heads (" + std::to_string(qHeads) + ") must be a multiple of kv heads (" +
-                     std::to_string(kvHeads) + ")");
-  const int64_t groupSize = qHeads / kvHeads;
-  const int64_t querySeq = ql.seq, newKeys = kl.seq;
-
-  // Present key/value: the cache followed by the new keys, as [B, Hkv, total, D].
-  int64_t pastKeys = 0;
-  const bool hasPast = ctx.hasInput(kPastKey);
-  if (hasPast != ctx.hasInput(kPastValue)) return ctx.error("past_key and past_value must be given together");
-  if (hasPast) {
+  if (a.kvHeads <= 0 || a.qHeads % a.kvHeads != 0)
+    return ctx.error("q heads (" + std::to_string(a.qHeads) + ") must be a multiple of kv heads (" +
+                     std::to_string(a.kvHeads) + ")");
+  a.groupSize = a.qHeads / a.kvHeads;
+  a.querySeq = a.ql.seq;
+  a.newKeys = a.kl.seq;
+  a.hasPast = ctx.hasInput(kPastKey);
+  if (a.hasPast != ctx.hasInput(kPastValue))
+    return ctx.error("past_key and past_value must be given together");
+  if (a.hasPast) {
     const TensorValue& pk = ctx.input(kPastKey);
     const TensorValue& pv = ctx.input(kPastValue);
-    if (pk.rank() != 4 || pv.rank() != 4 || pk.dim(0) != batch || pk.dim(1) != kvHeads ||
-        pk.dim(3) != depth || pv.dim(0) != batch || pv.dim(1) != kvHeads || pv.dim(2) != pk.dim(2) ||
-        pv.dim(3) != valueDepth)
+    if (pk.rank() != 4 || pv.rank() != 4 || pk.dim(0) != a.batch || pk.dim(1) != a.kvHeads ||
+        pk.dim(3) != a.depth || pv.dim(0) != a.batch || pv.dim(1) != a.kvHeads || pv.dim(2) != pk.dim(2) ||
+        pv.dim(3) != a.valueDepth)
       return ctx.error("past_key " + pk.describe() + " / past_value " + pv.describe() +
                        " do not match [batch, kv_heads, past, head_size]");
-    pastKeys = pk.dim(2);
+    a.pastKeys = pk.dim(2);
   }
-  const int64_t totalKeys = pastKeys + newKeys;
-  std::vector<C> keys(size_t(batch * kvHeads * totalKeys * depth));
-  std::vector<C> values(size_t(batch * kvHeads * totalKeys * valueDepth));
-  for (int64_t b = 0; b < batch; ++b) {
-    for (int64_t h = 0; h < kvHeads; ++h) {
-      for (int64_t s = 0; s < totalKeys; ++s) {
-        C* keyRow = &keys[size_t(((b * kvHeads + h) * totalKeys + s) * depth)];
-        C* valueRow = &values[size_t(((b * kvHeads + h) * totalKeys + s) * valueDepth)];
+  a.totalKeys = a.pastKeys + a.newKeys;
+  return a;
+}
+
+// Present key and value: the cache followed by the new keys, as [B, Hkv, total, D] in the compute type.
+template <class T>
+void presentKeysValues(const KernelContext& ctx, const AttentionShape& a, std::vector<ComputeType<T>>& keys,
+                       std::vector<ComputeType<T>>& values) {
+  using C = ComputeType<T>;
+  keys.resize(size_t(a.batch * a.kvHeads * a.totalKeys * a.depth));
+  values.resize(size_t(a.batch * a.kvHeads * a.totalKeys * a.valueDepth));
+  for (int64_t b = 0; b < a.batch; ++b) {
+    for (int64_t h = 0; h < a.kvHeads; ++h) {
+      for (int64_t s = 0; s < a.totalKeys; ++s) {
+        C* keyRow = &keys[size_t(((b * a.kvHeads + h) * a.totalKeys + s) * a.depth)];
+        C* valueRow = &values[size_t(((b * a.kvHeads + h) * a.totalKeys + s) * a.valueDepth)];
         const T* keySource;
         const T* valueSource;
-        if (s < pastKeys) {
-          keySource = ctx.input(kPastKey).template data<T>() + ((b * kvHeads + h) * pastKeys + s) * depth;
-          valueSource =
-              ctx.input(kPastValue).template data<T>() + ((b * kvHeads + h) * pastKeys + s) * valueDepth;
+        if (s < a.pastKeys) {
+          const int64_t cached = (b * a.kvHeads + h) * a.pastKeys + s;
+          keySource = ctx.input(kPastKey).template data<T>() + cached * a.depth;
+          valueSource = ctx.input(kPastValue).template data<T>() + cached * a.valueDepth;
         } else {
-          keySource = k.data<T>() + kl.offset(b, h, s - pastKeys);
-          valueSource = v.data<T>() + vl.offset(b, h, s - pastKeys);
+          keySource = ctx.input(kK).template data<T>() + a.kl.offset(b, h, s - a.pastKeys);
+          valueSource = ctx.input(kV).template data<T>() + a.vl.offset(b, h, s - a.pastKeys);
         }
-        for (int64_t d = 0; d < depth; ++d) keyRow[d] = C(keySource[d]);
-        for (int64_t d = 0; d < valueDepth; ++d) valueRow[d] = C(valueSource[d]);
+        for (int64_t d = 0; d < a.depth; ++d) keyRow[d] = C(keySource[d]);
+        for (int64_t d = 0; d < a.valueDepth; ++d) valueRow[d] = C(valueSource[d]);
       }
     }
   }
+}
+
+// What every query row reads: the present keys and values, the mask and the attributes.
+template <class T>
+struct AttentionRows {
+  using C = ComputeType<T>;
+  const AttentionShape& a;
+  const std::vector<C>& keys;
+  const std::vector<C>& values;
+  const MaskBias& mask;
+  const std::vector<int64_t>& nonPadKeys;
+  C scale, softcap;
+  bool causal;
+  int64_t qkMode;
+  const T* qData;
+  T* yData;
+  T* qkOut;
+
+  // One (batch, head, query) row: scores against every key, masked, softmax, and the weighted values
+  // (and the QK output at the stage qk_matmul_output_mode names).
+  void attend(int64_t row, std::vector<C>& scores, std::vector<C>& accumulator) const {
+    const C negInf = -std::numeric_limits<C>::infinity();
+    const int64_t totalKeys = a.totalKeys, valueDepth = a.valueDepth;
+    const int64_t i = row % a.querySeq, h = (row / a.querySeq) % a.qHeads, b = row / (a.querySeq * a.qHeads);
+    const int64_t kvHead = h / a.groupSize;
+    const T* queryRow = qData + a.ql.offset(b, h, i);
+    // Queries sit after the cached keys; with an external (static) cache nonpad_kv_seqlen says where.
+    int64_t causalOffset = a.pastKeys;
+    if (!a.hasPast && !nonPadKeys.empty()) causalOffset = nonPadKeys[size_t(b)] - a.querySeq;
+    T* qkRow = qkOut ? qkOut + row * totalKeys : nullptr;
+    C maxScore = negInf;
+    for (int64_t j = 0; j < totalKeys; ++j) {
+      const C* keyRow = &keys[size_t(((b * a.kvHeads + kvHead) * totalKeys + j) * a.depth)];
+      C dot = 0;
+      for (int64_t d = 0; d < a.depth; ++d) dot += C(queryRow[d]) * keyRow[d];
+      C score = dot * scale;
+      if (softcap > 0) score = softcap * std::tanh(score / softcap);
+      if (qkRow && qkMode <= 1) qkRow[j] = fromCompute<T>(score);
+      C bias = C(mask.at(b, h, i, j));
+      if (causal && j > i + causalOffset) bias = negInf;
+      if (!nonPadKeys.empty() && j >= nonPadKeys[size_t(b)]) bias = negInf;
+      score += bias;
+      if (qkRow && qkMode == 2) qkRow[j] = fromCompute<T>(score);
+      scores[size_t(j)] = score;
+      if (score > maxScore) maxScore = score;
+    }
+    // A row with every key masked attends to nothing: its probabilities and output are zero, not NaN.
+    C sum = 0;
+    for (int64_t j = 0; j < totalKeys; ++j) {
+      C p = maxScore == negInf ? C(0) : std::exp(scores[size_t(j)] - maxScore);
+      scores[size_t(j)] = p;
+      sum += p;
+    }
+    const C inverse = sum > 0 ? C(1) / sum : C(0);
+    std::fill(accumulator.begin(), accumulator.end(), C(0));
+    for (int64_t j = 0; j < totalKeys; ++j) {
+      const C p = scores[size_t(j)] * inverse;
+      if (qkRow && qkMode == 3) qkRow[j] = fromCompute<T>(p);
+      if (p == C(0)) continue;
+      const C* valueRow = &values[size_t(((b * a.kvHeads + kvHead) * totalKeys + j) * valueDepth)];
+      for (int64_t d = 0; d < valueDepth; ++d) accumulator[size_t(d)] += p * valueRow[d];
+    }
+    T* outRow =
+        a.packed ? yData + ((b * a.querySeq + i) * a.qHeads + h) * valueDepth : yData + row * valueDepth;
+    for (int64_t d = 0; d < valueDepth; ++d) outRow[d] = fromCompute<T>(accumulator[size_t(d)]);
+  }
+};
+
+template <class T>
+Expected<void> computeAttention(KernelContext& ctx) {
+  using C = ComputeType<T>;
+  const TensorValue& q = ctx.input(kQ);
+  auto shape = readShape(ctx);
+  if (!shape) return shape.error();
+  const AttentionShape& a = *shape;
+  std::vector<C> keys, values;
+  presentKeysValues<T>(ctx, a, keys, values);
 
   std::vector<int64_t> nonPadKeys;
   if (ctx.hasInput(kNonPadKvLength)) {
     nonPadKeys = ctx.input(kNonPadKvLength).toInts();
-    if (int64_t(nonPadKeys.size()) != batch)
+    if (int64_t(nonPadKeys.size()) != a.batch)
       return ctx.error("nonpad_kv_seqlen must have one length per batch", kNonPadKvLength);
   }
-
-  auto mask = readMask(ctx, Dims{batch, qHeads, querySeq, totalKeys});
+  auto mask = readMask(ctx, Dims{a.batch, a.qHeads, a.querySeq, a.totalKeys});
   if (!mask) return mask.error();
 
-  const Dims yDims =
-      packed ? Dims{batch, querySeq, qHeads * valueDepth} : Dims{batch, qHeads, querySeq, valueDepth};
+  const Dims yDims = a.packed ? Dims{a.batch, a.querySeq, a.qHeads * a.valueDepth}
+                              : Dims{a.batch, a.qHeads, a.querySeq, a.valueDepth};
   auto y = ctx.allocateOutput(0, q.dtype(), yDims);
   if (!y) return y.error();
   for (size_t out = 1; out <= 2; ++out) {
     if (!ctx.wantsOutput(out)) continue;
     const std::vector<C>& source = out == 1 ? keys : values;
-    const int64_t d = out == 1 ? depth : valueDepth;
-    auto present = ctx.allocateOutput(out, q.dtype(), Dims{batch, kvHeads, totalKeys, d});
+    const int64_t d = out == 1 ? a.depth : a.valueDepth;
+    auto present = ctx.allocateOutput(out, q.dtype(), Dims{a.batch, a.kvHeads, a.totalKeys, d});
     if (!present) return present.error();
     T* data = (*present)->template data<T>();
     for (size_t i = 0; i < source.size(); ++i) data[i] = fromCompute<T>(source[i]);
   }
   T* qkOut = nullptr;
   if (ctx.wantsOutput(3)) {
-    auto qk = ctx.allocateOutput(3, q.dtype(), Dims{batch, qHeads, querySeq, totalKeys});
+    auto qk = ctx.allocateOutput(3, q.dtype(), Dims{a.batch, a.qHeads, a.querySeq, a.totalKeys});
     if (!qk) return qk.error();
     qkOut = (*qk)->template data<T>();
   }
 
-  const C scale = ctx.hasAttr("scale") ? C(ctx.attrFloat("scale", 1.0f)) : C(1) / std::sqrt(C(depth));
-  const C softcap = C(ctx.attrFloat("softcap", 0.0f));
-  const bool causal = ctx.attrInt("is_causal", 0) != 0;
-  const int64_t qkMode = ctx.attrInt("qk_matmul_output_mode", 0);
-  const C negInf = -std::numeric_limits<C>::infinity();
-  const T* qData = q.data<T>();
-  T* yData = (*y)->template data<T>();
-
-  ctx.parallelFor(batch * qHeads * querySeq, 1, [&](int64_t begin, int64_t end) {
-    std::vector<C> scores(static_cast<size_t>(totalKeys));
-    std::vector<C> accumulator(static_cast<size_t>(valueDepth));
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t i = row % querySeq, h = (row / querySeq) % qHeads, b = row / (querySeq * qHeads);
-      const int64_t kvHead = h / groupSize;
-      const T* queryRow = qData + ql.offset(b, h, i);
-      // Queries sit after the cached keys; with an external (static) cache nonpad_kv_seqlen says where.
-      int64_t causalOffset = pastKeys;
-      if (!hasPast && !nonPadKeys.empty()) causalOffset = nonPadKeys[size_t(b)] - querySeq;
-      T* qkRow = qkOut ? qkOut + row * totalKeys : nullptr;
-      C maxScore = negInf;
-      for (int64_t j = 0; j < totalKeys; ++j) {
-        const C* keyRow = &keys[size_t(((b * kvHeads + kvHead) * totalKeys + j) * depth)];
-        C dot = 0;
-        for (int64_t d = 0; d < depth; ++d) dot += C(queryRow[d]) * keyRow[d];
-        C score = dot * scale;
-        if (softcap > 0) score = softcap * std::tanh(score / softcap);
-        if (qkRow && qkMode <= 1) qkRow[j] = fromCompute<T>(score);
-        C bias = C(mask->at(b, h, i, j));
-        if (causal && j > i + causalOffset) bias = negInf;
-        if (!nonPadKeys.empty() && j >= nonPadKeys[size_t(b)]) bias = negInf;
-        score += bias;
-        if (qkRow && qkMode == 2) qkRow[j] = fromCompute<T>(score);
-        scores[size_t(j)] = score;
-        if (score > maxScore) maxScore = score;
-      }
-      // A row with every key masked attends to nothing: its probabilities and output are zero, not NaN.
-      C sum = 0;
-      for (int64_t j = 0; j < totalKeys; ++j) {
-        C p = maxScore == negInf ? C(0) : std::exp(scores[size_t(j)] - maxScore);
-        scores[size_t(j)] = p;
-        sum += p;
-      }
-      const C inverse = sum > 0 ? C(1) / sum : C(0);
-      std::fill(accumulator.begin(), accumulator.end(), C(0));
-      for (int64_t j = 0; j < totalKeys; ++j) {
-        const C p = scores[size_t(j)] * inverse;
-        if (qkRow && qkMode == 3) qkRow[j] = fromCompute<T>(p);
-        if (p == C(0)) continue;
-        const C* valueRow = &values[size_t(((b * kvHeads + kvHead) * totalKeys + j) * valueDepth)];
-        for (int64_t d = 0; d < valueDepth; ++d) accumulator[size_t(d)] += p * valueRow[d];
-      }
-      T* outRow = packed ? yData + ((b * querySeq + i) * qHeads + h) * valueDepth : yData + row * valueDepth;
-      for (int64_t d = 0; d < valueDepth; ++d) outRow[d] = fromCompute<T>(accumulator[size_t(d)]);
-    }
+  const AttentionRows<T> rows{
+      a,
+      keys,
+      values,
+      *mask,
+      nonPadKeys,
+      ctx.hasAttr("scale") ? C(ctx.attrFloat("scale", 1.0f)) : C(1) / std::sqrt(C(a.depth)),
+      C(ctx.attrFloat("softcap", 0.0f)),
+      ctx.attrInt("is_causal", 0) != 0,
+      ctx.attrInt("qk_matmul_output_mode", 0),
+      q.data<T>(),
+      (*y)->template data<T>(),
+      qkOut,
+  };
+  ctx.parallelFor(a.batch * a.qHeads * a.querySeq, 1, [&](int64_t begin, int64_t end) {
+    std::vector<C> scores(static_cast<size_t>(a.totalKeys));
+    std::vector<C> accumulator(static_cast<size_t>(a.valueDepth));
+    for (int64_t row = begin; row < end; ++row) rows.attend(row, scores, accumulator);
   });
   return {};
 }

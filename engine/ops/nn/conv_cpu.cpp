@@ -1,5 +1,5 @@
 // Convolution reference kernels (Conv, ConvTranspose) for any spatial rank and groups: direct loops, the
-// oracle for the oneDNN kernels in exec/cpu/dnnl_kernels.cpp.
+// oracle for the oneDNN kernel beside it (conv_dnnl_cpu.cpp).
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
 

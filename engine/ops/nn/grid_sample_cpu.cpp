@@ -47,12 +47,9 @@ struct Tap {
 };
 
 Expected<void> gridSampleKernel(KernelContext& ctx) {
-  auto x = ctx.requireTensor(0);
-  if (!x) return x.error();
-  auto g = ctx.requireTensor(1);
-  if (!g) return g.error();
-  const TensorValue& in = **x;
-  const TensorValue& grid = **g;
+  auto inputs = requireTensors<2>(ctx);
+  if (!inputs) return inputs.error();
+  auto [in, grid] = *inputs;
   int64_t spatial = in.rank() - 2;
   if (spatial < 1) return ctx.error("X must be [N, C, spatial...], got " + in.describe(), 0);
   if (grid.rank() != in.rank() || grid.dim(0) != in.dim(0) || grid.dims().back() != spatial)

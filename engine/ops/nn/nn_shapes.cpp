@@ -6,9 +6,8 @@ namespace onyx {
 using namespace nn_shapes;
 using shapes::inferSameAsInput0;
 
-void registerNnOps(OpRegistry& registry) {
+void registerNnSchemas(OpRegistry& registry) {
   registry.add({"", "Conv", OpCategory::Layer, {1, 11, 22}, 2, 3, 1, 1, false, inferConv});
-  registry.add({"", "ConvInteger", OpCategory::Layer, {10}, 2, 4, 1, 1, false, inferConv});
   registry.add({"", "DeformConv", OpCategory::Layer, {19, 22}, 3, 5, 1, 1, false, inferConv});
   registry.add({"", "ConvTranspose", OpCategory::Layer, {1, 11, 22}, 2, 3, 1, 1, false, inferConvTranspose});
   registry.add({"", "MaxPool", OpCategory::Pool, {1, 8, 10, 11, 12, 22}, 1, 1, 1, 2, false, inferPool});
@@ -25,6 +24,9 @@ void registerNnOps(OpRegistry& registry) {
   registry.add({"", "LRN", OpCategory::Normalization, {1, 13}, 1, 1, 1, 1, false, inferSameAsInput0});
   registry.add({"", "LayerNormalization", OpCategory::Normalization, {17}, 2, 3, 1, 3, false, inferLayerNorm});
   registry.add({"", "RMSNormalization", OpCategory::Normalization, {23}, 2, 2, 1, 1, false, inferLayerNorm});
+  registry.add({"", "Softmax", OpCategory::Activation, {1, 11, 13}, 1, 1, 1, 1, false, inferSameAsInput0});
+  registry.add({"", "LogSoftmax", OpCategory::Activation, {1, 11, 13}, 1, 1, 1, 1, false, inferSameAsInput0});
+  registry.add({"", "Hardmax", OpCategory::Activation, {1, 11, 13}, 1, 1, 1, 1, false, inferSameAsInput0});
   registry.add({"", "Dropout", OpCategory::Other, {1, 6, 7, 10, 12, 13, 22}, 1, 3, 1, 2, false, inferDropout});
   registry.add({"", "Col2Im", OpCategory::Layer, {18}, 3, 3, 1, 1, false, inferCol2Im});
   registry.add({"", "GridSample", OpCategory::DataMovement, {16, 20, 22}, 2, 2, 1, 1, false, inferGridSample});

@@ -1,6 +1,6 @@
 #pragma once
 // The nn family's shape functions, split by theme across files and registered together.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx::nn_shapes {

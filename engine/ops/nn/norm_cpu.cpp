@@ -1,5 +1,5 @@
-// Normalization and softmax: BatchNormalization (inference), LayerNormalization, InstanceNormalization,
-// Softmax, LogSoftmax, Hardmax. Rows are normalised in parallel; float32 rows use single-pass loops.
+// Normalization: BatchNormalization (inference), LayerNormalization, InstanceNormalization. Rows are
+// normalised in parallel; float32 rows use single-pass loops.
 #include <cmath>
 
 #include "exec/kernel_util.h"
@@ -143,83 +143,12 @@ Expected<void> instanceNormKernel(KernelContext& ctx) {
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
 
-enum class SoftKind { Softmax, LogSoftmax, Hardmax };
-
-template <SoftKind K>
-Expected<void> softmaxKernel(KernelContext& ctx) {
-  auto xs = ctx.requireTensor(0);
-  if (!xs) return xs.error();
-  const TensorValue& x = **xs;
-  int64_t rank = x.rank();
-  bool legacy = ctx.opset() < 13;  // before 13: flatten to 2-D at axis (default 1)
-  auto axisOpt = normalizeAxis(ctx.attrInt("axis", legacy ? 1 : -1), std::max<int64_t>(rank, 1));
-  if (!axisOpt) return ctx.error("axis is out of range for " + x.describe(), 0);
-  int64_t axis = *axisOpt;
-  int64_t outer = 1, len = 1, inner = 1;
-  if (legacy) {
-    for (int64_t d = 0; d < axis; ++d) outer *= x.dim(d);
-    for (int64_t d = axis; d < rank; ++d) len *= x.dim(d);
-  } else if (rank > 0) {
-    for (int64_t d = 0; d < axis; ++d) outer *= x.dim(d);
-    len = x.dim(axis);
-    for (int64_t d = axis + 1; d < rank; ++d) inner *= x.dim(d);
-  }
-  auto y = ctx.allocateOutput(0, x.dtype(), x.dims());
-  if (!y) return y.error();
-  bool ok = dispatchType<kFloats>(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* src = x.data<T>();
-    T* dst = (*y)->template data<T>();
-    ctx.parallelFor(outer * inner, 4, [&](int64_t b, int64_t e) {
-      std::vector<float> buf(static_cast<size_t>(len));
-      for (int64_t oi = b; oi < e; ++oi) {
-        int64_t o = oi / inner, i = oi % inner;
-        const T* p = src + o * len * inner + i;
-        T* q = dst + o * len * inner + i;
-        float mx = -INFINITY;
-        int64_t arg = 0;
-        for (int64_t k = 0; k < len; ++k) {
-          buf[size_t(k)] = float(ComputeType<T>(p[k * inner]));
-          if (buf[size_t(k)] > mx) {
-            mx = buf[size_t(k)];
-            arg = k;
-          }
-        }
-        if constexpr (K == SoftKind::Hardmax) {
-          for (int64_t k = 0; k < len; ++k)
-            q[k * inner] = fromCompute<T>(ComputeType<T>(k == arg ? 1.0f : 0.0f));
-        } else {
-          float sum = 0;
-          for (int64_t k = 0; k < len; ++k) {
-            buf[size_t(k)] = std::exp(buf[size_t(k)] - mx);
-            sum += buf[size_t(k)];
-          }
-          if constexpr (K == SoftKind::Softmax) {
-            float inv = 1.0f / sum;
-            for (int64_t k = 0; k < len; ++k)
-              q[k * inner] = fromCompute<T>(ComputeType<T>(buf[size_t(k)] * inv));
-          } else {
-            float logSum = std::log(sum);
-            for (int64_t k = 0; k < len; ++k)
-              q[k * inner] =
-                  fromCompute<T>(ComputeType<T>(float(ComputeType<T>(p[k * inner])) - mx - logSum));
-          }
-        }
-      }
-    });
-  });
-  return ok ? Expected<void>() : ctx.unsupportedType(0);
-}
-
 }  // namespace
 
 void registerNormCpuKernels(KernelRegistry& r) {
   r.add(kernel("BatchNormalization", batchNormKernel, 1));
   r.add(kernel("LayerNormalization", layerNormKernel, 17));
   r.add(kernel("InstanceNormalization", instanceNormKernel, 1));
-  r.add(kernel("Softmax", softmaxKernel<SoftKind::Softmax>, 1));
-  r.add(kernel("LogSoftmax", softmaxKernel<SoftKind::LogSoftmax>, 1));
-  r.add(kernel("Hardmax", softmaxKernel<SoftKind::Hardmax>, 1));
 }
 
 }  // namespace onyx::exec

@@ -63,15 +63,11 @@ Expected<void> runSoftmax(VulkanRun& run) {
   bool legacy = run.kernel().opset() < 13;  // before 13: flattened to 2-D at the axis
   auto axis = normalizeAxis(run.node().attrInt("axis", legacy ? 1 : -1), std::max<int64_t>(x.rank(), 1));
   if (!axis) return run.error("axis is out of range for " + x.describe());
-  int64_t outer = 1, len = 1, inner = 1;
-  for (int64_t d = 0; d < x.rank(); ++d) {
-    if (d < *axis)
-      outer *= x.dim(d);
-    else if (d == *axis || legacy)
-      len *= x.dim(d);
-    else
-      inner *= x.dim(d);
-  }
+  // Before opset 13 the tensor is flattened to 2-D at the axis: the softmax runs over everything after it.
+  const AxisSplit split = axisSplit(x.dims(), *axis);
+  const int64_t outer = split.outer;
+  const int64_t len = legacy ? split.len * split.inner : split.len;
+  const int64_t inner = legacy ? 1 : split.inner;
   auto y = run.output(0, x.dtype(), x.dims());
   if (!y) return y.error();
   if (len == 0) return {};

@@ -1,6 +1,6 @@
 // Softmax and LogSoftmax of float32 along the last (contiguous) axis, the attention case: per row a
 // vectorised max, exp-and-sum and scale (exec/cpu/fast_math). Other axes and types go to the reference
-// kernel in norm_cpu.cpp, which stays the oracle.
+// kernel in softmax_cpu.cpp, which stays the oracle.
 #include <cmath>
 
 #include "exec/cpu/fast_math.h"

@@ -1,5 +1,5 @@
 // Shape functions of quantization ops: element types change, shapes mostly follow the data input.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "ops/nn/nn_shapes.h"
 #include "shapes/shape_helpers.h"
 
@@ -61,13 +61,14 @@ Expected<void> inferQLinearConv(ShapeContext& ctx) { return nn_shapes::inferConv
 
 }  // namespace
 
-void registerQuantizationOps(OpRegistry& registry) {
+void registerQuantizationSchemas(OpRegistry& registry) {
   registry.add({"", "QuantizeLinear", OpCategory::Quantization, {10, 13, 19, 21, 23, 24, 25}, 2, 3, 1, 1, false, inferQuantizeLinear});
   registry.add({"", "DequantizeLinear", OpCategory::Quantization, {10, 13, 19, 21, 23, 24, 25}, 2, 3, 1, 1, false, inferDequantizeLinear});
   registry.add({"", "DynamicQuantizeLinear", OpCategory::Quantization, {11}, 1, 1, 3, 3, false, inferDynamicQuantizeLinear});
   registry.add({"", "QLinearMatMul", OpCategory::Quantization, {10, 21}, 8, 8, 1, 1, false, inferQLinearMatMul});
   registry.add({"", "MatMulInteger", OpCategory::Quantization, {10}, 2, 4, 1, 1, false, inferQLinearMatMul});
   registry.add({"", "QLinearConv", OpCategory::Quantization, {10}, 8, 9, 1, 1, false, inferQLinearConv});
+  registry.add({"", "ConvInteger", OpCategory::Layer, {10}, 2, 4, 1, 1, false, nn_shapes::inferConv});
 }
 
 }  // namespace onyx

@@ -1,5 +1,5 @@
 // Shape functions of random ops that take their shape from an input.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -24,7 +24,7 @@ Expected<void> inferBernoulli(ShapeContext& ctx) {
 
 }  // namespace
 
-void registerRandomOps(OpRegistry& registry) {
+void registerRandomSchemas(OpRegistry& registry) {
   registry.add({"", "RandomUniformLike", OpCategory::Random, {1, 22}, 1, 1, 1, 1, false, inferRandomLike});
   registry.add({"", "Bernoulli", OpCategory::Random, {15, 22}, 1, 1, 1, 1, false, inferBernoulli});
 }

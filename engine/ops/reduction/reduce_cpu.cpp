@@ -169,9 +169,7 @@ Expected<void> argKernel(KernelContext& ctx) {
   }
   auto y = ctx.allocateOutput(0, DataType::Int64, out);
   if (!y) return y.error();
-  int64_t outer = 1, inner = 1, len = in.dim(axis);
-  for (int64_t d = 0; d < axis; ++d) outer *= in.dim(d);
-  for (int64_t d = axis + 1; d < in.rank(); ++d) inner *= in.dim(d);
+  const auto [outer, len, inner] = axisSplit(in.dims(), axis);
   bool ok = dispatchType<kNumbers>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Cm = ComputeType<T>;

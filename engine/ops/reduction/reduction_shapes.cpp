@@ -1,5 +1,5 @@
 // Shape functions of reductions over axes, ArgMax/ArgMin and TopK.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -101,7 +101,7 @@ Expected<void> inferTopK(ShapeContext& ctx) {
 
 }  // namespace
 
-void registerReductionOps(OpRegistry& registry) {
+void registerReductionSchemas(OpRegistry& registry) {
   registry.add({"", "ReduceMax", OpCategory::Reduction, {1, 11, 12, 13, 18, 20}, 1, 2, 1, 1, false, inferReduce});
   registry.add({"", "ReduceMin", OpCategory::Reduction, {1, 11, 12, 13, 18, 20}, 1, 2, 1, 1, false, inferReduce});
   registry.add({"", "ReduceMean", OpCategory::Reduction, {1, 11, 13, 18}, 1, 2, 1, 1, false, inferReduce});

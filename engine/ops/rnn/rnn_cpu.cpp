@@ -39,66 +39,71 @@ void gemv(const float* w, const float* x, float* y, int64_t rows, int64_t cols) 
 }
 
 template <Cell C>
-Expected<void> recurrentKernel(KernelContext& ctx) {
-  auto xs = ctx.requireTensor(0);
-  if (!xs) return xs.error();
-  auto ws = ctx.requireTensor(1);
-  if (!ws) return ws.error();
-  auto rs = ctx.requireTensor(2);
-  if (!rs) return rs.error();
-  if ((*xs)->dtype() != DataType::Float && (*xs)->dtype() != DataType::Double) return ctx.unsupportedType(0);
-  auto toFloat = [](const TensorValue& t) {
-    std::vector<float> v(static_cast<size_t>(t.count()));
-    for (int64_t i = 0; i < t.count(); ++i) v[size_t(i)] = float(t.doubleAt(i));
-    return v;
-  };
-  const TensorValue& X = **xs;
-  if (X.rank() != 3) return ctx.error("X must be 3-D, got " + X.describe(), 0);
-  int64_t layout = ctx.attrInt("layout", 0);
-  int64_t seqLen = layout ? X.dim(1) : X.dim(0), batch = layout ? X.dim(0) : X.dim(1), inputSize = X.dim(2);
-  int64_t hidden = ctx.attrInt("hidden_size", (*rs)->dim(2));
-  std::string direction = ctx.attrString("direction", "forward");
-  int64_t dirs = direction == "bidirectional" ? 2 : 1;
-  constexpr int64_t gates = C == Cell::Lstm ? 4 : (C == Cell::Gru ? 3 : 1);
-  if ((*ws)->rank() != 3 || (*ws)->dim(0) != dirs || (*ws)->dim(1) != gates * hidden ||
-      (*ws)->dim(2) != inputSize)
-    return ctx.error("W " + (*ws)->describe() + " does not match the input size and hidden_size", 1);
-  float clip = ctx.attrFloat("clip", 0.0f);
-  bool linearBeforeReset = ctx.attrInt("linear_before_reset", 0) != 0;
-  int64_t inputForget = ctx.attrInt("input_forget", 0);
+constexpr int64_t kGates = C == Cell::Lstm ? 4 : (C == Cell::Gru ? 3 : 1);
+
+// The activations of every direction, perDir of them each (f, g and h for LSTM): the attribute's, else
+// the cell's defaults, with their alpha and beta.
+template <Cell C>
+Expected<std::vector<Activation>> activationsOf(const KernelContext& ctx, int64_t dirs, size_t& perDir) {
   auto names = ctx.attrStrings("activations");
   auto alphas = ctx.attrFloats("activation_alpha").value_or(std::vector<float>{});
   auto betas = ctx.attrFloats("activation_beta").value_or(std::vector<float>{});
   std::vector<std::string> defaults = C == Cell::Lstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
                                       : C == Cell::Gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                        : std::vector<std::string>{"Tanh"};
-  size_t perDir = defaults.size();
+  perDir = defaults.size();
   std::vector<Activation> acts;
   for (size_t i = 0; i < perDir * size_t(dirs); ++i) {
     std::string name = names && i < names->size() ? (*names)[i] : defaults[i % perDir];
     float alpha =
         i < alphas.size() ? alphas[i] : (name == "LeakyRelu" ? 0.01f : (name == "HardSigmoid" ? 0.2f : 1.0f));
     float beta = i < betas.size() ? betas[i] : (name == "HardSigmoid" ? 0.5f : 0.0f);
-    auto a = activation(ctx, name, alpha, beta);
-    if (!a) return a.error();
-    acts.push_back(*a);
+    auto act = activation(ctx, name, alpha, beta);
+    if (!act) return act.error();
+    acts.push_back(*act);
   }
-  std::vector<float> x = toFloat(X), w = toFloat(**ws), r = toFloat(**rs);
-  std::vector<float> b = ctx.hasInput(3)
-                             ? toFloat(ctx.input(3))
-                             : std::vector<float>(static_cast<size_t>(dirs * 2 * gates * hidden), 0.0f);
-  std::vector<int64_t> lens(static_cast<size_t>(batch), seqLen);
-  if (ctx.hasInput(4)) lens = ctx.input(4).toInts();
-  std::vector<float> h0 = ctx.hasInput(5)
-                              ? toFloat(ctx.input(5))
-                              : std::vector<float>(static_cast<size_t>(dirs * batch * hidden), 0.0f);
-  std::vector<float> c0 = C == Cell::Lstm && ctx.hasInput(6)
-                              ? toFloat(ctx.input(6))
-                              : std::vector<float>(static_cast<size_t>(dirs * batch * hidden), 0.0f);
-  std::vector<float> peep = C == Cell::Lstm && ctx.hasInput(7)
-                                ? toFloat(ctx.input(7))
-                                : std::vector<float>(static_cast<size_t>(dirs * 3 * hidden), 0.0f);
-  if (layout) {  // initial states come as [batch, dirs, hidden]
+  return acts;
+}
+
+// The node's inputs as float vectors, absent optional ones as zeros, initial states as [dirs, batch,
+// hidden] whatever the layout.
+struct RecurrentInputs {
+  int64_t layout = 0, seqLen = 0, batch = 0, inputSize = 0, hidden = 0, dirs = 1;
+  std::vector<float> x, w, r, b, h0, c0, peep;
+  std::vector<int64_t> lens;
+};
+
+std::vector<float> toFloat(const TensorValue& t) {
+  std::vector<float> v(static_cast<size_t>(t.count()));
+  for (int64_t i = 0; i < t.count(); ++i) v[size_t(i)] = float(t.doubleAt(i));
+  return v;
+}
+
+template <Cell C>
+RecurrentInputs readInputs(const KernelContext& ctx, const TensorValue& X, const TensorValue& W,
+                           const TensorValue& R, int64_t dirs) {
+  constexpr int64_t gates = kGates<C>;
+  RecurrentInputs in;
+  in.layout = ctx.attrInt("layout", 0);
+  in.seqLen = in.layout ? X.dim(1) : X.dim(0);
+  in.batch = in.layout ? X.dim(0) : X.dim(1);
+  in.inputSize = X.dim(2);
+  in.hidden = ctx.attrInt("hidden_size", R.dim(2));
+  in.dirs = dirs;
+  const int64_t batch = in.batch, hidden = in.hidden;
+  auto orZeros = [&](bool present, size_t i, int64_t count) {
+    return present ? toFloat(ctx.input(i)) : std::vector<float>(static_cast<size_t>(count), 0.0f);
+  };
+  in.x = toFloat(X);
+  in.w = toFloat(W);
+  in.r = toFloat(R);
+  in.b = orZeros(ctx.hasInput(3), 3, dirs * 2 * gates * hidden);
+  in.lens.assign(static_cast<size_t>(batch), in.seqLen);
+  if (ctx.hasInput(4)) in.lens = ctx.input(4).toInts();
+  in.h0 = orZeros(ctx.hasInput(5), 5, dirs * batch * hidden);
+  in.c0 = orZeros(C == Cell::Lstm && ctx.hasInput(6), 6, dirs * batch * hidden);
+  in.peep = orZeros(C == Cell::Lstm && ctx.hasInput(7), 7, dirs * 3 * hidden);
+  if (in.layout) {  // initial states come as [batch, dirs, hidden]
     auto swap01 = [&](std::vector<float>& v) {
       std::vector<float> out(v.size());
       for (int64_t bi = 0; bi < batch; ++bi)
@@ -107,92 +112,152 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
             out[size_t((d * batch + bi) * hidden + h)] = v[size_t((bi * dirs + d) * hidden + h)];
       v = out;
     };
-    if (ctx.hasInput(5)) swap01(h0);
-    if (C == Cell::Lstm && ctx.hasInput(6)) swap01(c0);
+    if (ctx.hasInput(5)) swap01(in.h0);
+    if (C == Cell::Lstm && ctx.hasInput(6)) swap01(in.c0);
   }
+  return in;
+}
+
+// One direction's weights, biases, peepholes and activations, and the cell's attributes.
+struct DirectionCell {
+  const float *W, *R, *Wb, *Rb, *P;
+  const Activation *f, *g, *hAct;
+  int64_t hidden;
+  float clip;
+  bool linearBeforeReset;
+  bool inputForget;
+  float clipped(float v) const { return clip > 0 ? std::max(-clip, std::min(clip, v)) : v; }
+};
+
+// LSTM, gate order i, o, f, c: the new c and h from the gates' input (xg) and recurrent (hg) products.
+void lstmStep(const DirectionCell& cell, const std::vector<float>& xg, const std::vector<float>& hg,
+              std::vector<float>& h, std::vector<float>& c) {
+  const int64_t hidden = cell.hidden;
+  const float* P = cell.P;
+  const Activation &f = *cell.f, &g = *cell.g, &hAct = *cell.hAct;
+  for (int64_t k = 0; k < hidden; ++k) {
+    float i = f(cell.clipped(xg[size_t(k)] + hg[size_t(k)] + P[k] * c[size_t(k)]));
+    float fo = f(cell.clipped(xg[size_t(2 * hidden + k)] + hg[size_t(2 * hidden + k)] +
+                              P[2 * hidden + k] * c[size_t(k)]));
+    if (cell.inputForget) fo = 1 - i;
+    float cc = g(cell.clipped(xg[size_t(3 * hidden + k)] + hg[size_t(3 * hidden + k)]));
+    c[size_t(k)] = fo * c[size_t(k)] + i * cc;
+    float o = f(cell.clipped(xg[size_t(hidden + k)] + hg[size_t(hidden + k)] + P[hidden + k] * c[size_t(k)]));
+    h[size_t(k)] = o * hAct(c[size_t(k)]);
+  }
+}
+
+// GRU, gate order z, r, h: the new h. Without linear_before_reset the h gate multiplies R_h by r * h.
+void gruStep(const DirectionCell& cell, std::vector<float>& xg, const std::vector<float>& hg,
+             std::vector<float>& h) {
+  const int64_t hidden = cell.hidden;
+  const Activation &f = *cell.f, &g = *cell.g;
+  std::vector<float> hNew(static_cast<size_t>(hidden));
+  for (int64_t k = 0; k < hidden; ++k) {
+    float z = f(cell.clipped(xg[size_t(k)] + hg[size_t(k)]));
+    float rr = f(cell.clipped(xg[size_t(hidden + k)] + hg[size_t(hidden + k)]));
+    float hh = cell.linearBeforeReset
+                   ? g(cell.clipped(xg[size_t(2 * hidden + k)] + rr * hg[size_t(2 * hidden + k)]))
+                   : 0.0f;
+    hNew[size_t(k)] = hh;
+    xg[size_t(k)] = z;
+    xg[size_t(hidden + k)] = rr;
+  }
+  if (!cell.linearBeforeReset) {
+    std::vector<float> rh(static_cast<size_t>(hidden));
+    for (int64_t q = 0; q < hidden; ++q) rh[size_t(q)] = xg[size_t(hidden + q)] * h[size_t(q)];
+    for (int64_t k = 0; k < hidden; ++k) {
+      float acc = cell.Rb[2 * hidden + k];
+      const float* row = cell.R + (2 * hidden + k) * hidden;
+      for (int64_t q = 0; q < hidden; ++q) acc += row[q] * rh[size_t(q)];
+      hNew[size_t(k)] = g(cell.clipped(xg[size_t(2 * hidden + k)] + acc));
+    }
+  }
+  for (int64_t k = 0; k < hidden; ++k) {
+    float z = xg[size_t(k)];
+    h[size_t(k)] = (1 - z) * hNew[size_t(k)] + z * h[size_t(k)];
+  }
+}
+
+// Runs direction d of batch row bi over its sequence: Y's entries, and the final h and c.
+template <Cell C>
+void runSequence(const RecurrentInputs& in, const DirectionCell& cell, int64_t d, int64_t bi, bool reverse,
+                 std::vector<float>& Y, std::vector<float>& hLast, std::vector<float>& cLast) {
+  constexpr int64_t gates = kGates<C>;
+  const int64_t hidden = in.hidden, batch = in.batch, seqLen = in.seqLen, dirs = in.dirs;
+  const int64_t state = (d * batch + bi) * hidden;
+  std::vector<float> h(in.h0.begin() + state, in.h0.begin() + state + hidden);
+  std::vector<float> c(in.c0.begin() + state, in.c0.begin() + state + hidden);
+  std::vector<float> xg(static_cast<size_t>(gates * hidden)), hg(static_cast<size_t>(gates * hidden));
+  int64_t len = std::min<int64_t>(in.lens[size_t(bi)], seqLen);
+  for (int64_t step = 0; step < len; ++step) {
+    int64_t t = reverse ? len - 1 - step : step;
+    const float* xt = in.x.data() + (in.layout ? (bi * seqLen + t) : (t * batch + bi)) * in.inputSize;
+    for (int64_t j = 0; j < gates * hidden; ++j) {
+      xg[size_t(j)] = cell.Wb[j];
+      hg[size_t(j)] = cell.Rb[j];
+    }
+    gemv(cell.W, xt, xg.data(), gates * hidden, in.inputSize);
+    gemv(cell.R, h.data(), hg.data(), gates * hidden, hidden);
+    if constexpr (C == Cell::Lstm)
+      lstmStep(cell, xg, hg, h, c);
+    else if constexpr (C == Cell::Gru)
+      gruStep(cell, xg, hg, h);
+    else
+      for (int64_t k = 0; k < hidden; ++k)
+        h[size_t(k)] = (*cell.f)(cell.clipped(xg[size_t(k)] + hg[size_t(k)]));
+    for (int64_t k = 0; k < hidden; ++k) {
+      size_t at = in.layout ? size_t(((bi * seqLen + t) * dirs + d) * hidden + k)
+                            : size_t(((t * dirs + d) * batch + bi) * hidden + k);
+      Y[at] = h[size_t(k)];
+    }
+  }
+  for (int64_t k = 0; k < hidden; ++k) {
+    size_t at = in.layout ? size_t((bi * dirs + d) * hidden + k) : size_t((d * batch + bi) * hidden + k);
+    hLast[at] = h[size_t(k)];
+    cLast[at] = c[size_t(k)];
+  }
+}
+
+template <Cell C>
+Expected<void> recurrentKernel(KernelContext& ctx) {
+  auto tensors = requireTensors<3>(ctx);
+  if (!tensors) return tensors.error();
+  auto [X, Wt, Rt] = *tensors;
+  if (X.dtype() != DataType::Float && X.dtype() != DataType::Double) return ctx.unsupportedType(0);
+  if (X.rank() != 3) return ctx.error("X must be 3-D, got " + X.describe(), 0);
+  const int64_t layout = ctx.attrInt("layout", 0);
+  const int64_t inputSize = X.dim(2);
+  const int64_t hidden = ctx.attrInt("hidden_size", Rt.dim(2));
+  std::string direction = ctx.attrString("direction", "forward");
+  const int64_t dirs = direction == "bidirectional" ? 2 : 1;
+  constexpr int64_t gates = kGates<C>;
+  if (Wt.rank() != 3 || Wt.dim(0) != dirs || Wt.dim(1) != gates * hidden || Wt.dim(2) != inputSize)
+    return ctx.error("W " + Wt.describe() + " does not match the input size and hidden_size", 1);
+  size_t perDir = 0;
+  auto acts = activationsOf<C>(ctx, dirs, perDir);
+  if (!acts) return acts.error();
+  const RecurrentInputs in = readInputs<C>(ctx, X, Wt, Rt, dirs);
+  const int64_t seqLen = in.seqLen, batch = in.batch;
   std::vector<float> Y(static_cast<size_t>(seqLen * dirs * batch * hidden), 0.0f);
   std::vector<float> hLast(static_cast<size_t>(dirs * batch * hidden)),
       cLast(static_cast<size_t>(dirs * batch * hidden));
-  auto clipped = [&](float v) { return clip > 0 ? std::max(-clip, std::min(clip, v)) : v; };
   for (int64_t d = 0; d < dirs; ++d) {
-    bool reverse = direction == "reverse" || d == 1;
-    const float* W = w.data() + d * gates * hidden * inputSize;
-    const float* R = r.data() + d * gates * hidden * hidden;
-    const float* Wb = b.data() + d * 2 * gates * hidden;
-    const float* Rb = Wb + gates * hidden;
-    const float* P = peep.data() + d * 3 * hidden;
-    const Activation& f = acts[size_t(d) * perDir];
-    const Activation& g = acts[size_t(d) * perDir + (perDir > 1 ? 1 : 0)];
-    const Activation& hAct = acts[size_t(d) * perDir + (perDir > 2 ? 2 : 0)];
-    for (int64_t bi = 0; bi < batch; ++bi) {
-      std::vector<float> h(h0.begin() + (d * batch + bi) * hidden,
-                           h0.begin() + (d * batch + bi + 1) * hidden);
-      std::vector<float> c(c0.begin() + (d * batch + bi) * hidden,
-                           c0.begin() + (d * batch + bi + 1) * hidden);
-      std::vector<float> xg(static_cast<size_t>(gates * hidden)), hg(static_cast<size_t>(gates * hidden));
-      int64_t len = std::min<int64_t>(lens[size_t(bi)], seqLen);
-      for (int64_t step = 0; step < len; ++step) {
-        int64_t t = reverse ? len - 1 - step : step;
-        const float* xt = x.data() + (layout ? (bi * seqLen + t) : (t * batch + bi)) * inputSize;
-        for (int64_t j = 0; j < gates * hidden; ++j) {
-          xg[size_t(j)] = Wb[j];
-          hg[size_t(j)] = Rb[j];
-        }
-        gemv(W, xt, xg.data(), gates * hidden, inputSize);
-        gemv(R, h.data(), hg.data(), gates * hidden, hidden);
-        if constexpr (C == Cell::Lstm) {  // gate order i, o, f, c
-          for (int64_t k = 0; k < hidden; ++k) {
-            float i = f(clipped(xg[size_t(k)] + hg[size_t(k)] + P[k] * c[size_t(k)]));
-            float fo = f(clipped(xg[size_t(2 * hidden + k)] + hg[size_t(2 * hidden + k)] +
-                                 P[2 * hidden + k] * c[size_t(k)]));
-            if (inputForget) fo = 1 - i;
-            float cc = g(clipped(xg[size_t(3 * hidden + k)] + hg[size_t(3 * hidden + k)]));
-            c[size_t(k)] = fo * c[size_t(k)] + i * cc;
-            float o =
-                f(clipped(xg[size_t(hidden + k)] + hg[size_t(hidden + k)] + P[hidden + k] * c[size_t(k)]));
-            h[size_t(k)] = o * hAct(c[size_t(k)]);
-          }
-        } else if constexpr (C == Cell::Gru) {  // gate order z, r, h
-          std::vector<float> hNew(static_cast<size_t>(hidden));
-          for (int64_t k = 0; k < hidden; ++k) {
-            float z = f(clipped(xg[size_t(k)] + hg[size_t(k)]));
-            float rr = f(clipped(xg[size_t(hidden + k)] + hg[size_t(hidden + k)]));
-            float hh = linearBeforeReset
-                           ? g(clipped(xg[size_t(2 * hidden + k)] + rr * hg[size_t(2 * hidden + k)]))
-                           : 0.0f;
-            hNew[size_t(k)] = hh;
-            xg[size_t(k)] = z;
-            xg[size_t(hidden + k)] = rr;
-          }
-          if (!linearBeforeReset) {
-            std::vector<float> rh(static_cast<size_t>(hidden));
-            for (int64_t q = 0; q < hidden; ++q) rh[size_t(q)] = xg[size_t(hidden + q)] * h[size_t(q)];
-            for (int64_t k = 0; k < hidden; ++k) {
-              float acc = Rb[2 * hidden + k];
-              const float* row = R + (2 * hidden + k) * hidden;
-              for (int64_t q = 0; q < hidden; ++q) acc += row[q] * rh[size_t(q)];
-              hNew[size_t(k)] = g(clipped(xg[size_t(2 * hidden + k)] + acc));
-            }
-          }
-          for (int64_t k = 0; k < hidden; ++k) {
-            float z = xg[size_t(k)];
-            h[size_t(k)] = (1 - z) * hNew[size_t(k)] + z * h[size_t(k)];
-          }
-        } else {
-          for (int64_t k = 0; k < hidden; ++k) h[size_t(k)] = f(clipped(xg[size_t(k)] + hg[size_t(k)]));
-        }
-        for (int64_t k = 0; k < hidden; ++k) {
-          size_t at = layout ? size_t(((bi * seqLen + t) * dirs + d) * hidden + k)
-                             : size_t(((t * dirs + d) * batch + bi) * hidden + k);
-          Y[at] = h[size_t(k)];
-        }
-      }
-      for (int64_t k = 0; k < hidden; ++k) {
-        size_t at = layout ? size_t((bi * dirs + d) * hidden + k) : size_t((d * batch + bi) * hidden + k);
-        hLast[at] = h[size_t(k)];
-        cLast[at] = c[size_t(k)];
-      }
-    }
+    DirectionCell cell;
+    cell.W = in.w.data() + d * gates * hidden * inputSize;
+    cell.R = in.r.data() + d * gates * hidden * hidden;
+    cell.Wb = in.b.data() + d * 2 * gates * hidden;
+    cell.Rb = cell.Wb + gates * hidden;
+    cell.P = in.peep.data() + d * 3 * hidden;
+    cell.f = &(*acts)[size_t(d) * perDir];
+    cell.g = &(*acts)[size_t(d) * perDir + (perDir > 1 ? 1 : 0)];
+    cell.hAct = &(*acts)[size_t(d) * perDir + (perDir > 2 ? 2 : 0)];
+    cell.hidden = hidden;
+    cell.clip = ctx.attrFloat("clip", 0.0f);
+    cell.linearBeforeReset = ctx.attrInt("linear_before_reset", 0) != 0;
+    cell.inputForget = ctx.attrInt("input_forget", 0) != 0;
+    const bool reverse = direction == "reverse" || d == 1;
+    for (int64_t bi = 0; bi < batch; ++bi) runSequence<C>(in, cell, d, bi, reverse, Y, hLast, cLast);
   }
   DataType dt = X.dtype();
   auto store = [&](size_t index, Dims dims, const std::vector<float>& v) -> Expected<void> {

@@ -78,37 +78,29 @@ std::vector<float> packRows(const float* r, int64_t hidden, int64_t firstGate, i
   return panels;
 }
 
-template <Cell C>
-class RecurrentGemm final : public Kernel {
- public:
-  Expected<void> run(KernelContext& ctx) override;
-
- private:
-  // Per direction, per part of the hidden units; kept while R is a constant of the same storage and dims.
-  std::vector<std::vector<UnitRange>> packed_;
-  const void* packedFrom_ = nullptr;
-  Dims packedDims_;
-  bool packedLinearBeforeReset_ = false;
+// What one run reads from the node and its inputs: shapes, sequence lengths and attributes, checked.
+struct Setup {
+  Shapes s;
+  std::vector<int64_t> lens;  // per batch row, clamped to [0, seqLen]
+  std::string direction;
+  float clip = 0;
+  bool linearBeforeReset = false;
+  bool inputForget = false;
 };
 
 template <Cell C>
-Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
-  const TensorValue& X = ctx.input(0);
-  const TensorValue& W = ctx.input(1);
-  const TensorValue& R = ctx.input(2);
-  bool floats = X.dtype() == DataType::Float && W.dtype() == DataType::Float && R.dtype() == DataType::Float;
-  for (size_t i = 3; i < 8 && floats; ++i)  // sequence_lens (4) is int32
-    floats = i == 4 || !ctx.hasInput(i) || ctx.input(i).dtype() == DataType::Float;
-  if (!floats || X.rank() != 3 || W.rank() != 3 || R.rank() != 3) return runReferenceKernel(ctx);
+Expected<Setup> readSetup(const KernelContext& ctx, const TensorValue& X, const TensorValue& W,
+                          const TensorValue& R) {
   constexpr int64_t G = kGates<C>;
-  Shapes s;
+  Setup setup;
+  Shapes& s = setup.s;
   s.batchFirst = ctx.attrInt("layout", 0) != 0;
   s.seqLen = s.batchFirst ? X.dim(1) : X.dim(0);
   s.batch = s.batchFirst ? X.dim(0) : X.dim(1);
   s.inputSize = X.dim(2);
   s.hidden = ctx.attrInt("hidden_size", R.dim(2));
-  std::string direction = ctx.attrString("direction", "forward");
-  s.dirs = direction == "bidirectional" ? 2 : 1;
+  setup.direction = ctx.attrString("direction", "forward");
+  s.dirs = setup.direction == "bidirectional" ? 2 : 1;
   const int64_t H = s.hidden;
   if (W.dim(0) != s.dirs || W.dim(1) != G * H || W.dim(2) != s.inputSize)
     return ctx.error("W " + W.describe() + " does not match the input size and hidden_size", 1);
@@ -121,23 +113,330 @@ Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
                        int(i));
     return {};
   };
-  if (auto e = expectCount(3, s.dirs * 2 * G * H, "B"); !e) return e;
-  if (auto e = expectCount(5, s.dirs * s.batch * H, "initial_h"); !e) return e;
+  if (auto e = expectCount(3, s.dirs * 2 * G * H, "B"); !e) return e.error();
+  if (auto e = expectCount(5, s.dirs * s.batch * H, "initial_h"); !e) return e.error();
   if (C == Cell::Lstm) {
-    if (auto e = expectCount(6, s.dirs * s.batch * H, "initial_c"); !e) return e;
-    if (auto e = expectCount(7, s.dirs * 3 * H, "P"); !e) return e;
+    if (auto e = expectCount(6, s.dirs * s.batch * H, "initial_c"); !e) return e.error();
+    if (auto e = expectCount(7, s.dirs * 3 * H, "P"); !e) return e.error();
   }
-  std::vector<int64_t> lens(size_t(s.batch), s.seqLen);
+  setup.lens.assign(size_t(s.batch), s.seqLen);
   if (ctx.hasInput(4)) {
-    lens = ctx.input(4).toInts();
-    if (int64_t(lens.size()) != s.batch)
+    setup.lens = ctx.input(4).toInts();
+    if (int64_t(setup.lens.size()) != s.batch)
       return ctx.error("sequence_lens " + ctx.input(4).describe() + " should hold one length per batch row",
                        4);
-    for (int64_t& len : lens) len = std::clamp<int64_t>(len, 0, s.seqLen);
+    for (int64_t& len : setup.lens) len = std::clamp<int64_t>(len, 0, s.seqLen);
   }
-  float clip = ctx.attrFloat("clip", 0.0f);
-  bool linearBeforeReset = ctx.attrInt("linear_before_reset", 0) != 0;
-  bool inputForget = ctx.attrInt("input_forget", 0) != 0;
+  setup.clip = ctx.attrFloat("clip", 0.0f);
+  setup.linearBeforeReset = ctx.attrInt("linear_before_reset", 0) != 0;
+  setup.inputForget = ctx.attrInt("input_forget", 0) != 0;
+  return setup;
+}
+
+// One direction of one run: the input projection, the state, and the steps over the units of some
+// UnitRanges. Threads that split the hidden units each run their own ranges' steps (recur) on the shared
+// state, meeting at `barrier`.
+template <Cell C>
+class Direction {
+ public:
+  static constexpr int64_t G = kGates<C>;
+
+  // `serial`: the GEMMs run on the calling thread (directions side by side, one thread each).
+  Direction(const KernelContext& ctx, const Setup& setup, int64_t d, bool packedPath, bool serial, float* y)
+      : ctx_(ctx), setup_(setup), s_(setup.s), H(setup.s.hidden), d_(d), packedPath_(packedPath),
+        product_(serial ? sgemmSerial : sgemm), y_(y) {
+    const TensorValue& W = ctx.input(1);
+    const TensorValue& R = ctx.input(2);
+    reverse_ = setup.direction == "reverse" || d == 1;
+    w_ = W.data<float>() + d * G * H * s_.inputSize;
+    r_ = R.data<float>() + d * G * H * H;
+    wb_ = ctx.hasInput(3) ? ctx.input(3).data<float>() + d * 2 * G * H : nullptr;
+    rb_ = wb_ ? wb_ + G * H : nullptr;
+    peep_ = C == Cell::Lstm && ctx.hasInput(7) ? ctx.input(7).data<float>() + d * 3 * H : nullptr;
+    resetProduct_ = C == Cell::Gru && !setup.linearBeforeReset;
+    recurrentGates_ = resetProduct_ ? 2 : G;
+    steps_ = *std::max_element(setup.lens.begin(), setup.lens.end());
+  }
+
+  // The input projection of every time step, one GEMM, with the biases that can be added once: all but
+  // GRU's h gate recurrence bias when the reset gate multiplies (R_h h + Rb_h).
+  void projectInputs() {
+    const int64_t rows = s_.seqLen * s_.batch;
+    xproj_.assign(size_t(rows * G * H), 0.0f);
+    std::vector<float> combinedBias(size_t(G * H), 0.0f);
+    if (wb_)
+      for (int64_t j = 0; j < G * H; ++j)
+        combinedBias[size_t(j)] =
+            wb_[j] + (C == Cell::Gru && setup_.linearBeforeReset && j >= 2 * H ? 0.0f : rb_[j]);
+    product_(false, true, rows, G * H, s_.inputSize, 1.0f, ctx_.input(0).data<float>(), s_.inputSize, w_,
+            s_.inputSize, 0.0f, xproj_.data(), G * H);
+    for (int64_t row = 0; row < rows; ++row) {
+      float* p = xproj_.data() + row * G * H;
+      for (int64_t j = 0; j < G * H; ++j) p[j] += combinedBias[size_t(j)];
+    }
+  }
+
+  // The state as two buffers, read one and written the other each step, so that threads computing their
+  // own units never read a unit another thread is writing.
+  void loadInitialState() {
+    hBuffers_.assign(size_t(2 * s_.batch * H), 0.0f);
+    c_.assign(size_t(s_.batch * H), 0.0f);
+    resetH_.assign(size_t(s_.batch * H), 0.0f);
+    for (int64_t b = 0; b < s_.batch; ++b) {
+      const int64_t at = s_.stateOffset(d_, b);
+      for (int64_t k = 0; k < H; ++k) {
+        hBuffers_[size_t(b * H + k)] = ctx_.hasInput(5) ? ctx_.input(5).data<float>()[at + k] : 0.0f;
+        const bool initialC = C == Cell::Lstm && ctx_.hasInput(6);
+        c_[size_t(b * H + k)] = initialC ? ctx_.input(6).data<float>()[at + k] : 0.0f;
+      }
+    }
+  }
+
+  // The units of `ranges` over every step; `barrier` waits for the threads running the other ranges.
+  void recur(const std::vector<const UnitRange*>& ranges, const std::function<void()>& barrier) {
+    Scratch scratch(ranges.size());
+    for (size_t q = 0; q < ranges.size(); ++q) {
+      scratch.hproj[q].resize(size_t(s_.batch * G * ranges[q]->units()));
+      scratch.gates[q].resize(size_t(s_.batch * 4 * ranges[q]->units()));
+    }
+    for (int64_t step = 0; step < steps_; ++step) {
+      const float* hIn = hBuffers_.data() + (step % 2) * s_.batch * H;
+      float* hOut = hBuffers_.data() + ((step + 1) % 2) * s_.batch * H;
+      for (size_t q = 0; q < ranges.size(); ++q) stepGates(*ranges[q], scratch, q, step, hIn, hOut);
+      if (resetProduct_) {
+        barrier();  // every unit's r * h is written
+        for (size_t q = 0; q < ranges.size(); ++q) resetProducts(*ranges[q], scratch.gates[q], step);
+      }
+      if constexpr (C == Cell::Gru)
+        for (size_t q = 0; q < ranges.size(); ++q) gruOutputs(*ranges[q], scratch.gates[q], step, hIn, hOut);
+      if (y_)
+        for (const UnitRange* range : ranges) writeOutputs(*range, step, hOut);
+      barrier();  // the step's state is complete before the next reads it
+    }
+  }
+
+  // The final h and c into the Y_h and Y_c buffers of every direction.
+  void storeFinalState(std::vector<float>& hLast, std::vector<float>& cLast) const {
+    const float* hFinal = hBuffers_.data() + (steps_ % 2) * s_.batch * H;
+    for (int64_t b = 0; b < s_.batch; ++b) {
+      const int64_t at = s_.stateOffset(d_, b);
+      std::memcpy(hLast.data() + at, hFinal + b * H, size_t(H) * sizeof(float));
+      std::memcpy(cLast.data() + at, c_.data() + b * H, size_t(H) * sizeof(float));
+    }
+  }
+
+ private:
+  // Per range of one thread: the recurrent product and the gates of every batch row.
+  struct Scratch {
+    explicit Scratch(size_t ranges) : hproj(ranges), gates(ranges) {}
+    std::vector<std::vector<float>> hproj, gates;
+  };
+
+  int64_t timeOf(int64_t step, int64_t b) const {
+    return reverse_ ? setup_.lens[size_t(b)] - 1 - step : step;
+  }
+  const float* inputProjection(int64_t step, int64_t b, int64_t unit) const {
+    return xproj_.data() + s_.xRow(timeOf(step, b), b) * G * H + unit;
+  }
+  void clip(float* x, int64_t n) const { clipInPlace(x, n, setup_.clip); }
+
+  // The recurrent product of one range's units, then per batch row the cell's gates (all of LSTM and RNN,
+  // GRU's z and r, and its h gate too with linear_before_reset).
+  void stepGates(const UnitRange& range, Scratch& scratch, size_t q, int64_t step, const float* hIn,
+                 float* hOut) {
+    const int64_t U = range.units(), a = range.begin;
+    float* hp = scratch.hproj[q].data();
+    if (packedPath_) {
+      for (int64_t b = 0; b < s_.batch; ++b)
+        fastGemvPanels(range.gateRows.data(), hIn + b * H, H, recurrentGates_ * U, hp + b * G * U);
+    } else {
+      product_(false, true, s_.batch, recurrentGates_ * H, H, 1.0f, hIn, H, r_, H, 0.0f, hp, G * H);
+    }
+    for (int64_t b = 0; b < s_.batch; ++b) {
+      const float* hb = hIn + b * H + a;
+      float* next = hOut + b * H + a;
+      if (step >= setup_.lens[size_t(b)]) {  // finished: the state stays
+        std::memcpy(next, hb, size_t(U) * sizeof(float));
+        continue;
+      }
+      const float* xp = inputProjection(step, b, a);
+      const float* hpb = hp + b * G * U;
+      float* g = scratch.gates[q].data() + b * 4 * U;
+      if constexpr (C == Cell::Lstm)
+        lstmUnits(U, a, xp, hpb, g, c_.data() + b * H + a, next);
+      else if constexpr (C == Cell::Gru)
+        gruGates(U, a, xp, hpb, g, hb, resetH_.data() + b * H + a);
+      else
+        rnnUnits(U, xp, hpb, g, next);
+    }
+  }
+
+  // LSTM, gate order i, o, f, c: the new c in place and the new h.
+  void lstmUnits(int64_t U, int64_t a, const float* xp, const float* hpb, float* g, float* cb,
+                 float* next) const {
+    const float* pk = peep_ ? peep_ + a : nullptr;
+    float *gi = g, *go = g + U, *gf = g + 2 * U, *gc = g + 3 * U;
+    for (int64_t k = 0; k < U; ++k) {
+      gi[k] = xp[k] + hpb[k] + (pk ? pk[k] * cb[k] : 0.0f);
+      gf[k] = xp[2 * H + k] + hpb[2 * U + k] + (pk ? pk[2 * H + k] * cb[k] : 0.0f);
+      gc[k] = xp[3 * H + k] + hpb[3 * U + k];
+    }
+    clip(gi, U);
+    clip(gf, U);
+    clip(gc, U);
+    fastSigmoid(gi, gi, U, 0, 0);
+    fastSigmoid(gf, gf, U, 0, 0);
+    fastTanh(gc, gc, U, 0, 0);
+    for (int64_t k = 0; k < U; ++k) {
+      const float f = setup_.inputForget ? 1.0f - gi[k] : gf[k];
+      cb[k] = f * cb[k] + gi[k] * gc[k];
+      go[k] = xp[H + k] + hpb[U + k] + (pk ? pk[H + k] * cb[k] : 0.0f);
+    }
+    clip(go, U);
+    fastSigmoid(go, go, U, 0, 0);
+    fastTanh(cb, gc, U, 0, 0);
+    for (int64_t k = 0; k < U; ++k) next[k] = go[k] * gc[k];
+  }
+
+  // GRU, gate order z, r, h: z and r, then r * h for the reset product or, with linear_before_reset, the h
+  // gate before its tanh (gruOutputs finishes both).
+  void gruGates(int64_t U, int64_t a, const float* xp, const float* hpb, float* g, const float* hb,
+                float* rh) const {
+    float *gz = g, *gr = g + U;
+    for (int64_t k = 0; k < U; ++k) {
+      gz[k] = xp[k] + hpb[k];
+      gr[k] = xp[H + k] + hpb[U + k];
+    }
+    clip(g, 2 * U);
+    fastSigmoid(g, g, 2 * U, 0, 0);
+    if (resetProduct_) {
+      for (int64_t k = 0; k < U; ++k) rh[k] = gr[k] * hb[k];
+    } else {
+      float* gh = g + 2 * U;
+      const float* rbh = rb_ ? rb_ + 2 * H + a : nullptr;
+      for (int64_t k = 0; k < U; ++k)
+        gh[k] = xp[2 * H + k] + gr[k] * (hpb[2 * U + k] + (rbh ? rbh[k] : 0.0f));
+    }
+  }
+
+  void rnnUnits(int64_t U, const float* xp, const float* hpb, float* g, float* next) const {
+    float* gh = g;
+    for (int64_t k = 0; k < U; ++k) gh[k] = xp[k] + hpb[k];
+    clip(gh, U);
+    fastTanh(gh, next, U, 0, 0);
+  }
+
+  // GRU without linear_before_reset: the h gate's product R_h (r * h), once every unit's r * h is known.
+  void resetProducts(const UnitRange& range, std::vector<float>& gates, int64_t step) {
+    const int64_t U = range.units(), a = range.begin;
+    for (int64_t b = 0; b < s_.batch; ++b) {
+      if (step >= setup_.lens[size_t(b)]) continue;
+      float* gh = gates.data() + b * 4 * U + 2 * U;
+      if (packedPath_)
+        fastGemvPanels(range.resetRows.data(), resetH_.data() + b * H, H, U, gh);
+      else
+        sgemmSerial(false, true, 1, H, H, 1.0f, resetH_.data() + b * H, H, r_ + 2 * H * H, H, 0.0f, gh, H);
+      const float* xp = inputProjection(step, b, a);
+      for (int64_t k = 0; k < U; ++k) gh[k] += xp[2 * H + k];
+    }
+  }
+
+  // GRU: the h gate's tanh and the new h, (1 - z) * h~ + z * h.
+  void gruOutputs(const UnitRange& range, std::vector<float>& gates, int64_t step, const float* hIn,
+                  float* hOut) const {
+    const int64_t U = range.units(), a = range.begin;
+    for (int64_t b = 0; b < s_.batch; ++b) {
+      if (step >= setup_.lens[size_t(b)]) continue;
+      float* g = gates.data() + b * 4 * U;
+      float *gz = g, *gh = g + 2 * U;
+      clip(gh, U);
+      fastTanh(gh, gh, U, 0, 0);
+      const float* hb = hIn + b * H + a;
+      float* next = hOut + b * H + a;
+      for (int64_t k = 0; k < U; ++k) next[k] = (1.0f - gz[k]) * gh[k] + gz[k] * hb[k];
+    }
+  }
+
+  void writeOutputs(const UnitRange& range, int64_t step, const float* hOut) const {
+    for (int64_t b = 0; b < s_.batch; ++b) {
+      if (step >= setup_.lens[size_t(b)]) continue;
+      std::memcpy(y_ + s_.yOffset(timeOf(step, b), d_, b) + range.begin, hOut + b * H + range.begin,
+                  size_t(range.units()) * sizeof(float));
+    }
+  }
+
+  const KernelContext& ctx_;
+  const Setup& setup_;
+  const Shapes& s_;
+  const int64_t H;
+  const int64_t d_;
+  const bool packedPath_;
+  decltype(&sgemm) product_;
+  float* y_;
+  bool reverse_ = false;
+  const float *w_ = nullptr, *r_ = nullptr, *wb_ = nullptr, *rb_ = nullptr, *peep_ = nullptr;
+  bool resetProduct_ = false;     // GRU without linear_before_reset: h's product follows from r * h
+  int64_t recurrentGates_ = G;    // gates of the per-step product: z and r only for the reset product
+  int64_t steps_ = 0;
+  std::vector<float> xproj_, hBuffers_, c_, resetH_;
+};
+
+template <Cell C>
+class RecurrentGemm final : public Kernel {
+ public:
+  Expected<void> run(KernelContext& ctx) override;
+
+ private:
+  // Packs R for the units each of `parts` threads owns, unless the packing of the last run still holds.
+  void packRecurrentWeights(const KernelContext& ctx, const Setup& setup, int64_t parts);
+
+  // Per direction, per part of the hidden units; kept while R is a constant of the same storage and dims.
+  std::vector<std::vector<UnitRange>> packed_;
+  const void* packedFrom_ = nullptr;
+  Dims packedDims_;
+  bool packedLinearBeforeReset_ = false;
+};
+
+template <Cell C>
+void RecurrentGemm<C>::packRecurrentWeights(const KernelContext& ctx, const Setup& setup, int64_t parts) {
+  constexpr int64_t G = kGates<C>;
+  const TensorValue& R = ctx.input(2);
+  const int64_t H = setup.s.hidden;
+  const bool resetProduct = C == Cell::Gru && !setup.linearBeforeReset;
+  const bool reuse = ctx.inputIsConstant(2) && packedFrom_ == R.raw() && packedDims_ == R.dims() &&
+                     packedLinearBeforeReset_ == setup.linearBeforeReset && !packed_.empty() &&
+                     int64_t(packed_[0].size()) == parts;
+  if (reuse) return;
+  packed_.assign(size_t(setup.s.dirs), std::vector<UnitRange>(size_t(parts)));
+  for (int64_t d = 0; d < setup.s.dirs; ++d) {
+    const float* r = R.data<float>() + d * G * H * H;
+    for (int64_t p = 0; p < parts; ++p) {
+      UnitRange& range = packed_[size_t(d)][size_t(p)];
+      range.begin = H * p / parts;
+      range.end = H * (p + 1) / parts;
+      range.gateRows = packRows(r, H, 0, resetProduct ? 2 : G, range.begin, range.end);
+      if (resetProduct) range.resetRows = packRows(r, H, 2, 1, range.begin, range.end);
+    }
+  }
+  packedFrom_ = R.raw();
+  packedDims_ = R.dims();
+  packedLinearBeforeReset_ = setup.linearBeforeReset;
+}
+
+template <Cell C>
+Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
+  const TensorValue& X = ctx.input(0);
+  const TensorValue& W = ctx.input(1);
+  const TensorValue& R = ctx.input(2);
+  bool floats = X.dtype() == DataType::Float && W.dtype() == DataType::Float && R.dtype() == DataType::Float;
+  for (size_t i = 3; i < 8 && floats; ++i)  // sequence_lens (4) is int32
+    floats = i == 4 || !ctx.hasInput(i) || ctx.input(i).dtype() == DataType::Float;
+  if (!floats || X.rank() != 3 || W.rank() != 3 || R.rank() != 3) return runReferenceKernel(ctx);
+  auto setupOr = readSetup<C>(ctx, X, W, R);
+  if (!setupOr) return setupOr.error();
+  const Setup& setup = *setupOr;
+  const Shapes& s = setup.s;
+  const int64_t H = s.hidden;
 
   Dims yDims = s.batchFirst ? Dims{s.batch, s.seqLen, s.dirs, H} : Dims{s.seqLen, s.dirs, s.batch, H};
   Dims stateDims = s.batchFirst ? Dims{s.batch, s.dirs, H} : Dims{s.dirs, s.batch, H};
@@ -150,9 +449,6 @@ Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
   }
   std::vector<float> hLast(size_t(s.dirs * s.batch * H)), cLast(hLast.size());
 
-  // GRU without linear_before_reset: the recurrent product covers z and r; h's follows from r * h.
-  const bool resetProduct = C == Cell::Gru && !linearBeforeReset;
-  const int64_t recurrentGates = resetProduct ? 2 : G;
   const int threads = ctx.pool().threadCount();
   const bool packedPath = s.batch <= kMaxPackedBatch;
   // A bidirectional cell runs its directions side by side, one thread each: every step's product is too
@@ -161,207 +457,26 @@ Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
   const bool sideBySide = s.dirs == 2 && threads > 1;
   const int64_t parts =
       packedPath && !sideBySide ? std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, H / 16)) : 1;
-  if (packedPath) {
-    const bool reuse = ctx.inputIsConstant(2) && packedFrom_ == R.raw() && packedDims_ == R.dims() &&
-                       packedLinearBeforeReset_ == linearBeforeReset && !packed_.empty() &&
-                       int64_t(packed_[0].size()) == parts;
-    if (!reuse) {
-      packed_.assign(size_t(s.dirs), std::vector<UnitRange>(size_t(parts)));
-      for (int64_t d = 0; d < s.dirs; ++d) {
-        const float* r = R.data<float>() + d * G * H * H;
-        for (int64_t p = 0; p < parts; ++p) {
-          UnitRange& range = packed_[size_t(d)][size_t(p)];
-          range.begin = H * p / parts;
-          range.end = H * (p + 1) / parts;
-          range.gateRows = packRows(r, H, 0, recurrentGates, range.begin, range.end);
-          if (resetProduct) range.resetRows = packRows(r, H, 2, 1, range.begin, range.end);
-        }
-      }
-      packedFrom_ = R.raw();
-      packedDims_ = R.dims();
-      packedLinearBeforeReset_ = linearBeforeReset;
-    }
-  }
+  if (packedPath) packRecurrentWeights(ctx, setup, parts);
 
-  const int64_t rows = s.seqLen * s.batch;
-  const float* x = X.data<float>();
   auto runDirection = [&](int64_t d, bool serial) {
-    auto product = serial ? sgemmSerial : sgemm;
-    const bool reverse = direction == "reverse" || d == 1;
-    const float* w = W.data<float>() + d * G * H * s.inputSize;
-    const float* r = R.data<float>() + d * G * H * H;
-    const float* wb = ctx.hasInput(3) ? ctx.input(3).data<float>() + d * 2 * G * H : nullptr;
-    const float* rb = wb ? wb + G * H : nullptr;
-    const float* peep = C == Cell::Lstm && ctx.hasInput(7) ? ctx.input(7).data<float>() + d * 3 * H : nullptr;
-    // Biases that can be added once to the input projection: all but GRU's h gate recurrence bias when the
-    // reset gate multiplies (R_h h + Rb_h).
-    std::vector<float> xproj(size_t(rows * G * H)), combinedBias(size_t(G * H), 0.0f);
-    if (wb)
-      for (int64_t j = 0; j < G * H; ++j)
-        combinedBias[size_t(j)] = wb[j] + (C == Cell::Gru && linearBeforeReset && j >= 2 * H ? 0.0f : rb[j]);
-    product(false, true, rows, G * H, s.inputSize, 1.0f, x, s.inputSize, w, s.inputSize, 0.0f, xproj.data(),
-            G * H);
-    for (int64_t row = 0; row < rows; ++row) {
-      float* p = xproj.data() + row * G * H;
-      for (int64_t j = 0; j < G * H; ++j) p[j] += combinedBias[size_t(j)];
-    }
-    // The state as two buffers, read one and written the other each step, so that threads computing
-    // their own units never read a unit another thread is writing.
-    std::vector<float> hBuffers(size_t(2 * s.batch * H)), c(size_t(s.batch * H)), resetH(size_t(s.batch * H));
-    for (int64_t b = 0; b < s.batch; ++b) {
-      const int64_t at = s.stateOffset(d, b);
-      for (int64_t k = 0; k < H; ++k) {
-        hBuffers[size_t(b * H + k)] = ctx.hasInput(5) ? ctx.input(5).data<float>()[at + k] : 0.0f;
-        c[size_t(b * H + k)] = C == Cell::Lstm && ctx.hasInput(6) ? ctx.input(6).data<float>()[at + k] : 0.0f;
-      }
-    }
-    const int64_t steps = *std::max_element(lens.begin(), lens.end());
+    Direction<C> direction(ctx, setup, d, packedPath, serial, y);
+    direction.projectInputs();
+    direction.loadInitialState();
     const UnitRange whole{0, H, {}, {}};
-    // The units of `part` over every step; `barrier` waits for the threads running the other parts.
-    auto recur = [&](const std::vector<const UnitRange*>& ranges, const std::function<void()>& barrier) {
-      std::vector<std::vector<float>> hproj(ranges.size()), gates(ranges.size());
-      for (size_t q = 0; q < ranges.size(); ++q) {
-        hproj[q].resize(size_t(s.batch * G * ranges[q]->units()));
-        gates[q].resize(size_t(s.batch * 4 * ranges[q]->units()));
-      }
-      for (int64_t step = 0; step < steps; ++step) {
-        const float* hIn = hBuffers.data() + (step % 2) * s.batch * H;
-        float* hOut = hBuffers.data() + ((step + 1) % 2) * s.batch * H;
-        for (size_t q = 0; q < ranges.size(); ++q) {
-          const UnitRange& range = *ranges[q];
-          const int64_t U = range.units(), a = range.begin;
-          float* hp = hproj[q].data();
-          if (packedPath) {
-            for (int64_t b = 0; b < s.batch; ++b)
-              fastGemvPanels(range.gateRows.data(), hIn + b * H, H, recurrentGates * U, hp + b * G * U);
-          } else {
-            product(false, true, s.batch, recurrentGates * H, H, 1.0f, hIn, H, r, H, 0.0f, hp, G * H);
-          }
-          for (int64_t b = 0; b < s.batch; ++b) {
-            const float* hb = hIn + b * H + a;
-            float* next = hOut + b * H + a;
-            if (step >= lens[size_t(b)]) {  // finished: the state stays
-              std::memcpy(next, hb, size_t(U) * sizeof(float));
-              continue;
-            }
-            const int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
-            const float* xp = xproj.data() + s.xRow(t, b) * G * H + a;
-            const float* hpb = hp + b * G * U;
-            float* cb = c.data() + b * H + a;
-            float* g = gates[q].data() + b * 4 * U;
-            if constexpr (C == Cell::Lstm) {  // gate order i, o, f, c
-              const float* pk = peep ? peep + a : nullptr;
-              float *gi = g, *go = g + U, *gf = g + 2 * U, *gc = g + 3 * U;
-              for (int64_t k = 0; k < U; ++k) {
-                gi[k] = xp[k] + hpb[k] + (pk ? pk[k] * cb[k] : 0.0f);
-                gf[k] = xp[2 * H + k] + hpb[2 * U + k] + (pk ? pk[2 * H + k] * cb[k] : 0.0f);
-                gc[k] = xp[3 * H + k] + hpb[3 * U + k];
-              }
-              clipInPlace(gi, U, clip);
-              clipInPlace(gf, U, clip);
-              clipInPlace(gc, U, clip);
-              fastSigmoid(gi, gi, U, 0, 0);
-              fastSigmoid(gf, gf, U, 0, 0);
-              fastTanh(gc, gc, U, 0, 0);
-              for (int64_t k = 0; k < U; ++k) {
-                const float f = inputForget ? 1.0f - gi[k] : gf[k];
-                cb[k] = f * cb[k] + gi[k] * gc[k];
-                go[k] = xp[H + k] + hpb[U + k] + (pk ? pk[H + k] * cb[k] : 0.0f);
-              }
-              clipInPlace(go, U, clip);
-              fastSigmoid(go, go, U, 0, 0);
-              fastTanh(cb, gc, U, 0, 0);
-              for (int64_t k = 0; k < U; ++k) next[k] = go[k] * gc[k];
-            } else if constexpr (C == Cell::Gru) {  // gate order z, r, h
-              float *gz = g, *gr = g + U;
-              for (int64_t k = 0; k < U; ++k) {
-                gz[k] = xp[k] + hpb[k];
-                gr[k] = xp[H + k] + hpb[U + k];
-              }
-              clipInPlace(g, 2 * U, clip);
-              fastSigmoid(g, g, 2 * U, 0, 0);
-              if (resetProduct) {
-                float* rh = resetH.data() + b * H + a;
-                for (int64_t k = 0; k < U; ++k) rh[k] = gr[k] * hb[k];
-              } else {
-                float* gh = g + 2 * U;
-                const float* rbh = rb ? rb + 2 * H + a : nullptr;
-                for (int64_t k = 0; k < U; ++k)
-                  gh[k] = xp[2 * H + k] + gr[k] * (hpb[2 * U + k] + (rbh ? rbh[k] : 0.0f));
-              }
-            } else {
-              float* gh = g;
-              for (int64_t k = 0; k < U; ++k) gh[k] = xp[k] + hpb[k];
-              clipInPlace(gh, U, clip);
-              fastTanh(gh, next, U, 0, 0);
-            }
-          }
-        }
-        if (resetProduct) {
-          barrier();  // every unit's r * h is written
-          for (size_t q = 0; q < ranges.size(); ++q) {
-            const UnitRange& range = *ranges[q];
-            const int64_t U = range.units(), a = range.begin;
-            for (int64_t b = 0; b < s.batch; ++b) {
-              if (step >= lens[size_t(b)]) continue;
-              float* gh = gates[q].data() + b * 4 * U + 2 * U;
-              if (packedPath)
-                fastGemvPanels(range.resetRows.data(), resetH.data() + b * H, H, U, gh);
-              else
-                sgemmSerial(false, true, 1, H, H, 1.0f, resetH.data() + b * H, H, r + 2 * H * H, H, 0.0f, gh,
-                            H);
-              const int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
-              const float* xp = xproj.data() + s.xRow(t, b) * G * H + a;
-              for (int64_t k = 0; k < U; ++k) gh[k] += xp[2 * H + k];
-            }
-          }
-        }
-        if constexpr (C == Cell::Gru) {
-          for (size_t q = 0; q < ranges.size(); ++q) {
-            const UnitRange& range = *ranges[q];
-            const int64_t U = range.units(), a = range.begin;
-            for (int64_t b = 0; b < s.batch; ++b) {
-              if (step >= lens[size_t(b)]) continue;
-              float* g = gates[q].data() + b * 4 * U;
-              float *gz = g, *gh = g + 2 * U;
-              clipInPlace(gh, U, clip);
-              fastTanh(gh, gh, U, 0, 0);
-              const float* hb = hIn + b * H + a;
-              float* next = hOut + b * H + a;
-              for (int64_t k = 0; k < U; ++k) next[k] = (1.0f - gz[k]) * gh[k] + gz[k] * hb[k];
-            }
-          }
-        }
-        for (size_t q = 0; q < ranges.size() && y; ++q) {
-          const UnitRange& range = *ranges[q];
-          for (int64_t b = 0; b < s.batch; ++b) {
-            if (step >= lens[size_t(b)]) continue;
-            const int64_t t = reverse ? lens[size_t(b)] - 1 - step : step;
-            std::memcpy(y + s.yOffset(t, d, b) + range.begin, hOut + b * H + range.begin,
-                        size_t(range.units()) * sizeof(float));
-          }
-        }
-        barrier();  // the step's state is complete before the next reads it
-      }
-    };
     if (!packedPath) {
-      recur({&whole}, [] {});
+      direction.recur({&whole}, [] {});
     } else if (parts == 1) {
-      recur({&packed_[size_t(d)][0]}, [] {});
+      direction.recur({&packed_[size_t(d)][0]}, [] {});
     } else {
       ctx.pool().runTeam([&](int thread, int threadsRunning, const std::function<void()>& barrier) {
         std::vector<const UnitRange*> mine;
         for (int64_t p = thread; p < parts; p += threadsRunning)
           mine.push_back(&packed_[size_t(d)][size_t(p)]);
-        recur(mine, barrier);
+        direction.recur(mine, barrier);
       });
     }
-    const float* hFinal = hBuffers.data() + (steps % 2) * s.batch * H;
-    for (int64_t b = 0; b < s.batch; ++b) {
-      const int64_t at = s.stateOffset(d, b);
-      std::memcpy(hLast.data() + at, hFinal + b * H, size_t(H) * sizeof(float));
-      std::memcpy(cLast.data() + at, c.data() + b * H, size_t(H) * sizeof(float));
-    }
+    direction.storeFinalState(hLast, cLast);
   };
   if (sideBySide) {
     ctx.parallelFor(2, 1, [&](int64_t b, int64_t e) {

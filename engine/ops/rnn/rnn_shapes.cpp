@@ -1,5 +1,5 @@
 // Shape functions of the recurrent layers LSTM, GRU and RNN.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -40,7 +40,7 @@ Expected<void> inferRecurrent(ShapeContext& ctx) {
 
 }  // namespace
 
-void registerRnnOps(OpRegistry& registry) {
+void registerRnnSchemas(OpRegistry& registry) {
   registry.add({"", "LSTM", OpCategory::Recurrent, {1, 7, 14, 22}, 3, 8, 0, 3, false, inferRecurrent});
   registry.add({"", "GRU", OpCategory::Recurrent, {1, 3, 7, 14, 22}, 3, 6, 0, 2, false, inferRecurrent});
   registry.add({"", "RNN", OpCategory::Recurrent, {1, 7, 14, 22}, 3, 6, 0, 2, false, inferRecurrent});

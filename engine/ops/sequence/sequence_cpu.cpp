@@ -113,9 +113,8 @@ Expected<void> splitToSequence(KernelContext& ctx) {
     sizes.assign(static_cast<size_t>(len), 1);
     scalarSplit = !keepDims;
   }
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= in.dim(d);
-  for (int64_t d = axis + 1; d < in.rank(); ++d) inner *= in.dim(d);
+  const AxisSplit split = axisSplit(in.dims(), axis);
+  const int64_t outer = split.outer, inner = split.inner;
   SequenceValue out;
   out.elemType = in.dtype();
   size_t eb = elementBytes(in.dtype());
@@ -170,9 +169,8 @@ Expected<void> concatFromSequence(KernelContext& ctx) {
   }
   auto y = ctx.allocateOutput(0, parts[0].dtype(), outDims);
   if (!y) return y.error();
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= outDims[size_t(d)];
-  for (int64_t d = axis + 1; d < rank; ++d) inner *= outDims[size_t(d)];
+  const AxisSplit split = axisSplit(outDims, axis);
+  const int64_t outer = split.outer, inner = split.inner;
   size_t eb = elementBytes(parts[0].dtype());
   int64_t offset = 0, outRow = outDims[size_t(axis)] * inner;
   for (const TensorValue& p : parts) {

@@ -1,5 +1,5 @@
 // Shape functions of sequence and optional ops: the element type travels inside Type::sequence/optional.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -204,7 +204,7 @@ Expected<void> inferOptionalGetElement(ShapeContext& ctx) {
 
 }  // namespace
 
-void registerSequenceOps(OpRegistry& registry) {
+void registerSequenceSchemas(OpRegistry& registry) {
   registry.add({"", "SequenceInsert", OpCategory::Sequence, {11}, 2, 3, 1, 1, false, inferSequenceInsert});
   registry.add({"", "SequenceAt", OpCategory::Sequence, {11}, 2, 2, 1, 1, false, inferSequenceAt});
   registry.add({"", "SequenceEmpty", OpCategory::Sequence, {11}, 0, 0, 1, 1, false, inferSequenceEmpty});

@@ -1,7 +1,8 @@
 #pragma once
-// Parameters of data-movement ops resolved against the input, shared by the reference kernels
-// (movement_cpu.cpp) and the fast variants: Slice's starts, ends, axes and steps (attributes before opset
-// 10, inputs after), and Transpose's perm (default: reversed, negative entries allowed).
+// Parameters of data-movement ops resolved against the input, shared by the reference kernels and the fast
+// variants: Slice's starts, ends, axes and steps (attributes before opset 10, inputs after: slice_cpu.cpp),
+// Transpose's perm (default: reversed, negative entries allowed: transpose_cpu.cpp), and the element offset
+// GatherElements reads and ScatterElements writes (gather_cpu.cpp).
 #include <vector>
 
 #include "exec/kernel.h"
@@ -15,5 +16,11 @@ struct SliceBounds {
 
 Expected<SliceBounds> sliceBounds(const KernelContext& ctx, const TensorValue& in);
 Expected<std::vector<int64_t>> transposePerm(const KernelContext& ctx, const TensorValue& in);
+
+// Offset into a tensor with `strides` of element `o` of an index tensor with dims `indexDims`, whose
+// coordinate along `axis` is replaced by `index`. An index outside [-len, len) sets `bad` and reads element
+// 0 of that axis.
+int64_t elementOffsetAlongAxis(int64_t o, const std::vector<int64_t>& indexDims, const std::vector<int64_t>& strides,
+                               int64_t axis, int64_t index, int64_t len, bool& bad);
 
 }  // namespace onyx::exec

@@ -109,11 +109,8 @@ Expected<void> flattenKernel(KernelContext& ctx) {
   int64_t axis = ctx.attrInt("axis", 1);
   if (axis < 0) axis += rank;
   if (axis < 0 || axis > rank) return ctx.error("axis is out of range for " + (*x)->describe(), 0);
-  int64_t outer = 1;
-  for (int64_t i = 0; i < axis; ++i) outer *= (*x)->dim(i);
-  int64_t inner = 1;
-  for (int64_t i = axis; i < rank; ++i) inner *= (*x)->dim(i);
-  ctx.setOutput(0, (*x)->reshaped({outer, inner}));
+  const AxisSplit split = axisSplit((*x)->dims(), axis);  // Flatten: [before axis, from axis on]
+  ctx.setOutput(0, (*x)->reshaped({split.outer, split.len * split.inner}));
   return {};
 }
 

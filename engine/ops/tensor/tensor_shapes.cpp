@@ -6,7 +6,7 @@ namespace onyx {
 using namespace tensor_shapes;
 using shapes::inferSameAsInput0;
 
-void registerTensorOps(OpRegistry& registry) {
+void registerTensorSchemas(OpRegistry& registry) {
   registry.add({"", "Constant", OpCategory::Creation, {1, 9, 11, 12, 13, 19, 21, 23, 24, 25}, 0, 0, 1, 1, false, inferConstant});
   registry.add({"", "ConstantOfShape", OpCategory::Creation, {9, 20, 21, 23, 24, 25}, 1, 1, 1, 1, false, inferConstantOfShape});
   registry.add({"", "Range", OpCategory::Creation, {11, 27}, 3, 3, 1, 1, false, inferRange});
@@ -38,6 +38,8 @@ void registerTensorOps(OpRegistry& registry) {
   registry.add({"", "NonZero", OpCategory::DataMovement, {9, 13}, 1, 1, 1, 1, false, inferNonZero});
   registry.add({"", "Unique", OpCategory::DataMovement, {11}, 1, 1, 1, 4, false, inferUnique});
   registry.add({"", "OneHot", OpCategory::DataMovement, {9, 11}, 3, 3, 1, 1, false, inferOneHot});
+  registry.add({"", "Cast", OpCategory::Elementwise, {1, 6, 9, 13, 19, 21, 23, 24, 25}, 1, 1, 1, 1, true, inferCast});
+  registry.add({"", "CastLike", OpCategory::Elementwise, {15, 19, 21, 23, 24, 25}, 2, 2, 1, 1, true, inferCastLike});
   registry.add({"", "BitCast", OpCategory::DataMovement, {26}, 1, 1, 1, 1, false, inferBitCast});
 }
 

@@ -1,10 +1,13 @@
 #pragma once
 // The tensor family's shape functions, split by theme across files and registered together.
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx::tensor_shapes {
 
+// cast_shapes.cpp
+Expected<void> inferCast(ShapeContext& ctx);
+Expected<void> inferCastLike(ShapeContext& ctx);
 // creation_shapes.cpp
 Expected<void> inferConstant(ShapeContext& ctx);
 Expected<void> inferConstantOfShape(ShapeContext& ctx);

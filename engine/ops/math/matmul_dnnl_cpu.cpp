@@ -1,5 +1,6 @@
-// MatMul and Gemm through oneDNN's matmul primitive: batch broadcast, constant B packed once, and an
-// epilogue of bias, scale, residual and activation nodes computed as post-ops.
+// MatMul and Gemm through oneDNN's matmul primitive, the fast variants of the reference kernels in
+// matmul_cpu.cpp: batch broadcast, constant B packed once, and an epilogue of bias, scale, residual and
+// activation nodes computed as post-ops.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,10 +11,11 @@
 
 #include "exec/cpu/dnnl_common.h"
 #include "exec/kernel_util.h"
+#include "ops/math/matmul_dims.h"
 
 namespace onyx::exec {
 
-int64_t matmulFlops(const KernelContext& ctx);
+int64_t matmulFlops(const KernelContext& ctx);  // matmul_cpu.cpp
 
 namespace {
 
@@ -324,35 +326,33 @@ class DnnlMatmul final : public Kernel {
     if (gemm_ && (s.a.dims.size() != 2 || s.b.dims.size() != 2)) return std::optional<MatmulShapes>();
     s.ta = gemm_ && ctx.attrInt("transA", 0) != 0;
     s.tb = gemm_ && ctx.attrInt("transB", 0) != 0;
-    const Dims a2 = s.a.dims.size() == 1 ? Dims{1, s.a.dims[0]} : s.a.dims;
-    const Dims b2 = s.b.dims.size() == 1 ? Dims{s.b.dims[0], 1} : s.b.dims;
-    const size_t ra = a2.size(), rb = b2.size();
-    int64_t m = s.ta ? a2[ra - 1] : a2[ra - 2], k = s.ta ? a2[ra - 2] : a2[ra - 1];
-    int64_t k2 = s.tb ? b2[rb - 1] : b2[rb - 2];
-    s.n = s.tb ? b2[rb - 2] : b2[rb - 1];
+    MatmulDims dims;
+    const MatmulMismatch mismatch = matmulDims(s.a.dims, s.b.dims, s.ta, s.tb, dims);
     const std::string described = describeTensor(DataType::Float, s.a.dims) + " by " +
                                   describeTensor(DataType::Float, s.b.dims);
-    if (k != k2) return ctx.error("cannot multiply " + described, 1);
-    Dims batchA(a2.begin(), a2.end() - 2), batchB(b2.begin(), b2.end() - 2);
-    auto batch = broadcastShapes({&batchA, &batchB});
-    if (!batch) return ctx.error("batch dims of " + described + " do not broadcast", 1);
-    s.outDims = *batch;
-    if (s.a.dims.size() != 1) s.outDims.push_back(m);
-    if (s.b.dims.size() != 1) s.outDims.push_back(s.n);
+    if (mismatch == MatmulMismatch::InnerDims) return ctx.error("cannot multiply " + described, 1);
+    if (mismatch == MatmulMismatch::BatchDims)
+      return ctx.error("batch dims of " + described + " do not broadcast", 1);
+    const Dims& a2 = dims.a;
+    const Dims& b2 = dims.b;
+    const size_t rb = b2.size();
+    const int64_t m = dims.m, k = dims.k;
+    s.n = dims.n;
+    s.outDims = dims.out;
     if (!s.ta && rb == 2) {
       const int64_t rows = elementCount(s.a.dims) / k;
       s.aDims = {rows, k};
       s.bDims = b2;
       s.yDims = {rows, s.n};
     } else {
-      const size_t rank = batch->size() + 2;
+      const size_t rank = dims.batch.size() + 2;
       auto pad = [&](Dims d) {
         while (d.size() < rank) d.insert(d.begin(), 1);
         return d;
       };
       s.aDims = pad(a2);
       s.bDims = pad(b2);
-      s.yDims = *batch;
+      s.yDims = dims.batch;
       s.yDims.push_back(m);
       s.yDims.push_back(s.n);
     }
@@ -470,7 +470,7 @@ Expected<std::unique_ptr<Kernel>> makeGemm(const PrepareContext& p) {
 
 }  // namespace
 
-void registerDnnlMatmulCpuKernels(KernelRegistry& r) {
+void registerMatmulDnnlCpuKernels(KernelRegistry& r) {
   KernelDef matmul = kernelFactory("MatMul", makeMatmul, 1);
   matmul.variant = "dnnl";
   matmul.priority = 20;

@@ -1,8 +1,7 @@
-// oneDNN's float32 Conv and sgemm (MatMul and Gemm: dnnl_matmul.cpp); the oneDNN 2.x API (it changed in
-// 3.x) is used only in these files. Primitives are created per input shape and cached; constant weights are
+// Conv through oneDNN (float32), the fast variant of the reference kernel in conv_cpu.cpp; the oneDNN 2.x
+// API (it changed in 3.x) is used only in the *_dnnl_cpu.cpp files and exec/cpu/dnnl_common.h, gemm.cpp. Primitives are created per input shape and cached; constant weights are
 // reordered into oneDNN's preferred (blocked) layout once per primitive. Other types go to the reference
 // kernels.
-#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
@@ -12,14 +11,12 @@
 #include <optional>
 
 #include "exec/cpu/dnnl_common.h"
-#include "exec/cpu/gemm.h"
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
 
 namespace onyx::exec {
 
-int64_t convFlops(const KernelContext& ctx);
-void registerDnnlMatmulCpuKernels(KernelRegistry& r);
+int64_t convFlops(const KernelContext& ctx);  // conv_cpu.cpp
 
 namespace {
 
@@ -418,28 +415,12 @@ Expected<std::unique_ptr<Kernel>> makeConv(const PrepareContext& p) {
 
 }  // namespace
 
-void sgemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-}
-
-void sgemmSerial(bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  // oneDNN sizes its OpenMP teams by the calling thread's max-threads setting.
-  int saved = omp_get_max_threads();
-  omp_set_num_threads(1);
-  sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  omp_set_num_threads(saved);
-}
-
-void registerDnnlCpuKernels(KernelRegistry& r) {
+void registerConvDnnlCpuKernels(KernelRegistry& r) {
   KernelDef conv = kernelFactory("Conv", makeConv, 1);
   conv.variant = "dnnl";
   conv.priority = 20;
   conv.flops = convFlops;
   r.add(conv);
-  registerDnnlMatmulCpuKernels(r);
 }
 
 }  // namespace onyx::exec

@@ -1,4 +1,4 @@
-// Vulkan kernel for Where (select_vulkan.comp): the boolean condition is read on the host and uploaded as
+// Vulkan kernel for Where (where_vulkan.comp): the boolean condition is read on the host and uploaded as
 // int32; x and y broadcast like the output.
 #include "exec/kernel_util.h"
 #include "exec/vulkan/vulkan_kernel.h"
@@ -28,13 +28,13 @@ Expected<void> runWhere(VulkanRun& run) {
   push.add(y->count()).add(int64_t(out.size()));
   for (size_t d = 0; d < out.size(); ++d)
     push.at(2 + int(d), out[d]).at(8 + int(d), sc[d]).at(14 + int(d), sa[d]).at(20 + int(d), sb[d]);
-  return run.dispatch("select_vulkan", {}, {&*device, &a, &b, &*y}, push, y->count(),
+  return run.dispatch("where_vulkan", {}, {&*device, &a, &b, &*y}, push, y->count(),
                       a.dtype() == DataType::Float16);
 }
 
 }  // namespace
 
-void registerSelectVulkanKernels(VulkanKernelRegistry& registry) {
+void registerWhereVulkanKernels(VulkanKernelRegistry& registry) {
   VulkanKernelDef def{"Where", 9};
   def.function = runWhere;
   def.hostInputs = {0};

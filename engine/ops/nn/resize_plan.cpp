@@ -1,5 +1,5 @@
 // Resize's geometry (resize_plan.h): coordinate transformation, nearest rounding, linear and cubic taps.
-#include "ops/tensor/resize_plan.h"
+#include "ops/nn/resize_plan.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,5 @@
-// Data-dependent selection: TopK (stable: ties keep the lower index first), NonZero.
+// TopK: the k largest (or smallest) values along an axis and their indices; stable: ties keep the lower
+// index first.
 #include <algorithm>
 #include <numeric>
 
@@ -26,9 +27,8 @@ Expected<void> topKKernel(KernelContext& ctx) {
   if (!values) return values.error();
   auto indices = ctx.allocateOutput(1, DataType::Int64, outDims);
   if (!indices) return indices.error();
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= x.dim(d);
-  for (int64_t d = axis + 1; d < x.rank(); ++d) inner *= x.dim(d);
+  const AxisSplit split = axisSplit(x.dims(), axis);
+  const int64_t outer = split.outer, inner = split.inner;
   bool ok = dispatchType<kNumbers>(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Cm = ComputeType<T>;
@@ -55,38 +55,10 @@ Expected<void> topKKernel(KernelContext& ctx) {
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
 
-Expected<void> nonZeroKernel(KernelContext& ctx) {
-  auto xs = ctx.requireTensor(0);
-  if (!xs) return xs.error();
-  const TensorValue& x = **xs;
-  std::vector<int64_t> hits;
-  bool ok = dispatchType<kNumbers | kBool>(x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* src = x.data<T>();
-    for (int64_t i = 0; i < x.count(); ++i)
-      if (ComputeType<T>(src[i]) != ComputeType<T>(0)) hits.push_back(i);
-  });
-  if (!ok) return ctx.unsupportedType(0);
-  int64_t rank = x.rank();
-  int64_t n = int64_t(hits.size());
-  auto y = ctx.allocateOutput(0, DataType::Int64, {rank, n});
-  if (!y) return y.error();
-  int64_t* dst = (*y)->template data<int64_t>();
-  for (int64_t j = 0; j < n; ++j) {
-    int64_t rest = hits[size_t(j)];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      dst[d * n + j] = rest % x.dim(d);
-      rest /= x.dim(d);
-    }
-  }
-  return {};
-}
-
 }  // namespace
 
-void registerSelectCpuKernels(KernelRegistry& r) {
+void registerTopKCpuKernels(KernelRegistry& r) {
   r.add(kernel("TopK", topKKernel, 1));
-  r.add(kernel("NonZero", nonZeroKernel, 9));
 }
 
 }  // namespace onyx::exec

@@ -1,4 +1,4 @@
-#include "ops/op_registry.h"
+#include "catalog/op_registry.h"
 
 #include <algorithm>
 #include <cstring>
@@ -45,7 +45,8 @@ static std::string registryKey(std::string_view domain, std::string_view opType)
   return key;
 }
 
-void OpRegistry::add(OpSchema schema) {
+void OpRegistry::add(OpSchema schema, std::source_location where) {
+  if (!schema.source) schema.source = where.file_name();
   std::sort(schema.sinceVersions.begin(), schema.sinceVersions.end());
   if (schema.domain == "ai.onnx") schema.domain.clear();
   std::string key = registryKey(schema.domain, schema.opType);
@@ -70,6 +71,26 @@ const OpSchema* OpRegistry::find(std::string_view domain, std::string_view opTyp
   std::memcpy(buffer + domain.size() + 2, opType.data(), opType.size());
   auto found = index_.find(std::string_view(buffer, domain.size() + 2 + opType.size()));
   return found == index_.end() ? nullptr : &schemas_[found->second];
+}
+
+const OpRegistry& opRegistry() {
+  static const OpRegistry registry = [] {
+    OpRegistry built;
+    registerOpSchemas(built);
+    return built;
+  }();
+  return registry;
+}
+
+std::string_view engineRelativePath(const char* sourcePath) {
+  if (!sourcePath) return {};
+  std::string_view path(sourcePath);
+  // The last "engine/" that starts a path component: a checkout folder may itself be named like it.
+  for (size_t at = path.rfind("engine/"); at != std::string_view::npos;
+       at = at == 0 ? std::string_view::npos : path.rfind("engine/", at - 1)) {
+    if (at == 0 || path[at - 1] == '/') return path.substr(at + 7);
+  }
+  return path;
 }
 
 }  // namespace onyx

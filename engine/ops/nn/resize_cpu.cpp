@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "exec/kernel_util.h"
-#include "ops/tensor/resize_plan.h"
+#include "ops/nn/resize_plan.h"
 
 namespace onyx::exec {
 namespace {

@@ -1,10 +1,11 @@
 #pragma once
-// What Onyx knows about each operator, kept in one place beside its shape function: the domain and type, the
-// category the graph view colours it by, the opset versions that changed it, its input/output arity and
-// whether it is elementwise. Kernels live beside the shape functions in the same family folders
-// (engine/ops/<family>/*_cpu.cpp). The registry is filled on first use by the explicit per-family
-// register functions listed in register_all.cpp (no static initialisers: the engine is a static library).
+// The op catalogue: what Onyx knows about each operator: the domain and type, the category the graph view
+// colours it by, the opset versions that changed it, its input/output arity, whether it is elementwise and
+// its shape function. It sits below shapes/, exec/ and views/, which read it; the ops themselves live above,
+// one family per folder (engine/ops/<family>/), and fill it on first use through registerOpSchemas, which
+// engine/ops defines (no static initialisers: the engine is a static library).
 #include <cstdint>
+#include <source_location>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -56,6 +57,9 @@ struct OpSchema {
   int maxOutputs = 1;   // kVariadic for variadic outputs
   bool elementwise = false;  // output element i depends only on input elements i (after broadcasting)
   ShapeFunction shape = nullptr;
+  // The source file that registered the op (its family's schema table), as the compiler named it; set by
+  // OpRegistry::add. engineRelativePath makes it "ops/nn/nn_shapes.cpp".
+  const char* source = nullptr;
 
   static constexpr int kVariadic = 1 << 20;
   // The version of the op's definition in effect under `opset` (the largest since-version <= opset); 0 when
@@ -65,7 +69,7 @@ struct OpSchema {
 
 class OpRegistry {
  public:
-  void add(OpSchema schema);
+  void add(OpSchema schema, std::source_location where = std::source_location::current());
   // "" and "ai.onnx" are the same domain.
   const OpSchema* find(std::string_view domain, std::string_view opType) const;
   const std::vector<OpSchema>& all() const { return schemas_; }
@@ -83,19 +87,12 @@ class OpRegistry {
 // The registry with every op Onyx knows.
 const OpRegistry& opRegistry();
 
-// Per-family registration, called once by opRegistry() (register_all.cpp).
-void registerMathOps(OpRegistry& registry);
-void registerActivationOps(OpRegistry& registry);
-void registerLogicOps(OpRegistry& registry);
-void registerReductionOps(OpRegistry& registry);
-void registerNnOps(OpRegistry& registry);
-void registerTensorOps(OpRegistry& registry);
-void registerControlFlowOps(OpRegistry& registry);
-void registerSequenceOps(OpRegistry& registry);
-void registerRnnOps(OpRegistry& registry);
-void registerQuantizationOps(OpRegistry& registry);
-void registerRandomOps(OpRegistry& registry);
-void registerDetectionOps(OpRegistry& registry);
-void registerMiscOps(OpRegistry& registry);
+// Fills the registry with every op family's schemas: defined by engine/ops (ops/op_families.cpp), the only
+// place that knows the families.
+void registerOpSchemas(OpRegistry& registry);
+
+// A source file path as the compiler named it (absolute, or relative to the build folder), from the engine
+// folder on: ".../engine/ops/nn/conv_cpu.cpp" -> "ops/nn/conv_cpu.cpp". Empty for null.
+std::string_view engineRelativePath(const char* sourcePath);
 
 }  // namespace onyx

@@ -6,7 +6,7 @@
 
 #include "exec/kernel_util.h"
 #include "exec/vulkan/vulkan_kernel.h"
-#include "ops/tensor/resize_plan.h"
+#include "ops/nn/resize_plan.h"
 
 namespace onyx::exec::vulkan {
 namespace {

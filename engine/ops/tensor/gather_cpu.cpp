@@ -1,0 +1,152 @@
+// Gather, GatherElements and GatherND reference kernels. Copies go by element size (strings by value).
+#include "exec/kernel_util.h"
+#include "ops/tensor/movement_params.h"
+
+namespace onyx::exec {
+
+// Offset into a tensor with `strides` of element `o` of an index tensor with dims `indexDims`, whose
+// coordinate along `axis` is replaced by `index` (GatherElements reads there, ScatterElements writes).
+// An index outside [-len, len) sets `bad` and reads element 0 of that axis.
+int64_t elementOffsetAlongAxis(int64_t o, const std::vector<int64_t>& indexDims, const std::vector<int64_t>& strides,
+                               int64_t axis, int64_t index, int64_t len, bool& bad) {
+  int64_t rest = o, off = 0;
+  for (int64_t d = int64_t(indexDims.size()) - 1; d >= 0; --d) {
+    int64_t i = rest % indexDims[size_t(d)];
+    rest /= indexDims[size_t(d)];
+    if (d == axis) {
+      i = index;
+      if (i < -len || i >= len) {
+        bad = true;
+        i = 0;
+      }
+      if (i < 0) i += len;
+    }
+    off += i * strides[size_t(d)];
+  }
+  return off;
+}
+
+namespace {
+
+Expected<void> gatherKernel(KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto idx = ctx.requireTensor(1);
+  if (!idx) return idx.error();
+  const TensorValue& in = **x;
+  auto axisOpt = normalizeAxis(ctx.attrInt("axis", 0), in.rank());
+  if (!axisOpt) return ctx.error("axis is out of range for " + in.describe(), 0);
+  int64_t axis = *axisOpt;
+  Dims outDims(in.dims().begin(), in.dims().begin() + axis);
+  for (int64_t d : (*idx)->dims()) outDims.push_back(d);
+  for (int64_t d = axis + 1; d < in.rank(); ++d) outDims.push_back(in.dim(d));
+  auto y = ctx.allocateOutput(0, in.dtype(), outDims);
+  if (!y) return y.error();
+  const auto [outer, len, inner] = axisSplit(in.dims(), axis);
+  const int64_t n = (*idx)->count();
+  std::vector<int64_t> indices = (*idx)->toInts();
+  for (int64_t& i : indices) {
+    if (i < -len || i >= len)
+      return ctx.error("index " + std::to_string(i) + " is out of range for dim " + std::to_string(len), 1);
+    if (i < 0) i += len;
+  }
+  bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = in.data<T>();
+    T* dst = (*y)->template data<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < n; ++j)
+        std::copy(src + (o * len + indices[size_t(j)]) * inner,
+                  src + (o * len + indices[size_t(j)] + 1) * inner, dst + (o * n + j) * inner);
+  });
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+Expected<void> gatherElementsKernel(KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto idx = ctx.requireTensor(1);
+  if (!idx) return idx.error();
+  const TensorValue& in = **x;
+  auto axisOpt = normalizeAxis(ctx.attrInt("axis", 0), in.rank());
+  if (!axisOpt || (*idx)->rank() != in.rank())
+    return ctx.error("axis or index rank does not match " + in.describe(), 1);
+  int64_t axis = *axisOpt;
+  auto y = ctx.allocateOutput(0, in.dtype(), (*idx)->dims());
+  if (!y) return y.error();
+  auto inStrides = rowMajorStrides(in.dims());
+  const Dims& od = (*idx)->dims();
+  std::vector<int64_t> indices = (*idx)->toInts();
+  int64_t len = in.dim(axis);
+  bool bad = false;
+  bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = in.data<T>();
+    T* dst = (*y)->template data<T>();
+    for (int64_t o = 0; o < (*y)->count(); ++o)
+      dst[o] = src[elementOffsetAlongAxis(o, od, inStrides, axis, indices[size_t(o)], len, bad)];
+  });
+  if (bad) return ctx.error("an index is out of range", 1);
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+Expected<void> gatherNDKernel(KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto idx = ctx.requireTensor(1);
+  if (!idx) return idx.error();
+  const TensorValue& in = **x;
+  const TensorValue& ind = **idx;
+  int64_t b = ctx.attrInt("batch_dims", 0);
+  if (ind.rank() < 1) return ctx.error("indices must have rank >= 1", 1);
+  int64_t k = ind.dims().back();
+  if (b + k > in.rank()) return ctx.error("index depth exceeds the data rank", 1);
+  Dims outDims(ind.dims().begin(), ind.dims().end() - 1);
+  for (int64_t d = b + k; d < in.rank(); ++d) outDims.push_back(in.dim(d));
+  auto y = ctx.allocateOutput(0, in.dtype(), outDims);
+  if (!y) return y.error();
+  int64_t batch = 1;
+  for (int64_t d = 0; d < b; ++d) batch *= in.dim(d);
+  int64_t slice = 1;
+  for (int64_t d = b + k; d < in.rank(); ++d) slice *= in.dim(d);
+  int64_t perBatchData = 1;
+  for (int64_t d = b; d < in.rank(); ++d) perBatchData *= in.dim(d);
+  int64_t tuples = ind.count() / std::max<int64_t>(k, 1);
+  if (k == 0) tuples = elementCount(Dims(ind.dims().begin(), ind.dims().end() - 1));
+  int64_t tuplesPerBatch = tuples / std::max<int64_t>(batch, 1);
+  auto strides = rowMajorStrides(in.dims());
+  std::vector<int64_t> indices = ind.toInts();
+  bool bad = false;
+  bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = in.data<T>();
+    T* dst = (*y)->template data<T>();
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t bi = t / std::max<int64_t>(tuplesPerBatch, 1);
+      int64_t off = bi * perBatchData;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t i = indices[size_t(t * k + j)];
+        int64_t dim = in.dim(b + j);
+        if (i < -dim || i >= dim) {
+          bad = true;
+          i = 0;
+        }
+        if (i < 0) i += dim;
+        off += i * strides[size_t(b + j)];
+      }
+      std::copy(src + off, src + off + slice, dst + t * slice);
+    }
+  });
+  if (bad) return ctx.error("an index is out of range", 1);
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+}  // namespace
+
+void registerGatherCpuKernels(KernelRegistry& r) {
+  r.add(kernel("Gather", gatherKernel, 1));
+  r.add(kernel("GatherElements", gatherElementsKernel, 11));
+  r.add(kernel("GatherND", gatherNDKernel, 11));
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,110 @@
+// ScatterND, ScatterElements and Scatter (ScatterElements' opset 9-10 name) reference kernels: a copy of the
+// data with the updates written (or reduced) at the indexed places.
+#include "exec/kernel_util.h"
+#include "ops/tensor/movement_params.h"
+
+namespace onyx::exec {
+namespace {
+
+template <class T>
+T reduceScatter(T a, T b, const std::string& reduction) {
+  using Cm = ComputeType<T>;
+  if (reduction == "add") return fromCompute<T>(Cm(a) + Cm(b));
+  if (reduction == "mul") return fromCompute<T>(Cm(a) * Cm(b));
+  if (reduction == "max") return Cm(a) >= Cm(b) ? a : b;
+  if (reduction == "min") return Cm(a) <= Cm(b) ? a : b;
+  return b;
+}
+
+Expected<void> scatterNDKernel(KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto idx = ctx.requireTensor(1);
+  if (!idx) return idx.error();
+  auto upd = ctx.requireTensor(2);
+  if (!upd) return upd.error();
+  const TensorValue& in = **x;
+  std::string reduction = ctx.attrString("reduction", "none");
+  auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
+  if (!y) return y.error();
+  int64_t k = (*idx)->dims().back();
+  if (k > in.rank()) return ctx.error("index depth exceeds the data rank", 1);
+  int64_t slice = 1;
+  for (int64_t d = k; d < in.rank(); ++d) slice *= in.dim(d);
+  auto strides = rowMajorStrides(in.dims());
+  std::vector<int64_t> indices = (*idx)->toInts();
+  int64_t tuples = k ? int64_t(indices.size()) / k : 0;
+  bool bad = false;
+  bool ok = dispatchType<kNumbers | kBool | kString>(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    std::copy(in.data<T>(), in.data<T>() + in.count(), (*y)->template data<T>());
+    T* dst = (*y)->template data<T>();
+    const T* u = (*upd)->template data<T>();
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t off = 0;
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t i = indices[size_t(t * k + j)], dim = in.dim(j);
+        if (i < -dim || i >= dim) {
+          bad = true;
+          i = 0;
+        }
+        if (i < 0) i += dim;
+        off += i * strides[size_t(j)];
+      }
+      for (int64_t s = 0; s < slice; ++s) {
+        if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
+          dst[off + s] = u[t * slice + s];
+        else
+          dst[off + s] = reduceScatter(dst[off + s], u[t * slice + s], reduction);
+      }
+    }
+  });
+  if (bad) return ctx.error("an index is out of range", 1);
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+Expected<void> scatterElementsKernel(KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto idx = ctx.requireTensor(1);
+  if (!idx) return idx.error();
+  auto upd = ctx.requireTensor(2);
+  if (!upd) return upd.error();
+  const TensorValue& in = **x;
+  auto axisOpt = normalizeAxis(ctx.attrInt("axis", 0), in.rank());
+  if (!axisOpt) return ctx.error("axis is out of range", 0);
+  int64_t axis = *axisOpt;
+  std::string reduction = ctx.attrString("reduction", "none");
+  auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
+  if (!y) return y.error();
+  auto strides = rowMajorStrides(in.dims());
+  const Dims& id = (*idx)->dims();
+  std::vector<int64_t> indices = (*idx)->toInts();
+  int64_t len = in.dim(axis);
+  bool bad = false;
+  bool ok = dispatchType<kNumbers | kBool | kString>(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    std::copy(in.data<T>(), in.data<T>() + in.count(), (*y)->template data<T>());
+    T* dst = (*y)->template data<T>();
+    const T* u = (*upd)->template data<T>();
+    for (int64_t o = 0; o < int64_t(indices.size()); ++o) {
+      int64_t off = elementOffsetAlongAxis(o, id, strides, axis, indices[size_t(o)], len, bad);
+      if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
+        dst[off] = u[o];
+      else
+        dst[off] = reduceScatter(dst[off], u[o], reduction);
+    }
+  });
+  if (bad) return ctx.error("an index is out of range", 1);
+  return ok ? Expected<void>() : ctx.unsupportedType(0);
+}
+
+}  // namespace
+
+void registerScatterCpuKernels(KernelRegistry& r) {
+  r.add(kernel("ScatterND", scatterNDKernel, 11));
+  r.add(kernel("ScatterElements", scatterElementsKernel, 11));
+  r.add(kernel("Scatter", scatterElementsKernel, 9, 10));
+}
+
+}  // namespace onyx::exec
