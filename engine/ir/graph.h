@@ -77,6 +77,10 @@ class Node {
   const std::string& name() const { return name_; }
   const std::string& docString() const { return docString_; }
   const std::string& unknownFields() const { return unknownFields_; }
+  // The module of the exporting framework the node came from, as the loader read it from the node's
+  // metadata_props (PyTorch 2.x: "/model/layers.0/self_attn"); nullopt when the file records none. The bytes
+  // stay in unknownFields, which is what a save writes.
+  const std::optional<std::string>& modulePath() const { return modulePath_; }
   Graph* graph() const { return graph_; }
 
   // Absent optional inputs and outputs (written "" in ONNX) are null.
@@ -110,6 +114,7 @@ class Node {
   std::string name_;
   std::string docString_;
   std::string unknownFields_;
+  std::optional<std::string> modulePath_;
   Graph* graph_ = nullptr;
   std::vector<Value*> inputs_;
   std::vector<std::unique_ptr<Value>> outputs_;

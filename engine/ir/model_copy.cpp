@@ -62,7 +62,8 @@ class ModelCopier {
                             .attributes = {},
                             .overload = node.overload(),
                             .docString = node.docString(),
-                            .unknownFields = node.unknownFields()};
+                            .unknownFields = node.unknownFields(),
+                            .modulePath = node.modulePath()};
     for (const Value* output : node.outputs()) spec.outputNames.push_back(output ? output->name() : "");
     for (const Attribute& attribute : node.attributes()) {
       // Bodies are copied once every node of this graph exists; an empty holder keeps the attribute's place.

@@ -1,6 +1,5 @@
 #include "ir/module_path.h"
 
-#include "onnx/node_metadata.h"
 
 namespace onyx {
 namespace {
@@ -91,9 +90,7 @@ std::optional<std::string> modulePathFromMetadata(const std::vector<StringPair>&
 }
 
 std::string scopePathOf(const Node& node) {
-  if (!node.unknownFields().empty()) {
-    if (std::optional<std::string> path = modulePathFromMetadata(nodeMetadataProps(node))) return *path;
-  }
+  if (node.modulePath()) return *node.modulePath();
   return std::string(node.scopePath());
 }
 

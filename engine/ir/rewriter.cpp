@@ -148,6 +148,7 @@ Node* Rewriter::addNode(Graph& graph, NodeSpec spec, Node* before) {
   node->overload_ = std::move(spec.overload);
   node->docString_ = std::move(spec.docString);
   node->unknownFields_ = std::move(spec.unknownFields);
+  node->modulePath_ = std::move(spec.modulePath);
   node->graph_ = &graph;
   node->inputs_ = std::move(spec.inputs);
   node->attributes_ = std::move(spec.attributes);

@@ -65,6 +65,7 @@ class Rewriter {
     std::string overload;
     std::string docString;
     std::string unknownFields;
+    std::optional<std::string> modulePath;  // see Node::modulePath
   };
   // Adds a node before `before`, or at the end; its outputs are new values named as in the spec.
   Node* addNode(Graph& graph, NodeSpec spec, Node* before = nullptr);

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 
+#include "ir/module_path.h"
 #include "ir/rewriter.h"
+#include "onnx/node_metadata.h"
 #include "onnx/proto_convert.h"
 
 namespace onyx::onnx_io {
@@ -270,6 +272,7 @@ class ModelBuilder {
     auto overloads = takeUnknownStrings(*proto.mutable_unknown_fields(), kNodeOverloadField);
     if (!overloads.empty()) spec.overload = overloads.back();
     spec.unknownFields = serializeUnknownFields(proto);
+    spec.modulePath = modulePathFromMetadata(metadataPropsFromUnknownFields(spec.unknownFields));
     Node* node = rw_.addNode(graph, std::move(spec));
     if (!pending.empty()) pendingInputs_.emplace_back(node, std::move(pending));
     return {};

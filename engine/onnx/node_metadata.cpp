@@ -8,11 +8,11 @@ namespace {
 constexpr int kNodeMetadataPropsField = 9;
 }
 
-std::vector<StringPair> nodeMetadataProps(const Node& node) {
+std::vector<StringPair> metadataPropsFromUnknownFields(const std::string& unknownFields) {
   std::vector<StringPair> props;
-  if (node.unknownFields().empty()) return props;
+  if (unknownFields.empty()) return props;
   google::protobuf::UnknownFieldSet fields;
-  if (!fields.ParseFromString(node.unknownFields())) return props;
+  if (!fields.ParseFromString(unknownFields)) return props;
   for (int i = 0; i < fields.field_count(); ++i) {
     const google::protobuf::UnknownField& field = fields.field(i);
     if (field.number() != kNodeMetadataPropsField ||

@@ -10,7 +10,12 @@
 
 namespace onyx {
 
-// The node's metadata_props in file order; empty when it has none or the bytes do not parse.
-std::vector<StringPair> nodeMetadataProps(const Node& node);
+// The metadata_props in a NodeProto's serialized unknown fields, in file order; empty when there are none or
+// the bytes do not parse.
+std::vector<StringPair> metadataPropsFromUnknownFields(const std::string& unknownFields);
+// The same for a loaded node.
+inline std::vector<StringPair> nodeMetadataProps(const Node& node) {
+  return metadataPropsFromUnknownFields(node.unknownFields());
+}
 
 }  // namespace onyx

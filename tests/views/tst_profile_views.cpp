@@ -629,8 +629,10 @@ Fused_Sigmoid_Mul (in0) => (out) {
       if (scale == 0) image.save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/profile-heat-at-fit.png"));
 
       // The selection: a ring in the selection colour just outside the box.
-      BoxItem* hottest = nullptr;
+      BoxItem* hottest = nullptr;  // the hottest box on screen (the window's docks may hide part of the level)
       for (BoxItem* box : canvas->scene()->boxes()) {
+        QRect r = view->mapFromScene(box->box()).boundingRect().adjusted(-8, -8, 8, 8);
+        if (!image.rect().contains(r)) continue;
         if (box->overlay() && (!hottest || box->overlay()->value > hottest->overlay()->value)) hottest = box;
       }
       QVERIFY(hottest);
