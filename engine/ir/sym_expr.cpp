@@ -1,7 +1,9 @@
+// SymExpr's canonical algebra: sealing nodes (hash, order, value range), polynomial sums and products,
+// min/max, equality and the provably* queries. Division and modulo are in sym_expr_division.cpp,
+// evaluation, substitution and symbol listing in sym_expr_eval.cpp, the text form in sym_expr_text.cpp.
 #include "ir/sym_expr.h"
 
 #include <algorithm>
-#include <numeric>
 #include <utility>
 
 #include "ir/sym_expr_internal.h"
@@ -16,32 +18,26 @@ using sym_expr_detail::Factor;
 using sym_expr_detail::factorAtom;
 using sym_expr_detail::factorCount;
 using sym_expr_detail::factorPower;
+using sym_expr_detail::floorDivide;
+using sym_expr_detail::fromOptional;
+using sym_expr_detail::fromPoly;
 using sym_expr_detail::Interval;
+using sym_expr_detail::isUndefined;
 using sym_expr_detail::Kind;
 using sym_expr_detail::kInt64Max;
 using sym_expr_detail::kInt64Min;
-using sym_expr_detail::leadingCoefficient;
+using sym_expr_detail::makeOperator;
 using sym_expr_detail::Node;
 using sym_expr_detail::NodePtr;
 using sym_expr_detail::offsetAtom;
+using sym_expr_detail::Poly;
+using sym_expr_detail::power;
+using sym_expr_detail::provablyNonZero;
+using sym_expr_detail::rangeOf;
 using sym_expr_detail::Term;
 using sym_expr_detail::termsOf;
-
-// Exponentiation by repeated squaring, for anything with an associative multiplication.
-template <typename T, typename Multiply>
-T power(T base, int64_t exponent, T one, Multiply multiply) {
-  T result = one;
-  while (exponent > 0) {
-    if (exponent & 1) result = multiply(result, base);
-    exponent >>= 1;
-    if (exponent > 0) base = multiply(base, base);
-  }
-  return result;
-}
-
-std::optional<int64_t> checkedProduct(std::optional<int64_t> a, std::optional<int64_t> b) {
-  return a && b ? checkedMul(*a, *b) : std::nullopt;
-}
+using sym_expr_detail::truncDivide;
+using sym_expr_detail::undefinedExpr;
 
 // Bounds may saturate at the int64 limits: every defined value is an int64, so the limits are valid bounds.
 int64_t saturatingAdd(int64_t a, int64_t b) {
@@ -52,30 +48,6 @@ int64_t saturatingAdd(int64_t a, int64_t b) {
 int64_t saturatingMul(int64_t a, int64_t b) {
   std::optional<int64_t> product = checkedMul(a, b);
   return product ? *product : ((a < 0) != (b < 0) ? kInt64Min : kInt64Max);
-}
-
-// The four division flavours, shared by constant folding and evaluate(); nullopt on /0 and overflow.
-std::optional<int64_t> truncDivide(int64_t a, int64_t b) {
-  if (b == 0 || (a == kInt64Min && b == -1)) return std::nullopt;
-  return a / b;
-}
-
-std::optional<int64_t> truncRemainder(int64_t a, int64_t b) {
-  if (b == 0) return std::nullopt;
-  if (b == -1) return 0;  // INT64_MIN % -1 is undefined behaviour in C++
-  return a % b;
-}
-
-std::optional<int64_t> floorDivide(int64_t a, int64_t b) {
-  std::optional<int64_t> quotient = truncDivide(a, b);
-  if (quotient && a % b != 0 && ((a < 0) != (b < 0))) --*quotient;
-  return quotient;
-}
-
-std::optional<int64_t> floorRemainder(int64_t a, int64_t b) {
-  std::optional<int64_t> remainder = truncRemainder(a, b);
-  if (remainder && *remainder != 0 && ((*remainder < 0) != (b < 0))) *remainder += b;
-  return remainder;
 }
 
 size_t mixHash(size_t seed, uint64_t value) {
@@ -149,12 +121,6 @@ int compareNodes(const Node& a, const Node& b) {
       }
       return compareValues(a.args.size(), b.args.size());
   }
-}
-
-Interval rangeOf(const SymExpr& e) {
-  const NodePtr& node = Node::of(e);
-  if (!node) return {Node::constantOf(e), Node::constantOf(e)};
-  return node->range;
 }
 
 Interval computeRange(const Node& node) {
@@ -243,35 +209,20 @@ NodePtr seal(std::shared_ptr<Node> building) {
   return building;
 }
 
-// Division by a constant zero and int64 overflow produce this absorbing value; it evaluates to nullopt.
-const SymExpr& undefinedExpr() {
+}  // namespace
+
+const SymExpr& sym_expr_detail::undefinedExpr() {
   static const SymExpr undefined = Node::wrap(seal(newNode(Kind::kUndefined)));
   return undefined;
 }
 
-bool isUndefined(const SymExpr& e) {
-  const NodePtr& node = Node::of(e);
-  return node && node->kind == Kind::kUndefined;
-}
-
-SymExpr fromOptional(std::optional<int64_t> value) {
-  return value ? SymExpr(*value) : undefinedExpr();
-}
-
-SymExpr makeOperator(Kind kind, std::vector<SymExpr> args) {
+SymExpr sym_expr_detail::makeOperator(Kind kind, std::vector<SymExpr> args) {
   std::shared_ptr<Node> node = newNode(kind);
   node->args = std::move(args);
   return Node::wrap(seal(std::move(node)));
 }
 
-// A sum being built: constant + terms sorted by monomial with non-zero coefficients.
-struct Poly {
-  int64_t constant = 0;
-  std::vector<Term> terms;
-  bool overflowed = false;
-};
-
-SymExpr fromPoly(Poly&& poly) {
+SymExpr sym_expr_detail::fromPoly(Poly&& poly) {
   if (poly.overflowed) return undefinedExpr();
   if (poly.terms.empty()) return poly.constant;
   if (poly.constant == 0 && poly.terms.size() == 1 && poly.terms[0].coefficient == 1) {
@@ -282,6 +233,8 @@ SymExpr fromPoly(Poly&& poly) {
   node->terms = std::move(poly.terms);
   return Node::wrap(seal(std::move(node)));
 }
+
+namespace {
 
 // a + sign*b, merging the sorted term lists.
 SymExpr addScaled(const SymExpr& a, const SymExpr& b, int64_t sign) {
@@ -394,79 +347,6 @@ SymExpr multiply(const SymExpr& a, const SymExpr& b) {
   return fromPoly(std::move(product));
 }
 
-// a = divisor*quotient + remainder, with every coefficient and the constant of remainder in [0, divisor).
-void splitByDivisor(const SymExpr& a, int64_t divisor, Poly& quotient, Poly& remainder) {
-  Term single;
-  for (const Term& term : termsOf(a, single)) {
-    int64_t q = *floorDivide(term.coefficient, divisor), r = *floorRemainder(term.coefficient, divisor);
-    if (q != 0) quotient.terms.push_back({q, term.monomial});
-    if (r != 0) remainder.terms.push_back({r, term.monomial});
-  }
-  quotient.constant = *floorDivide(constantTerm(a), divisor);
-  remainder.constant = *floorRemainder(constantTerm(a), divisor);
-}
-
-// Divides remainder and divisor by the gcd of divisor and the remainder's coefficients; returns that gcd.
-int64_t reduceByCommonFactor(Poly& remainder, int64_t& divisor) {
-  int64_t common = divisor;
-  for (const Term& term : remainder.terms) common = std::gcd(common, term.coefficient);
-  for (Term& term : remainder.terms) term.coefficient /= common;
-  remainder.constant /= common;  // floor, as the constant is >= 0
-  divisor /= common;
-  return common;
-}
-
-SymExpr floorDivByPositive(const SymExpr& a, int64_t divisor) {
-  Poly quotient, remainder;
-  splitByDivisor(a, divisor, quotient, remainder);
-  SymExpr whole = fromPoly(std::move(quotient));
-  if (remainder.terms.empty()) return whole;  // the remaining constant lies in [0, divisor)
-  // floor((g*x + r)/(g*d)) == floor((x + floor(r/g))/d).
-  reduceByCommonFactor(remainder, divisor);
-  SymExpr numerator = fromPoly(std::move(remainder));
-  int64_t offset = 0;
-  if (const NodePtr* inner = offsetAtom(numerator, Kind::kFloorDiv, offset)) {
-    // floor((floor(x/m) + c)/d) == floor((x + c*m)/(m*d)) for positive m and d.
-    std::optional<int64_t> m = (*inner)->args[1].constantValue();
-    std::optional<int64_t> shift = m && *m > 0 ? checkedMul(offset, *m) : std::nullopt;
-    std::optional<int64_t> combined = shift ? checkedMul(*m, divisor) : std::nullopt;
-    if (combined) return whole + SymExpr::floorDiv((*inner)->args[0] + *shift, *combined);
-  }
-  Interval range = rangeOf(numerator);
-  if (range.lo >= 0 && range.hi < divisor) return whole;
-  return whole + makeOperator(Kind::kFloorDiv, {numerator, divisor});
-}
-
-SymExpr floorModByPositive(const SymExpr& a, int64_t divisor) {
-  Poly quotient, remainder;
-  splitByDivisor(a, divisor, quotient, remainder);
-  if (remainder.terms.empty()) return remainder.constant;
-  // (g*x + r) mod (g*d) == g*((x + floor(r/g)) mod d) + r mod g.
-  int64_t lowPart = remainder.constant;
-  int64_t common = reduceByCommonFactor(remainder, divisor);
-  lowPart %= common;
-  SymExpr numerator = fromPoly(std::move(remainder));
-  SymExpr reduced;
-  int64_t offset = 0;
-  const NodePtr* inner = offsetAtom(numerator, Kind::kFloorMod, offset);
-  std::optional<int64_t> innerDivisor = inner ? (*inner)->args[1].constantValue() : std::nullopt;
-  Interval range = rangeOf(numerator);
-  if (innerDivisor && *innerDivisor % divisor == 0) {
-    // (x mod m + c) mod d == (x + c) mod d when d divides m.
-    reduced = SymExpr::floorMod((*inner)->args[0] + offset, divisor);
-  } else if (range.lo >= 0 && range.hi < divisor) {
-    reduced = numerator;
-  } else {
-    reduced = makeOperator(Kind::kFloorMod, {numerator, divisor});
-  }
-  return common * reduced + lowPart;
-}
-
-bool provablyNonZero(const SymExpr& e) {
-  Interval range = rangeOf(e);
-  return range.lo > 0 || range.hi < 0;
-}
-
 // min/max over the flattened operands, without duplicates or operands another one provably dominates.
 SymExpr minOrMax(Kind kind, const SymExpr& a, const SymExpr& b) {
   if (isUndefined(a) || isUndefined(b)) return undefinedExpr();
@@ -509,138 +389,6 @@ SymExpr minOrMax(Kind kind, const SymExpr& a, const SymExpr& b) {
     std::sort(kept.begin(), kept.end(), byOrder);
   }
   return makeOperator(kind, std::move(kept)) + shift;
-}
-
-std::optional<int64_t> evaluateExpr(const SymExpr& e, const SymBindings& bindings);
-
-std::optional<int64_t> evaluateNode(const Node& node, const SymBindings& bindings) {
-  std::optional<int64_t> result;
-  switch (node.kind) {
-    case Kind::kSymbol: {
-      auto it = bindings.find(node.name);
-      return it == bindings.end() ? std::nullopt : std::optional<int64_t>(it->second);
-    }
-    case Kind::kFloorDiv:
-    case Kind::kFloorMod:
-    case Kind::kTruncDiv:
-    case Kind::kTruncMod: {
-      std::optional<int64_t> a = evaluateExpr(node.args[0], bindings);
-      std::optional<int64_t> b = a ? evaluateExpr(node.args[1], bindings) : std::nullopt;
-      if (!b) return std::nullopt;
-      if (node.kind == Kind::kFloorDiv) return floorDivide(*a, *b);
-      if (node.kind == Kind::kFloorMod) return floorRemainder(*a, *b);
-      if (node.kind == Kind::kTruncDiv) return truncDivide(*a, *b);
-      return truncRemainder(*a, *b);
-    }
-    case Kind::kMin:
-    case Kind::kMax:
-      for (const SymExpr& arg : node.args) {
-        std::optional<int64_t> value = evaluateExpr(arg, bindings);
-        if (!value) return std::nullopt;
-        result = !result                   ? *value
-                 : node.kind == Kind::kMin ? std::min(*result, *value)
-                                           : std::max(*result, *value);
-      }
-      return result;
-    case Kind::kProduct:
-      result = 1;
-      for (const Factor& factor : node.factors) {
-        std::optional<int64_t> value = evaluateNode(*factor.atom, bindings);
-        std::optional<int64_t> raised = power(value, factor.power, std::optional<int64_t>(1), checkedProduct);
-        result = raised ? checkedMul(*result, *raised) : std::nullopt;
-        if (!result) return std::nullopt;
-      }
-      return result;
-    case Kind::kSum:
-      result = node.constant;
-      for (const Term& term : node.terms) {
-        std::optional<int64_t> value = evaluateNode(*term.monomial, bindings);
-        std::optional<int64_t> scaled = value ? checkedMul(*value, term.coefficient) : std::nullopt;
-        result = scaled ? checkedAdd(*result, *scaled) : std::nullopt;
-        if (!result) return std::nullopt;
-      }
-      return result;
-    case Kind::kUndefined:
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-std::optional<int64_t> evaluateExpr(const SymExpr& e, const SymBindings& bindings) {
-  const NodePtr& node = Node::of(e);
-  return node ? evaluateNode(*node, bindings) : std::optional<int64_t>(Node::constantOf(e));
-}
-
-SymExpr substituteExpr(const SymExpr& e, const SymSubstitution& substitution);
-
-SymExpr substituteNode(const NodePtr& node, const SymSubstitution& substitution) {
-  switch (node->kind) {
-    case Kind::kSymbol: {
-      auto it = substitution.find(node->name);
-      return it == substitution.end() ? Node::wrap(node) : it->second;
-    }
-    case Kind::kProduct: {
-      SymExpr product = 1;
-      for (const Factor& factor : node->factors)
-        product *= sym_expr_detail::raise(substituteNode(factor.atom, substitution), factor.power);
-      return product;
-    }
-    case Kind::kSum: {
-      SymExpr sum = node->constant;
-      for (const Term& term : node->terms)
-        sum += term.coefficient * substituteNode(term.monomial, substitution);
-      return sum;
-    }
-    case Kind::kUndefined:
-      return Node::wrap(node);
-    default:
-      break;
-  }
-  std::vector<SymExpr> args;
-  bool changed = false;
-  for (const SymExpr& arg : node->args) {
-    args.push_back(substituteExpr(arg, substitution));
-    changed = changed || args.back() != arg;
-  }
-  if (!changed) return Node::wrap(node);
-  switch (node->kind) {
-    case Kind::kFloorDiv:
-      return SymExpr::floorDiv(args[0], args[1]);
-    case Kind::kFloorMod:
-      return SymExpr::floorMod(args[0], args[1]);
-    case Kind::kTruncDiv:
-      return SymExpr::truncDiv(args[0], args[1]);
-    case Kind::kTruncMod:
-      return SymExpr::truncMod(args[0], args[1]);
-    default: {
-      SymExpr folded = args[0];
-      for (size_t i = 1; i < args.size(); ++i) folded = minOrMax(node->kind, folded, args[i]);
-      return folded;
-    }
-  }
-}
-
-SymExpr substituteExpr(const SymExpr& e, const SymSubstitution& substitution) {
-  const NodePtr& node = Node::of(e);
-  return node ? substituteNode(node, substitution) : e;
-}
-
-void collectSymbols(const Node& node, std::vector<std::string>& names) {
-  switch (node.kind) {
-    case Kind::kSymbol:
-      names.push_back(node.name);
-      break;
-    case Kind::kProduct:
-      for (const Factor& factor : node.factors) collectSymbols(*factor.atom, names);
-      break;
-    case Kind::kSum:
-      for (const Term& term : node.terms) collectSymbols(*term.monomial, names);
-      break;
-    default:
-      for (const SymExpr& arg : node.args) {
-        if (const NodePtr& child = Node::of(arg)) collectSymbols(*child, names);
-      }
-  }
 }
 
 }  // namespace
@@ -687,104 +435,11 @@ SymExpr SymExpr::operator-() const {
   return scale(*this, -1);
 }
 
-SymExpr SymExpr::floorDiv(const SymExpr& a, const SymExpr& b) {
-  if (isUndefined(a) || isUndefined(b)) return undefinedExpr();
-  if (std::optional<int64_t> divisor = b.constantValue()) {
-    if (*divisor == 0) return undefinedExpr();
-    if (std::optional<int64_t> dividend = a.constantValue())
-      return fromOptional(floorDivide(*dividend, *divisor));
-    if (*divisor == 1) return a;
-    if (*divisor == -1) return -a;
-    if (*divisor > 0) return floorDivByPositive(a, *divisor);
-    if (*divisor != kInt64Min) return floorDiv(-a, -*divisor);  // floor(a/b) == floor(-a/-b)
-  } else if (a == b && provablyNonZero(b)) {
-    return 1;
-  } else if (rangeOf(a).lo >= 0 && a.provablyLess(b) == true) {
-    return 0;
-  }
-  return makeOperator(Kind::kFloorDiv, {a, b});
-}
-
-SymExpr SymExpr::ceilDiv(const SymExpr& a, const SymExpr& b) {
-  std::optional<int64_t> divisor = b.constantValue();
-  if (divisor && *divisor > 0) return floorDiv(a + (*divisor - 1), b);
-  return -floorDiv(-a, b);  // ceil(a/b) == -floor(-a/b)
-}
-
-SymExpr SymExpr::floorMod(const SymExpr& a, const SymExpr& b) {
-  if (isUndefined(a) || isUndefined(b)) return undefinedExpr();
-  if (std::optional<int64_t> divisor = b.constantValue()) {
-    if (*divisor == 0) return undefinedExpr();
-    if (std::optional<int64_t> dividend = a.constantValue())
-      return fromOptional(floorRemainder(*dividend, *divisor));
-    if (*divisor == 1 || *divisor == -1) return 0;
-    if (*divisor > 0) return floorModByPositive(a, *divisor);
-    if (*divisor != kInt64Min) return -floorMod(-a, -*divisor);  // the result takes the divisor's sign
-  } else if (a == b && provablyNonZero(b)) {
-    return 0;
-  } else if (rangeOf(a).lo >= 0 && a.provablyLess(b) == true) {
-    return a;
-  }
-  return makeOperator(Kind::kFloorMod, {a, b});
-}
-
-SymExpr SymExpr::truncDiv(const SymExpr& a, const SymExpr& b) {
-  if (isUndefined(a) || isUndefined(b)) return undefinedExpr();
-  if (std::optional<int64_t> divisor = b.constantValue()) {
-    if (*divisor == 0) return undefinedExpr();
-    if (std::optional<int64_t> dividend = a.constantValue())
-      return fromOptional(truncDivide(*dividend, *divisor));
-    if (*divisor == 1) return a;
-    if (*divisor < 0 && *divisor != kInt64Min) return -truncDiv(a, -*divisor);
-  }
-  // Where the signs are known, truncation is a floor; a zero divisor leaves both sides undefined.
-  if (rangeOf(b).lo >= 0) {
-    if (rangeOf(a).lo >= 0) return floorDiv(a, b);
-    if (rangeOf(a).hi <= 0) return -floorDiv(-a, b);
-  }
-  if (leadingCoefficient(a) < 0) return -truncDiv(-a, b);
-  return makeOperator(Kind::kTruncDiv, {a, b});
-}
-
-SymExpr SymExpr::truncMod(const SymExpr& a, const SymExpr& b) {
-  if (isUndefined(a) || isUndefined(b)) return undefinedExpr();
-  if (std::optional<int64_t> divisor = b.constantValue()) {
-    if (*divisor == 0) return undefinedExpr();
-    if (std::optional<int64_t> dividend = a.constantValue())
-      return fromOptional(truncRemainder(*dividend, *divisor));
-    if (*divisor == 1 || *divisor == -1) return 0;
-    if (*divisor < 0 && *divisor != kInt64Min)
-      return truncMod(a, -*divisor);  // C++ % ignores the divisor's sign
-  }
-  if (rangeOf(b).lo >= 0) {
-    if (rangeOf(a).lo >= 0) return floorMod(a, b);
-    if (rangeOf(a).hi <= 0) return -floorMod(-a, b);
-  }
-  if (leadingCoefficient(a) < 0) return -truncMod(-a, b);  // the remainder takes the dividend's sign
-  return makeOperator(Kind::kTruncMod, {a, b});
-}
-
 SymExpr SymExpr::min(const SymExpr& a, const SymExpr& b) {
   return minOrMax(Kind::kMin, a, b);
 }
 SymExpr SymExpr::max(const SymExpr& a, const SymExpr& b) {
   return minOrMax(Kind::kMax, a, b);
-}
-
-std::optional<int64_t> SymExpr::evaluate(const SymBindings& bindings) const {
-  return evaluateExpr(*this, bindings);
-}
-
-SymExpr SymExpr::substitute(const SymSubstitution& substitution) const {
-  return substitution.empty() ? *this : substituteExpr(*this, substitution);
-}
-
-std::vector<std::string> SymExpr::symbols() const {
-  std::vector<std::string> names;
-  if (node_) collectSymbols(*node_, names);
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
 }
 
 std::optional<bool> SymExpr::provablyEqual(const SymExpr& other) const {

@@ -1,6 +1,8 @@
 #pragma once
-// Private to engine/ir/sym_expr*.cpp: the node representation behind SymExpr, shared by the algebra
-// (sym_expr.cpp) and its text form (sym_expr_text.cpp). Code elsewhere uses only ir/sym_expr.h.
+// Private to engine/ir/sym_expr*.cpp: the node representation behind SymExpr and the helpers shared by the
+// algebra (sym_expr.cpp), division and modulo (sym_expr_division.cpp), evaluation and substitution
+// (sym_expr_eval.cpp) and the text form (sym_expr_text.cpp). Code elsewhere uses only ir/sym_expr.h.
+// The small helpers are inline here because constant folding and evaluate() call them on every node.
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -28,6 +30,42 @@ inline std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
   int64_t product;
   if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
   return product;
+}
+
+// Exponentiation by repeated squaring, for anything with an associative multiplication.
+template <typename T, typename Multiply>
+T power(T base, int64_t exponent, T one, Multiply multiply) {
+  T result = one;
+  while (exponent > 0) {
+    if (exponent & 1) result = multiply(result, base);
+    exponent >>= 1;
+    if (exponent > 0) base = multiply(base, base);
+  }
+  return result;
+}
+
+// The four division flavours, shared by constant folding and evaluate(); nullopt on /0 and overflow.
+inline std::optional<int64_t> truncDivide(int64_t a, int64_t b) {
+  if (b == 0 || (a == kInt64Min && b == -1)) return std::nullopt;
+  return a / b;
+}
+
+inline std::optional<int64_t> truncRemainder(int64_t a, int64_t b) {
+  if (b == 0) return std::nullopt;
+  if (b == -1) return 0;  // INT64_MIN % -1 is undefined behaviour in C++
+  return a % b;
+}
+
+inline std::optional<int64_t> floorDivide(int64_t a, int64_t b) {
+  std::optional<int64_t> quotient = truncDivide(a, b);
+  if (quotient && a % b != 0 && ((a < 0) != (b < 0))) --*quotient;
+  return quotient;
+}
+
+inline std::optional<int64_t> floorRemainder(int64_t a, int64_t b) {
+  std::optional<int64_t> remainder = truncRemainder(a, b);
+  if (remainder && *remainder != 0 && ((*remainder < 0) != (b < 0))) *remainder += b;
+  return remainder;
 }
 
 // Atoms come first, in printing order; a monomial is an atom or a product of atoms.
@@ -130,6 +168,43 @@ inline const NodePtr* offsetAtom(const SymExpr& e, Kind kind, int64_t& offset) {
   }
   return nullptr;
 }
+
+// The value range of e (a constant's is the constant itself).
+inline Interval rangeOf(const SymExpr& e) {
+  const NodePtr& node = Node::of(e);
+  if (!node) return {Node::constantOf(e), Node::constantOf(e)};
+  return node->range;
+}
+
+inline bool provablyNonZero(const SymExpr& e) {
+  Interval range = rangeOf(e);
+  return range.lo > 0 || range.hi < 0;
+}
+
+inline bool isUndefined(const SymExpr& e) {
+  const NodePtr& node = Node::of(e);
+  return node && node->kind == Kind::kUndefined;
+}
+
+// Division by a constant zero and int64 overflow produce this absorbing value; it evaluates to nullopt.
+const SymExpr& undefinedExpr();
+
+inline SymExpr fromOptional(std::optional<int64_t> value) {
+  return value ? SymExpr(*value) : undefinedExpr();
+}
+
+// A sealed operator atom (floor/trunc div/mod, min, max) over args, taken as they are.
+SymExpr makeOperator(Kind kind, std::vector<SymExpr> args);
+
+// A sum being built: constant + terms sorted by monomial with non-zero coefficients.
+struct Poly {
+  int64_t constant = 0;
+  std::vector<Term> terms;
+  bool overflowed = false;
+};
+
+// The canonical SymExpr for a finished Poly: a constant, a bare monomial or a sealed sum.
+SymExpr fromPoly(Poly&& poly);
 
 // base^exponent by repeated squaring; exponent >= 0.
 SymExpr raise(SymExpr base, int64_t exponent);
