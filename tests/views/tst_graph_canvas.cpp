@@ -7,6 +7,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QtTest>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "graph/graph_canvas.h"
 #include "graph/graph_render.h"
 #include "graph/graph_scene.h"
+#include "graph/graph_style.h"
 #include "graph/graph_view.h"
 #include "ir/model.h"
 #include "ir/scopes.h"
@@ -353,6 +355,82 @@ class TestGraphCanvas : public QObject {
     QVERIFY(f.after([&] { f.document.focus(Selection{thenBody, sigmoid->id(), nullptr}); }));
     QCOMPARE(f.level().graph, thenBody);
     QVERIFY(f.canvas.scene()->boxForNode(sigmoid->id())->isHighlighted());
+  }
+
+  void backspaceAndAltUpLeaveABody() {
+    auto parsed = parseModelText(kIfModel);
+    QVERIFY2(parsed, parsed ? "" : parsed.error().toString().c_str());
+    std::shared_ptr<Model> model(std::move(parsed).value());
+    Fixture f(model);
+    QVERIFY(f.open());
+    const Node* ifNode = nullptr;
+    for (const Node* node : model->graph().nodes()) {
+      if (node->opType() == "If") ifNode = node;
+    }
+    QVERIFY(ifNode);
+    for (auto press : {std::pair{Qt::Key_Backspace, Qt::NoModifier}, std::pair{Qt::Key_Up, Qt::AltModifier}}) {
+      QVERIFY(f.after([&] { QVERIFY(f.canvas.enterBody(ifNode->id(), 0)); }));
+      QCOMPARE(f.canvas.frames().size(), size_t(2));
+      QVERIFY(f.after([&] { QTest::keyClick(f.canvas.view(), press.first, press.second); }));
+      QCOMPARE(f.canvas.frames().size(), size_t(1));
+      QCOMPARE(f.level().graph, &model->graph());
+    }
+  }
+
+  void aBigModelOpensLabelledAtItsInputs() {
+    auto model = loadShared(sharedModelsDir() + "/squeezenet1_1/model.onnx");
+    QVERIFY(model);
+    Fixture f(model);
+    f.canvas.resize(1280, 720);
+    QVERIFY(f.open());
+    GraphView* view = f.canvas.view();
+    const double titleScale = GraphStyle::standard().titleLod;
+    const QRectF whole = view->sceneRect();
+    const QSize viewport = view->viewport()->size();
+    // Fitting the whole of it would draw no text at all: that is what it used to open at.
+    QVERIFY(std::min(viewport.width() / whole.width(), viewport.height() / whole.height()) < titleScale);
+    QVERIFY2(view->scale() >= titleScale, qPrintable(QString::number(view->scale())));
+    const QRectF visible = view->visibleSceneRect();
+    int convsShown = 0;
+    bool inputShown = false;
+    for (BoxItem* box : f.canvas.scene()->boxes()) {
+      if (box->title() == "Conv" && visible.contains(box->box())) ++convsShown;
+      if (box->levelItem().kind == layout::ItemKind::Input && visible.intersects(box->box())) inputShown = true;
+    }
+    QVERIFY(convsShown > 0);
+    QVERIFY(inputShown);
+    // So is Fit.
+    view->zoomTo(0.1, view->viewport()->rect().center(), false);
+    f.canvas.fitToView();
+    QCOMPARE(view->scale(), titleScale);
+  }
+
+  void theFitFollowsTheWindowUntilTheUserZooms() {
+    auto parsed = parseModelText(kIfModel);
+    QVERIFY2(parsed, parsed ? "" : parsed.error().toString().c_str());
+    Fixture f(std::shared_ptr<Model>(std::move(parsed).value()));
+    QVERIFY(f.open());
+    GraphView* view = f.canvas.view();
+    const double opened = view->scale();
+    auto fitScale = [&] {  // the whole level, not magnified beyond 1.5, and never too small for titles
+      const QRectF whole = view->sceneRect();
+      const QSize viewport = view->viewport()->size();
+      const double fit = std::min({viewport.width() / whole.width(), viewport.height() / whole.height(), 1.5});
+      return std::max(fit, GraphStyle::standard().titleLod);
+    };
+    QCOMPARE(opened, fitScale());
+    f.canvas.resize(300, 240);
+    QTRY_VERIFY(view->viewport()->height() < 240);
+    QVERIFY(fitScale() < opened);
+    QTRY_COMPARE(view->scale(), fitScale());
+    // A zoom by hand: the view stays as the user left it.
+    QTest::keyClick(view, Qt::Key_Plus);
+    QTRY_VERIFY(view->scale() > fitScale() * 1.2);
+    QTest::qWait(300);  // the zoom's easing
+    const double zoomed = view->scale();
+    f.canvas.resize(1000, 700);
+    QTRY_VERIFY(view->viewport()->height() > 500);
+    QCOMPARE(view->scale(), zoomed);
   }
 
   void layoutIsDeterministic() {

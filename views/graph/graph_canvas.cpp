@@ -105,6 +105,7 @@ GraphCanvas::GraphCanvas(QWidget* parent)
 
   connect(view_, &GraphView::itemClicked, this, &GraphCanvas::onItemClicked);
   connect(view_, &GraphView::itemDoubleClicked, this, &GraphCanvas::onItemDoubleClicked);
+  connect(view_, &GraphView::backRequested, this, &GraphCanvas::back);
   connect(breadcrumbs_, &BreadcrumbBar::crumbClicked, this, &GraphCanvas::navigateTo);
   updateChrome();
 }

@@ -10,6 +10,7 @@
 
 #include "graph/graph_items.h"
 #include "graph/graph_scene.h"
+#include "graph/graph_style.h"
 
 namespace onyx::views {
 
@@ -46,6 +47,7 @@ void GraphView::applyScale(double scale, QPoint anchor) {
 }
 
 void GraphView::zoomTo(double scale, QPoint anchor, bool animated) {
+  refitOnResize_ = false;
   scale = std::clamp(scale, kMinScale, kMaxScale);
   zoomAnchor_ = anchor;
   zoomAnchorScene_ = mapToScene(anchor);
@@ -67,16 +69,40 @@ void GraphView::zoomBy(double factor) {
 
 void GraphView::fitToView() {
   zoomAnimation_->stop();
+  refitOnResize_ = true;
   QRectF rect = sceneRect();
   if (rect.isEmpty()) return;
   double fit = std::min(viewport()->width() / rect.width(), viewport()->height() / rect.height());
-  setTransform(QTransform::fromScale(std::clamp(fit, kMinScale, 1.5), std::clamp(fit, kMinScale, 1.5)));
-  centerOn(rect.center());
+  fit = std::clamp(fit, kMinScale, 1.5);
+  // A whole model at a glance is a screen of unlabelled fills: below the title scale, read from the top.
+  const double readable = GraphStyle::standard().titleLod;
+  if (fit >= readable) {
+    setTransform(QTransform::fromScale(fit, fit));
+    centerOn(rect.center());
+  } else {
+    setTransform(QTransform::fromScale(readable, readable));
+    const double halfHeight = viewport()->height() / readable / 2;
+    centerOn(inputsCentre().x(), rect.top() + halfHeight);
+  }
   Q_EMIT viewportMoved();
+}
+
+QPointF GraphView::inputsCentre() const {
+  const QRectF rect = sceneRect();
+  auto* graph = dynamic_cast<GraphScene*>(scene());
+  QRectF inputs;
+  if (graph) {
+    for (const BoxItem* box : graph->boxes()) {
+      const layout::ItemKind kind = box->levelItem().kind;
+      if (kind == layout::ItemKind::Input || kind == layout::ItemKind::PortIn) inputs |= box->box();
+    }
+  }
+  return inputs.isNull() ? QPointF(rect.center().x(), rect.top()) : inputs.center();
 }
 
 void GraphView::centerOnRect(const QRectF& rect, double minScale) {
   zoomAnimation_->stop();
+  refitOnResize_ = false;
   if (scale() < minScale) setTransform(QTransform::fromScale(minScale, minScale));
   centerOn(rect.center());
   Q_EMIT viewportMoved();
@@ -127,8 +153,9 @@ void GraphView::mousePressEvent(QMouseEvent* event) {
 void GraphView::mouseReleaseEvent(QMouseEvent* event) {
   QGraphicsView::mouseReleaseEvent(event);
   // A press and release in (nearly) one place is a click; anything longer was a pan.
-  if (event->button() == Qt::LeftButton &&
-      (event->position().toPoint() - pressPosition_).manhattanLength() <= 4) {
+  const bool dragged = (event->position().toPoint() - pressPosition_).manhattanLength() > 4;
+  if (event->button() == Qt::LeftButton && dragged) refitOnResize_ = false;
+  if (event->button() == Qt::LeftButton && !dragged) {
     Q_EMIT itemClicked(interestingItemAt(event->position().toPoint()), event->modifiers());
   }
 }
@@ -143,6 +170,11 @@ void GraphView::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void GraphView::keyPressEvent(QKeyEvent* event) {
+  const bool altUp = event->key() == Qt::Key_Up && event->modifiers() == Qt::AltModifier;
+  if (event->key() == Qt::Key_Backspace || altUp) {
+    Q_EMIT backRequested();
+    return;
+  }
   switch (event->key()) {
     case Qt::Key_Plus:
     case Qt::Key_Equal:
@@ -156,6 +188,14 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
       if (event->key() == Qt::Key_F && event->modifiers() != Qt::NoModifier) break;
       fitToView();
       return;
+    case Qt::Key_Left:
+    case Qt::Key_Right:
+    case Qt::Key_Up:
+    case Qt::Key_Down:
+    case Qt::Key_PageUp:
+    case Qt::Key_PageDown:
+      refitOnResize_ = false;  // a pan by the keys
+      break;
     default:
       break;
   }
@@ -174,6 +214,7 @@ void GraphView::paintEvent(QPaintEvent* event) {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
+  if (refitOnResize_) fitToView();
   Q_EMIT viewportMoved();
 }
 

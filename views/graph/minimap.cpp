@@ -77,6 +77,7 @@ void Minimap::centerViewAt(QPointF position) {
   QRectF picture = pictureRect();
   QPointF target(scene.x() + (position.x() - picture.x()) / picture.width() * scene.width(),
                  scene.y() + (position.y() - picture.y()) / picture.height() * scene.height());
+  view_->stopRefitOnResize();
   view_->centerOn(target);
 }
 
