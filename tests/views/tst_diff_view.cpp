@@ -5,6 +5,10 @@
 
 #include "diffview/diff_colors.h"
 #include "diffview/diff_list_view.h"
+#include "diffview/diff_window.h"
+#include "graph/graph_canvas.h"
+#include "graph/graph_items.h"
+#include "graph/graph_scene.h"
 #include "ir/rewriter.h"
 #include "onnx/onnx_io.h"
 
@@ -41,6 +45,12 @@ g (float[N, 4] x) => (float[N, 4] y) <float[4] w = {1.0, 2.0, 3.0, 4.0}> {
     Node* neg = rw.addNode(g, {.opType = "Neg", .inputs = {g.findValue("x")}, .outputNames = {"n"}}, add);
     rw.setInput(add, 0, neg->output(0));
     return copy;
+  }
+
+  static bool waitForLevel(GraphCanvas& canvas) {
+    if (canvas.shownLayout() && !canvas.isLayingOut()) return true;
+    QSignalSpy shown(&canvas, &GraphCanvas::levelShown);
+    return shown.wait(60000);
   }
 
   static QColor rowBackground(const DiffListView& view, int row) {
@@ -95,6 +105,40 @@ g (float[N, 4] x) => (float[N, 4] y) <float[4] w = {1.0, 2.0, 3.0, 4.0}> {
     QCOMPARE(activated.at(3).at(2).value<NodeId>(), NodeId(6));
     QCOMPARE(activated.at(5).at(1).value<NodeId>(), NodeId(4));
     QCOMPARE(activated.at(5).at(2).value<NodeId>(), NodeId(4));
+  }
+
+  void unchangedNodesAreGreySoOpColoursNeverReadAsChanges() {
+    auto before = chain();
+    DiffWindow window(*before, *edited(*before), "before", "after", diff::MatchBy::NodeIds);
+    window.show();
+    QVERIFY(waitForLevel(*window.beforeCanvas()));
+    QVERIFY(waitForLevel(*window.afterCanvas()));
+    // Relu (#1) is unchanged; its op colour is a red like "removed". It is drawn grey on both sides.
+    for (GraphCanvas* canvas : {window.beforeCanvas(), window.afterCanvas()}) {
+      BoxItem* relu = canvas->scene()->boxForNode(1);
+      QVERIFY(relu);
+      const QColor fill = relu->shownFill();
+      QVERIFY(fill != diffToneColor(DiffTone::Removed));
+      QVERIFY(fill != diffToneColor(DiffTone::Added));
+      QCOMPARE(fill.hslSaturation(), 0);
+    }
+    // The changes keep their colours: the removed Sigmoid, the added Neg.
+    QCOMPARE(window.beforeCanvas()->scene()->boxForNode(2)->shownFill(), diffToneColor(DiffTone::Removed));
+    QCOMPARE(window.afterCanvas()->scene()->boxForNode(6)->shownFill(), diffToneColor(DiffTone::Added));
+  }
+
+  void escapeAndCtrlWCloseTheDiffWindow() {
+    auto before = chain();
+    auto after = edited(*before);
+    for (const QKeySequence& key : {QKeySequence(Qt::Key_Escape), QKeySequence(Qt::CTRL | Qt::Key_W)}) {
+      DiffWindow window(*before, *after, "before", "after", diff::MatchBy::NodeIds);
+      window.show();
+      window.activateWindow();
+      QVERIFY(QTest::qWaitForWindowActive(&window));
+      QVERIFY(window.isVisible());
+      QTest::keySequence(&window, key);
+      QVERIFY2(!window.isVisible(), qPrintable(key.toString()));
+    }
   }
 
   void identicalModelsListNothing() {

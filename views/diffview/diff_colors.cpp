@@ -1,5 +1,7 @@
 #include "diffview/diff_colors.h"
 
+#include <algorithm>
+
 namespace onyx::views {
 
 QColor diffToneColor(DiffTone tone) {
@@ -38,6 +40,12 @@ QColor nodeStatusColor(diff::NodeStatus status) {
       break;
   }
   return {};
+}
+
+QColor unchangedNodeColor(const QColor& opColor) {
+  // Lightness keeps the categories apart a little; no saturation keeps them apart from the diff's tones.
+  const int lightness = std::max(opColor.lightness(), 200);
+  return QColor::fromHsl(0, 0, lightness);
 }
 
 }  // namespace onyx::views

@@ -1,5 +1,6 @@
 #include "diffview/diff_window.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -8,26 +9,32 @@
 #include <unordered_map>
 
 #include "analysis/model_graphs.h"
+#include "catalog/op_registry.h"
 #include "diffview/diff_colors.h"
 #include "diffview/diff_list_view.h"
 #include "graph/graph_canvas.h"
+#include "graph/graph_style.h"
 #include "ir/rewriter.h"
 #include "shapes/shape_inference.h"
 
 namespace onyx::views {
 namespace {
 
-// The diff's colour for every node of one side that is not unchanged.
+// The fill of every node of one side: the diff's colour for a change, a neutral grey for the unchanged.
 std::unordered_map<NodeId, NodeOverlay> overlayOf(const Model& model, const diff::ModelDiff& diff, bool before) {
+  const GraphStyle& style = GraphStyle::standard();
   std::unordered_map<NodeId, NodeOverlay> overlay;
   for (const Graph* graph : allGraphs(model)) {
     for (const Node* node : graph->nodes()) {
       const diff::NodeStatus status = before ? diff.statusBefore(node->id()) : diff.statusAfter(node->id());
-      const QColor color = nodeStatusColor(status);
-      if (!color.isValid()) continue;
       NodeOverlay entry;
-      entry.fill = color;
+      entry.fill = nodeStatusColor(status);
       entry.value = 1;  // groups count their changed nodes
+      if (!entry.fill.isValid()) {
+        const OpSchema* schema = opRegistry().find(node->domain(), node->opType());
+        entry.fill = unchangedNodeColor(style.categoryColor(schema ? schema->category : OpCategory::Other));
+        entry.value = 0;
+      }
       overlay.emplace(node->id(), entry);
     }
   }
@@ -44,7 +51,9 @@ std::vector<LegendEntry> legendOf(bool before) {
   return legend;
 }
 
+// A group's badge; none for a group of unchanged nodes.
 QString changedCount(double count) {
+  if (count <= 0) return {};
   return QObject::tr("%1 changed").arg(static_cast<long long>(count));
 }
 
@@ -116,6 +125,13 @@ DiffWindow::DiffWindow(const Model& before, const Model& after, const QString& b
   layout->setContentsMargins(2, 2, 2, 2);
   layout->addWidget(splitter);
   updatePanes();
+
+  // A window of its own with no menu: Esc or Ctrl+W is the way back to the model.
+  auto* closeAction = new QAction(tr("Close the diff"), this);
+  closeAction->setShortcuts({QKeySequence(Qt::Key_Escape), QKeySequence(Qt::CTRL | Qt::Key_W)});
+  closeAction->setShortcutContext(Qt::WindowShortcut);
+  connect(closeAction, &QAction::triggered, this, &QWidget::close);
+  addAction(closeAction);
 }
 
 DiffWindow::~DiffWindow() {

@@ -1,9 +1,10 @@
 #pragma once
 // Two states of a model (two pass steps, or two files) compared: the before and after graphs side by side,
 // each coloured by the diff (removed red and changed amber on the left, added green and changed amber on the
-// right), with synchronized navigation (selecting a node on one side selects and centres its match on the
-// other) and the change list stepping from change to change. Overlay mode shows one canvas with the same
-// colours; stepping to a removed node shows the before graph, any other change the after graph.
+// right, unchanged nodes grey so that op colours never read as changes), with synchronized navigation
+// (selecting a node on one side selects and centres its match on the other) and the change list stepping
+// from change to change. Overlay mode shows one canvas with the same colours; stepping to a removed node
+// shows the before graph, any other change the after graph. Esc or Ctrl+W closes it.
 #include <QString>
 #include <QWidget>
 #include <memory>

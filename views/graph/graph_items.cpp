@@ -90,7 +90,7 @@ void BoxItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, Q
   const GraphStyle& style = *state_.style;
   const layout::Item& item = levelItem();
   const double lod = state_.lod(option, painter);
-  const QColor fill = overlay_ && overlay_->fill.isValid() ? overlay_->fill : fill_;
+  const QColor fill = shownFill();
 
   if (highlighted_) {
     // A ring outside the box in the selection colour on a white halo: it reads over any fill, the

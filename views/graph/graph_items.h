@@ -51,6 +51,8 @@ class BoxItem : public QGraphicsItem {
   bool isHighlighted() const { return highlighted_; }
   void setOverlay(std::optional<NodeOverlay> overlay);
   const std::optional<NodeOverlay>& overlay() const { return overlay_; }
+  // The fill it is painted with: the overlay's where it gives one, else its own (the op category's).
+  QColor shownFill() const { return overlay_ && overlay_->fill.isValid() ? overlay_->fill : fill_; }
   // The node's id (kNoNode for other items), read when built: painting and clicks never touch the IR, which
   // an edit may have changed before the level is laid out again.
   NodeId nodeId() const { return nodeId_; }
