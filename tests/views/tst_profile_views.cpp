@@ -616,9 +616,14 @@ Fused_Sigmoid_Mul (in0) => (out) {
       }
       return std::pair{boxes, heated};
     };
-    for (double scale : {0.12, 0.0}) {  // 0: fit to the window
+    for (double scale : {0.12, 0.0}) {  // 0: the whole level in the window
       if (scale == 0) {
-        canvas->fitToView();
+        // What Fit showed before it stopped at the op-title scale: every box, far below any text.
+        const QRectF whole = view->sceneRect();
+        const double fit = std::min(view->viewport()->width() / whole.width(),
+                                    view->viewport()->height() / whole.height());
+        view->setTransform(QTransform::fromScale(fit, fit));
+        view->centerOn(whole.center());
         QTest::qWait(50);
       }
       QImage image = onScreen();

@@ -76,11 +76,11 @@ void GraphView::fitToView() {
   fit = std::clamp(fit, kMinScale, 1.5);
   // A whole model at a glance is a screen of unlabelled fills: below the title scale, read from the top.
   const double readable = GraphStyle::standard().titleLod;
+  fittedScale_ = std::max(fit, readable);
+  setTransform(QTransform::fromScale(fittedScale_, fittedScale_));
   if (fit >= readable) {
-    setTransform(QTransform::fromScale(fit, fit));
     centerOn(rect.center());
   } else {
-    setTransform(QTransform::fromScale(readable, readable));
     const double halfHeight = viewport()->height() / readable / 2;
     centerOn(inputsCentre().x(), rect.top() + halfHeight);
   }
@@ -214,7 +214,8 @@ void GraphView::paintEvent(QPaintEvent* event) {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  if (refitOnResize_) fitToView();
+  // A transform set since (a zoom from code) counts as moving the view, like the user's own.
+  if (refitOnResize_ && scale() == fittedScale_) fitToView();
   Q_EMIT viewportMoved();
 }
 

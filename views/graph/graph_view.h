@@ -64,6 +64,7 @@ class GraphView : public QGraphicsView {
   QPointF zoomAnchorScene_;
   QPoint pressPosition_;
   bool refitOnResize_ = false;
+  double fittedScale_ = 0;  // the scale fitToView() chose
 };
 
 }  // namespace onyx::views
