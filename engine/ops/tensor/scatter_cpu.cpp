@@ -17,29 +17,25 @@ T reduceScatter(T a, T b, const std::string& reduction) {
 }
 
 Expected<void> scatterNDKernel(KernelContext& ctx) {
-  auto x = ctx.requireTensor(0);
-  if (!x) return x.error();
-  auto idx = ctx.requireTensor(1);
-  if (!idx) return idx.error();
-  auto upd = ctx.requireTensor(2);
-  if (!upd) return upd.error();
-  const TensorValue& in = **x;
+  auto inputs = requireTensors<3>(ctx);
+  if (!inputs) return inputs.error();
+  const auto& [in, indexTensor, updates] = *inputs;
   std::string reduction = ctx.attrString("reduction", "none");
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
-  int64_t k = (*idx)->dims().back();
+  int64_t k = indexTensor.dims().back();
   if (k > in.rank()) return ctx.error("index depth exceeds the data rank", 1);
   int64_t slice = 1;
   for (int64_t d = k; d < in.rank(); ++d) slice *= in.dim(d);
   auto strides = rowMajorStrides(in.dims());
-  std::vector<int64_t> indices = (*idx)->toInts();
+  std::vector<int64_t> indices = indexTensor.toInts();
   int64_t tuples = k ? int64_t(indices.size()) / k : 0;
   bool bad = false;
   bool ok = dispatchType<kNumbers | kBool | kString>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     std::copy(in.data<T>(), in.data<T>() + in.count(), (*y)->template data<T>());
     T* dst = (*y)->template data<T>();
-    const T* u = (*upd)->template data<T>();
+    const T* u = updates.template data<T>();
     for (int64_t t = 0; t < tuples; ++t) {
       int64_t off = 0;
       for (int64_t j = 0; j < k; ++j) {
@@ -64,13 +60,9 @@ Expected<void> scatterNDKernel(KernelContext& ctx) {
 }
 
 Expected<void> scatterElementsKernel(KernelContext& ctx) {
-  auto x = ctx.requireTensor(0);
-  if (!x) return x.error();
-  auto idx = ctx.requireTensor(1);
-  if (!idx) return idx.error();
-  auto upd = ctx.requireTensor(2);
-  if (!upd) return upd.error();
-  const TensorValue& in = **x;
+  auto inputs = requireTensors<3>(ctx);
+  if (!inputs) return inputs.error();
+  const auto& [in, indexTensor, updates] = *inputs;
   auto axisOpt = normalizeAxis(ctx.attrInt("axis", 0), in.rank());
   if (!axisOpt) return ctx.error("axis is out of range", 0);
   int64_t axis = *axisOpt;
@@ -78,15 +70,15 @@ Expected<void> scatterElementsKernel(KernelContext& ctx) {
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
   auto strides = rowMajorStrides(in.dims());
-  const Dims& id = (*idx)->dims();
-  std::vector<int64_t> indices = (*idx)->toInts();
+  const Dims& id = indexTensor.dims();
+  std::vector<int64_t> indices = indexTensor.toInts();
   int64_t len = in.dim(axis);
   bool bad = false;
   bool ok = dispatchType<kNumbers | kBool | kString>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     std::copy(in.data<T>(), in.data<T>() + in.count(), (*y)->template data<T>());
     T* dst = (*y)->template data<T>();
-    const T* u = (*upd)->template data<T>();
+    const T* u = updates.template data<T>();
     for (int64_t o = 0; o < int64_t(indices.size()); ++o) {
       int64_t off = elementOffsetAlongAxis(o, id, strides, axis, indices[size_t(o)], len, bad);
       if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
