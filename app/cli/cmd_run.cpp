@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "analysis/bindings_text.h"
 #include "exec/compare.h"
 #include "exec/executor.h"
 #include "onnx/onnx_io.h"
@@ -86,6 +87,48 @@ std::string jsonEscape(const std::string& s) {
   return out;
 }
 
+// Everything about the paths that can be known before running: `--check` names a folder with expected
+// outputs (nothing to compare is a failure, not a pass), and no file the run writes is the model or one of
+// its inputs, or an existing file where a folder is wanted.
+Expected<void> checkRunPaths(const RunOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!o.checkDir.empty()) {
+    if (!fs::is_directory(o.checkDir, error))
+      return makeError("--check " + o.checkDir + ": no such folder; give a test_data_set_N folder");
+    if (!fs::exists(fs::path(o.checkDir) / "output_0.pb", error))
+      return makeError("--check " + o.checkDir +
+                       ": no output_0.pb there, so there is nothing to compare; give a folder with the expected "
+                       "output_K.pb files");
+  }
+  if (!o.outputsDir.empty() && fs::exists(o.outputsDir, error) && !fs::is_directory(o.outputsDir, error))
+    return makeError("--outputs " + o.outputsDir + " is an existing file; give a folder (it is created)");
+  std::vector<std::string> readPaths{o.model};
+  for (const std::string& input : o.inputs) readPaths.push_back(input);
+  auto sameFile = [&](const std::string& a, const std::string& b) {
+    std::error_code ignored;
+    return fs::exists(a, ignored) && fs::exists(b, ignored) && fs::equivalent(a, b, ignored);
+  };
+  if (!o.profile.empty()) {
+    for (const std::string& read : readPaths)
+      if (sameFile(o.profile, read))
+        return makeError("--profile " + o.profile + " is " + read +
+                         ", which this run reads; give the trace another name (the input is left untouched)");
+  }
+  if (!o.outputsDir.empty()) {
+    for (const std::string& read : readPaths)
+      if (sameFile(o.outputsDir, read) ||
+          (fs::path(read).filename().string().rfind("output_", 0) == 0 &&
+           sameFile(o.outputsDir, fs::path(read).parent_path().empty() ? "." : fs::path(read).parent_path().string())))
+        return makeError("--outputs " + o.outputsDir + " would write over " + read +
+                         ", which this run reads; give another folder (the inputs are left untouched)");
+    if (!o.checkDir.empty() && sameFile(o.outputsDir, o.checkDir))
+      return makeError("--outputs " + o.outputsDir +
+                       " is the --check folder: writing would replace the expected outputs; give another folder");
+  }
+  return {};
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -98,15 +141,12 @@ int runModel(const RunOptions& o) {
   if (!model) return reportError(o.model, model.error());
   SymBindings bindings;
   for (const std::string& bind : o.binds) {
-    auto eq = bind.find('=');
-    if (eq == std::string::npos)
-      return reportError(o.model, makeError("--bind expects NAME=VALUE, got '" + bind + "'"));
-    try {
-      bindings[bind.substr(0, eq)] = std::stoll(bind.substr(eq + 1));
-    } catch (const std::exception&) {
-      return reportError(o.model, makeError("--bind value is not an integer: '" + bind + "'"));
-    }
+    // Parsed whole, as `onyx shapes --bind` does: "N=0x1", "N=1.5" and "N=2junk" are errors, not 0, 1 and 2.
+    auto parsed = parseBindingsText(bind);
+    if (!parsed) return reportError(o.model, makeError("--bind: " + parsed.error().message));
+    for (const auto& [name, value] : *parsed) bindings[name] = value;
   }
+  if (auto paths = checkRunPaths(o); !paths) return reportError(o.model, paths.error());
   auto inputs = gatherInputs(**model, o, bindings);
   if (!inputs) return reportError(o.model, inputs.error());
 
@@ -166,7 +206,9 @@ int runModel(const RunOptions& o) {
 
   const Graph& graph = (*model)->graph();
   if (!o.outputsDir.empty()) {
-    std::filesystem::create_directories(o.outputsDir);
+    std::error_code made;
+    std::filesystem::create_directories(o.outputsDir, made);
+    if (made) return reportError(o.outputsDir, makeError("cannot create the --outputs folder: " + made.message()));
     for (size_t k = 0; k < outputs.size(); ++k) {
       auto* t = std::get_if<exec::TensorValue>(&outputs[k]);
       if (!t) continue;
