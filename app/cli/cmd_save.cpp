@@ -42,11 +42,14 @@ Command saveCommand() {
                 ->needs(external);
             app.add_flag("--inline", args->inlineWeights, "Bring external weights back into the .onnx file")
                 ->excludes(external);
-            return [args] {
+            return [args, external] {
               auto model = loadModel(args->in);
               if (!model) return reportError(args->in, model.error());
               SaveOptions options;
               if (args->inlineWeights) options.weights = SaveOptions::Weights::Inline;
+              if (external->count() > 0 && args->externalData.empty())
+                return reportError(args->out, makeError("--external-data needs a file name (it is written next "
+                                                        "to OUT); use --inline to keep the weights inside"));
               if (!args->externalData.empty()) {
                 options.weights = SaveOptions::Weights::External;
                 options.externalDataName = args->externalData;

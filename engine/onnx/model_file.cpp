@@ -217,6 +217,14 @@ Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& 
     for (const auto& function : model.functions) onnx_io::collectExternalFiles(*function->body, sources);
     std::error_code error;
     fs::path realTarget = fs::weakly_canonical(report.externalDataPath, error);
+    fs::path realOut = fs::weakly_canonical(outFolder / out.filename(), error);
+    if (realTarget == realOut)
+      return makeError("the external data name '" + location +
+                       "' is the model file's own name: the weights and the model cannot share one file; choose "
+                       "another name (e.g. '" + out.filename().string() + ".data')");
+    if (!model.path.empty() && realTarget == fs::weakly_canonical(model.path, error))
+      return makeError("the external data file " + report.externalDataPath.string() + " is the input model " +
+                       model.path.string() + ", which would be overwritten; choose another external data name");
     // Saving over the input itself replaces its data file too (atomically); any other output must not.
     bool savingOverInput = !model.path.empty() && fs::exists(out) && fs::equivalent(out, model.path, error);
     if (sources.count(realTarget) && !savingOverInput)

@@ -14,3 +14,18 @@ onyx_cli_test(save.inline_and_external --stderr-contains "--external-data exclud
   ${_onyx} save ${ONYX_SAMPLE_MODEL} out.onnx --inline --external-data w.bin)
 onyx_cli_test(save.threshold_needs_external --stderr-contains "--size-threshold requires --external-data" 2 --
   ${_onyx} save ${ONYX_SAMPLE_MODEL} out.onnx --size-threshold 10)
+# Every way the external data file could land on the input model or on the output itself is refused before
+# anything is written: the input's bytes are the same afterwards, and no half-written output is left.
+foreach(_case "in-victim.onnx out.onnx --external-data in-victim.onnx"
+              "in-victim.onnx out-self.onnx --external-data out-self.onnx"
+              "in-victim.onnx in-victim.onnx --external-data in-victim.onnx"
+              "in-victim.onnx out-empty.onnx --external-data ''")
+  string(MAKE_C_IDENTIFIER "${_case}" _id)
+  add_test(NAME cli.save.refused.${_id}
+    COMMAND sh -c "rm -f out*.onnx && cp \"$2\" in-victim.onnx && before=$(sha256sum < in-victim.onnx) && \
+\"$1\" save ${_case} 2> err.txt; rc=$?; cat err.txt; [ $rc = 1 ] && grep -q '^error: ' err.txt && \
+[ \"$(sha256sum < in-victim.onnx)\" = \"$before\" ] && ! ls out*.onnx 2>/dev/null"
+    sh ${_onyx} ${ONYX_SAMPLE_MODEL}
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(cli.save.refused.${_id} PROPERTIES LABELS cli RUN_SERIAL TRUE)
+endforeach()
