@@ -221,8 +221,12 @@ Expected<RunValue> randomInput(const onyx::Value& input, const SymBindings& bind
       } else if (d.isSymbolic()) {
         auto value = d.expr().evaluate(bindings);
         if (!value) {
-          return makeError("input '" + input.name() + "' has dim " + d.toString() + "; bind it with --bind " +
-                               d.toString() + "=N",
+          std::string example;
+          for (const std::string& symbol : d.expr().symbols())
+            if (!bindings.count(symbol)) example += (example.empty() ? "" : ",") + symbol + "=SIZE";
+          return makeError("input '" + input.name() + "' has dim " + d.toString() +
+                               ", which needs a size for random inputs: give --bind " + example +
+                               " (or real inputs with --inputs)",
                            input.name());
         }
         dims.push_back(*value);
