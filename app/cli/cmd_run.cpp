@@ -294,6 +294,11 @@ int runModel(const RunOptions& o) {
 
 }  // namespace
 
+// An option given as '' is a mistake (a shell variable that was never set), not "option absent".
+const CLI::Validator kNotEmpty(
+    [](const std::string& value) { return value.empty() ? std::string("must not be empty") : std::string(); },
+    "", "not empty");
+
 Command runCommand() {
   return {"run", "Run a model: latency, profile, outputs, check against expected outputs", [](CLI::App& app) {
             auto o = std::make_shared<RunOptions>();
@@ -310,9 +315,12 @@ Command runCommand() {
             app.add_option("--threads", o->threads, "Threads for kernels")->check(CLI::Range(1, 256));
             app.add_option("--iterations", o->iterations, "Timed runs")->check(CLI::Range(1, 1000000));
             app.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 1000000));
-            app.add_option("--profile", o->profile, "Write a Chrome trace (Perfetto) of per-node events");
-            app.add_option("--outputs", o->outputsDir, "Write output_K.pb files to this folder");
-            app.add_option("--check", o->checkDir, "Compare outputs with a test_data_set_N folder");
+            app.add_option("--profile", o->profile, "Write a Chrome trace (Perfetto) of per-node events")
+                ->check(kNotEmpty);
+            app.add_option("--outputs", o->outputsDir, "Write output_K.pb files to this folder")
+                ->check(kNotEmpty);
+            app.add_option("--check", o->checkDir, "Compare outputs with a test_data_set_N folder")
+                ->check(kNotEmpty);
             app.add_option("--rtol", o->rtol, "Relative tolerance for --check");
             app.add_option("--atol", o->atol, "Absolute tolerance for --check");
             app.add_flag("--tie-aware", o->tieAware,

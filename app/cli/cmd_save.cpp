@@ -43,6 +43,8 @@ Command saveCommand() {
             app.add_flag("--inline", args->inlineWeights, "Bring external weights back into the .onnx file")
                 ->excludes(external);
             return [args, external] {
+              if (args->out.empty())
+                return reportError(args->in, makeError("OUT is empty: give the .onnx file to write"));
               auto model = loadModel(args->in);
               if (!model) return reportError(args->in, model.error());
               SaveOptions options;

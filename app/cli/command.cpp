@@ -1,5 +1,7 @@
 #include "cli/command.h"
 
+#include <fmt/format.h>
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,8 +22,22 @@ bool isCommand(const std::string& name) {
   return false;
 }
 
+// Control characters (a node or file name with a newline) are escaped, so an error is always one line that
+// scripts can match.
+std::string oneLine(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (c == '\t') out += "\\t";
+    else if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += char(c);
+  }
+  return out;
+}
+
 int reportError(const std::string& file, const Error& error) {
-  std::cerr << "error: " << file << ": " << error.toString() << "\n";
+  std::cerr << "error: " << oneLine(file) << ": " << oneLine(error.toString()) << "\n";
   return kExitBadInput;
 }
 
