@@ -1,0 +1,29 @@
+// The contrib family: ONNX Runtime's com.microsoft ops, as its transformer optimizer, quantizers and float16
+// converter leave them in exported models (Attention, SkipLayerNormalization, Gelu, MatMulNBits, ...). Its
+// one registration function: the schema table, then each op's CPU kernels.
+#include "ops/op_family.h"
+
+namespace onyx {
+void registerContribSchemas(OpRegistry& registry);  // contrib_shapes.cpp
+}  // namespace onyx
+
+namespace onyx::exec::contrib {
+void registerContribNormCpuKernels(KernelRegistry& registry);  // contrib_norm_cpu.cpp
+void registerContribActivationCpuKernels(KernelRegistry& registry);  // contrib_activation_cpu.cpp
+void registerContribAttentionCpuKernels(KernelRegistry& registry);  // contrib_attention_cpu.cpp
+void registerMatMulNBitsCpuKernels(KernelRegistry& registry);  // matmul_nbits_cpu.cpp
+void registerFusedMatMulCpuKernels(KernelRegistry& registry);  // fused_matmul_cpu.cpp
+}  // namespace onyx::exec::contrib
+
+namespace onyx::ops::contrib {
+
+void registerFamily(const Registrar& registrar) {
+  registrar.add(registerContribSchemas);
+  registrar.add(exec::contrib::registerContribNormCpuKernels);  // (Skip)(Simplified)LayerNormalization
+  registrar.add(exec::contrib::registerContribActivationCpuKernels);  // Gelu family, BiasAdd, BiasSoftmax
+  registrar.add(exec::contrib::registerContribAttentionCpuKernels);  // Attention
+  registrar.add(exec::contrib::registerMatMulNBitsCpuKernels);  // MatMulNBits
+  registrar.add(exec::contrib::registerFusedMatMulCpuKernels);  // FusedMatMul
+}
+
+}  // namespace onyx::ops::contrib
