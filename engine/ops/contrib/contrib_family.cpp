@@ -13,7 +13,6 @@ void registerContribActivationCpuKernels(KernelRegistry& registry);  // contrib_
 void registerContribAttentionCpuKernels(KernelRegistry& registry);  // contrib_attention_cpu.cpp
 void registerMatMulNBitsCpuKernels(KernelRegistry& registry);  // matmul_nbits_cpu.cpp
 void registerFusedMatMulCpuKernels(KernelRegistry& registry);  // fused_matmul_cpu.cpp
-void registerHalfMatMulCpuKernels(KernelRegistry& registry);  // half_matmul_cpu.cpp
 }  // namespace onyx::exec::contrib
 
 namespace onyx::ops::contrib {
@@ -25,7 +24,6 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::contrib::registerContribAttentionCpuKernels);  // Attention
   registrar.add(exec::contrib::registerMatMulNBitsCpuKernels);  // MatMulNBits
   registrar.add(exec::contrib::registerFusedMatMulCpuKernels);  // FusedMatMul
-  registrar.add(exec::contrib::registerHalfMatMulCpuKernels);  // ai.onnx MatMul, Gemm with 16-bit weights
 }
 
 }  // namespace onyx::ops::contrib

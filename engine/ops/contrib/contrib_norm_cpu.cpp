@@ -122,6 +122,7 @@ void registerContribNormCpuKernels(KernelRegistry& registry) {
   registry.add(microsoftKernel("SkipLayerNormalization", runSkipNorm<false>));
   registry.add(microsoftKernel("SkipSimplifiedLayerNormalization", runSkipNorm<true>));
   registry.add(microsoftKernel("SimplifiedLayerNormalization", runSimplifiedNorm));
+  registry.add(kernel("SimplifiedLayerNormalization", runSimplifiedNorm, 1));  // ai.onnx, where ONNX Runtime has it
 }
 
 }  // namespace onyx::exec::contrib

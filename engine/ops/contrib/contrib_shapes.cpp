@@ -135,6 +135,8 @@ void registerContribSchemas(OpRegistry& registry) {
   registry.add({kMs, "Attention", OpCategory::Attention, {1}, 2, 7, 1, 2, false, inferAttention});
   registry.add({kMs, "SkipLayerNormalization", OpCategory::Normalization, {1}, 3, 5, 1, 4, false, inferSkipNorm});
   registry.add({kMs, "SkipSimplifiedLayerNormalization", OpCategory::Normalization, {1}, 3, 4, 1, 4, false, inferSkipNorm});
+  // ONNX Runtime registers SimplifiedLayerNormalization in the ai.onnx domain (its LLM builder emits it there).
+  registry.add({"", "SimplifiedLayerNormalization", OpCategory::Normalization, {1}, 2, 2, 1, 2, false, inferSimplifiedNorm});
   registry.add({kMs, "SimplifiedLayerNormalization", OpCategory::Normalization, {1}, 2, 2, 1, 2, false, inferSimplifiedNorm});
   registry.add({kMs, "Gelu", OpCategory::Activation, {1}, 1, 1, 1, 1, true, inferUnary});
   registry.add({kMs, "QuickGelu", OpCategory::Activation, {1}, 1, 1, 1, 1, true, inferUnary});

@@ -2,11 +2,17 @@
 // them: float32 arithmetic on 16-bit storage, the weight widened one 64-column panel at a time inside the
 // product (gemmWeights) instead of the reference kernel's element-by-element loops or a float32 copy of
 // every weight at load. Chosen only when the weight's stored type is known to be 16-bit (an initializer or a
-// typed value); anything else it meets goes to the reference kernel.
+// typed value); anything else it meets goes to the reference kernel. The panel product and the float16
+// conversions are the contrib family's (ops/contrib/contrib_kernels.h), shared with MatMulNBits.
 #include "ops/contrib/contrib_kernels.h"
 
-namespace onyx::exec::contrib {
+namespace onyx::exec {
 namespace {
+
+using contrib::floatData;
+using contrib::floatsOf;
+using contrib::fromFloats;
+using contrib::gemmWeights;
 
 bool halfWeights(const Node& node, int) {
   const Value* b = node.input(1);
@@ -96,4 +102,4 @@ void registerHalfMatMulCpuKernels(KernelRegistry& registry) {
   }
 }
 
-}  // namespace onyx::exec::contrib
+}  // namespace onyx::exec

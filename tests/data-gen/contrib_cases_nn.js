@@ -1,0 +1,84 @@
+// Cases for the com.microsoft attention, normalization, activation and matrix-product ops (odd sizes,
+// every mask format, past state, float16 storage). Run through contrib_ops_gen.js.
+'use strict';
+
+async function generate({ makeCase, T, floats, ints, reseed }) {
+  reseed(11);
+  // Attention: batch 2, sequence 5, input hidden 12, 3 heads of 4.
+  const B = 2, S = 5, D = 12, H = 3;
+  const attention = (type, extra = {}) => ({
+    op: 'Attention',
+    attrs: { num_heads: H, ...(extra.attrs || {}) },
+    inputs: [T('input', type, [B, S, D], floats([B, S, D])), T('weights', type, [D, 3 * D], floats([D, 3 * D], 0.5)),
+      T('bias', type, [3 * D], floats([3 * D], 0.2)), ...(extra.inputs || [])],
+    constants: ['weights', 'bias'],
+    outputs: extra.outputs || ['Y'],
+  });
+  await makeCase('attention_nomask', attention('float'));
+  await makeCase('attention_lengths', attention('float', { inputs: [T('mask', 'int32', [B], [3, 5])] }));
+  await makeCase('attention_end_start', attention('float', { inputs: [T('mask', 'int32', [2 * B], [5, 4, 1, 0])] }));
+  await makeCase('attention_raw2d', attention('float', { inputs: [T('mask', 'int32', [B, S], [1, 1, 0, 1, 0, 1, 1, 1, 1, 1])] }));
+  await makeCase('attention_raw3d', attention('float', { inputs: [T('mask', 'int32', [B, S, S], ints([B, S, S], 0, 1).map((v, i) => (i % S === 0 ? 1 : v)))] }));
+  await makeCase('attention_unidirectional', attention('float', { attrs: { unidirectional: 1 } }));
+  await makeCase('attention_scale_filter', attention('float', {
+    attrs: { scale: { float: 0.3 }, mask_filter_value: { float: -500 } },
+    inputs: [T('mask', 'int32', [B], [2, 4])] }));
+  const P = 3;
+  await makeCase('attention_past', attention('float', {
+    attrs: { unidirectional: 1 },
+    inputs: [T('mask', 'int32', [B, P + S], ints([B, P + S], 1, 1).map((v, i) => (i === 1 ? 0 : v))),
+      T('past', 'float', [2, B, H, P, D / H], floats([2, B, H, P, D / H]))],
+    outputs: ['Y', 'present'] }));
+  await makeCase('attention_bias_input', attention('float', {
+    inputs: [null, null, T('attention_bias', 'float', [1, H, S, S], floats([1, H, S, S], 2))] }));
+  await makeCase('attention_fp16', attention('float16', { inputs: [T('mask', 'int32', [B], [4, 2])] }));
+
+  reseed(12);
+  // SkipLayerNormalization and friends: rows of an odd hidden size.
+  const dims = [2, 3, 7];
+  const skipNorm = (op, type, withBeta, withBias, outputs) => ({
+    op,
+    attrs: { epsilon: { float: 1e-5 } },
+    inputs: [T('X', type, dims, floats(dims, 2)), T('skip', type, dims, floats(dims)), T('gamma', type, [7], floats([7])),
+      ...(op === 'SkipLayerNormalization' ? [withBeta ? T('beta', type, [7], floats([7])) : null] : []),
+      withBias ? T('bias', type, [7], floats([7])) : null],
+    constants: ['gamma', 'beta', 'bias'],
+    outputs,
+  });
+  await makeCase('skip_layer_norm', skipNorm('SkipLayerNormalization', 'float', true, true, ['Y', 'mean', 'inv_std', 'sum']));
+  await makeCase('skip_layer_norm_plain', skipNorm('SkipLayerNormalization', 'float', false, false, ['Y']));
+  await makeCase('skip_layer_norm_fp16', skipNorm('SkipLayerNormalization', 'float16', true, true, ['Y', null, null, 'sum']));
+  await makeCase('skip_simplified_norm', skipNorm('SkipSimplifiedLayerNormalization', 'float', false, true, ['Y', null, null, 'sum']));
+  await makeCase('skip_simplified_norm_fp16', skipNorm('SkipSimplifiedLayerNormalization', 'float16', false, false, ['Y']));
+  await makeCase('simplified_norm', {
+    op: 'SimplifiedLayerNormalization', domain: '', attrs: { epsilon: { float: 1e-5 }, axis: -1 },
+    inputs: [T('X', 'float', dims, floats(dims, 3)), T('scale', 'float', [7], floats([7]))], constants: ['scale'],
+    outputs: ['Y', 'inv_std'] });
+  await makeCase('simplified_norm_axis1', {
+    op: 'SimplifiedLayerNormalization', domain: '', attrs: { axis: 1 },
+    inputs: [T('X', 'float', dims, floats(dims, 3)), T('scale', 'float', [3, 7], floats([3, 7]))], constants: ['scale'] });
+
+  reseed(13);
+  const act = [3, 11];
+  const x = (type) => T('X', type, act, floats(act, 4));
+  await makeCase('gelu', { op: 'Gelu', inputs: [x('float')] });
+  await makeCase('gelu_fp16', { op: 'Gelu', inputs: [x('float16')] });
+  await makeCase('fast_gelu', { op: 'FastGelu', inputs: [x('float')] });
+  await makeCase('fast_gelu_bias', { op: 'FastGelu', inputs: [x('float'), T('bias', 'float', [11], floats([11]))], constants: ['bias'] });
+  await makeCase('bias_gelu', { op: 'BiasGelu', inputs: [x('float'), T('B', 'float', [11], floats([11]))], constants: ['B'] });
+  await makeCase('quick_gelu', { op: 'QuickGelu', attrs: { alpha: { float: 1.5 } }, inputs: [x('float')] });
+  await makeCase('bias_add', { op: 'BiasAdd', inputs: [T('X', 'float', [2, 3, 11], floats([2, 3, 11])),
+    T('bias', 'float', [11], floats([11])), T('skip', 'float', [2, 3, 11], floats([2, 3, 11]))], constants: ['bias'] });
+  await makeCase('bias_softmax_inner', { op: 'BiasSoftmax', attrs: { axis: 3, is_inner_broadcast: 1 },
+    inputs: [T('X', 'float', [2, 3, 4, 6], floats([2, 3, 4, 6], 3)), T('bias', 'float', [2, 1, 1, 6], floats([2, 1, 1, 6], 3))] });
+  await makeCase('bias_softmax_outer', { op: 'BiasSoftmax', attrs: { axis: 3, is_inner_broadcast: 0 },
+    inputs: [T('X', 'float', [2, 3, 4, 6], floats([2, 3, 4, 6], 3)), T('bias', 'float', [1, 3, 4, 6], floats([1, 3, 4, 6], 3))] });
+
+  reseed(14);
+  await makeCase('fused_matmul', { op: 'FusedMatMul', attrs: { alpha: { float: 0.5 } },
+    inputs: [T('A', 'float', [2, 3, 5], floats([2, 3, 5])), T('B', 'float', [5, 4], floats([5, 4]))] });
+  await makeCase('fused_matmul_trans', { op: 'FusedMatMul', attrs: { alpha: { float: 1.25 }, transA: 1, transB: 1 },
+    inputs: [T('A', 'float', [2, 1, 5, 3], floats([2, 1, 5, 3])), T('B', 'float', [4, 4, 5], floats([4, 4, 5]))] });
+}
+
+module.exports = { generate };
