@@ -82,3 +82,34 @@ async function generate({ makeCase, T, floats, ints, reseed }) {
 }
 
 module.exports = { generate };
+
+// GroupQueryAttention: 4 query heads over 2 key/value heads of 16 (ONNX Runtime wants a multiple of
+// 16 for rotary, and batch 1 for several new tokens after a past); prompt (no past), decoding with a past of
+// 3 and 2 new tokens, packed QKV, rotary (half and interleaved), local window and softcap.
+async function generateGqa({ makeCase, T, floats, reseed }) {
+  reseed(15);
+  const N = 4, KV = 2, H = 16, MAXPOS = 16;
+  const angles = (f) => Array.from({ length: MAXPOS * (H / 2) }, (_, i) => f(Math.floor(i / (H / 2)) / Math.pow(100, (i % (H / 2)) / (H / 2))));
+  const cos = T('cos_cache', 'float', [MAXPOS, H / 2], angles(Math.cos)), sin = T('sin_cache', 'float', [MAXPOS, H / 2], angles(Math.sin));
+  const gqa = (name, { S, P = 0, B = P && S > 1 ? 1 : 2, packed = false, attrs = {}, rotary = false }) => {
+    const inputs = packed
+      ? [T('query', 'float', [B, S, (N + 2 * KV) * H], floats([B, S, (N + 2 * KV) * H])), null, null]
+      : [T('query', 'float', [B, S, N * H], floats([B, S, N * H])), T('key', 'float', [B, S, KV * H], floats([B, S, KV * H])),
+        T('value', 'float', [B, S, KV * H], floats([B, S, KV * H]))];
+    inputs.push(P ? T('past_key', 'float', [B, KV, P, H], floats([B, KV, P, H])) : null,
+      P ? T('past_value', 'float', [B, KV, P, H], floats([B, KV, P, H])) : null,
+      T('seqlens_k', 'int32', [B], Array(B).fill(P + S - 1)), T('total_sequence_length', 'int32', [], [P + S]));
+    if (rotary) inputs.push(cos, sin);
+    return makeCase(name, { op: 'GroupQueryAttention', attrs: { num_heads: N, kv_num_heads: KV, ...attrs, ...(rotary ? { do_rotary: 1 } : {}) },
+      inputs, constants: ['cos_cache', 'sin_cache'], outputs: ['Y', 'present_key', 'present_value'] });
+  };
+  await gqa('gqa_prompt', { S: 5 });
+  await gqa('gqa_past', { S: 2, P: 3 });
+  await gqa('gqa_decode_one', { S: 1, P: 6 });
+  await gqa('gqa_packed', { S: 3, P: 2, packed: true });
+  await gqa('gqa_rotary', { S: 3, P: 2, rotary: true });
+  await gqa('gqa_rotary_interleaved', { S: 4, rotary: true, attrs: { rotary_interleaved: 1 } });
+  await gqa('gqa_window_softcap', { S: 4, P: 3, attrs: { local_window_size: 3, softcap: { float: 2.0 }, scale: { float: 0.5 } } });
+}
+
+module.exports.generateGqa = generateGqa;

@@ -85,5 +85,6 @@ if (require.main === module) {
   (async () => {
     fs.rmSync(OUT, { recursive: true, force: true });
     for (const suite of suites) await suite.generate(module.exports);
+    await require('./contrib_cases_nn').generateGqa(module.exports);
   })().catch((e) => { console.error(e); process.exit(1); });
 }

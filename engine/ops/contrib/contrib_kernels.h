@@ -39,6 +39,10 @@ void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda
 void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const TensorValue& w,
                  bool transposed, const float* bias, float* y, int64_t ldy);
 
+// Rotary position embedding of one head vector in place: its first 2 * half channels rotated by the angles
+// whose cos/sin (half values each) are given; pairs (i, i + half), or (2i, 2i + 1) when interleaved.
+void rotateHead(float* x, int64_t half, const float* cos, const float* sin, bool interleaved);
+
 KernelDef microsoftKernel(std::string opType, KernelFunction function);
 
 }  // namespace onyx::exec::contrib

@@ -141,6 +141,16 @@ void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t ld
   gemmPanels(ctx, a, m, lda, panels, bias, y, ldy);
 }
 
+void rotateHead(float* x, int64_t half, const float* cos, const float* sin, bool interleaved) {
+  for (int64_t i = 0; i < half; ++i) {
+    float& a = interleaved ? x[2 * i] : x[i];
+    float& b = interleaved ? x[2 * i + 1] : x[i + half];
+    const float x1 = a, x2 = b;
+    a = x1 * cos[i] - x2 * sin[i];
+    b = x2 * cos[i] + x1 * sin[i];
+  }
+}
+
 KernelDef microsoftKernel(std::string opType, KernelFunction function) {
   KernelDef def = kernel(std::move(opType), function, 1);
   def.domain = kMicrosoftDomain;

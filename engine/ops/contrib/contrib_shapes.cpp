@@ -129,10 +129,34 @@ Expected<void> inferFusedMatMul(ShapeContext& ctx) {
   return {};
 }
 
+// GroupQueryAttention: query [B, S, heads * H] (or packed Q, K, V [B, S, (heads + 2 kv_heads) * H] without key)
+// -> output [B, S, heads * H]; present key/value [B, kv_heads, past + S, H]: a KV cache's M + N.
+Expected<void> inferGroupQueryAttention(ShapeContext& ctx) {
+  DataType elem = ctx.inputElemType(0);
+  const int64_t heads = ctx.attrInt("num_heads", 0), kvHeads = ctx.attrInt("kv_num_heads", 0);
+  if (heads <= 0 || kvHeads <= 0) return ctx.error("GroupQueryAttention needs positive num_heads and kv_num_heads");
+  if (forwardUnknownRank(ctx, 0, 0, elem)) {
+    for (size_t i = 1; i < std::min<size_t>(3, ctx.outputCount()); ++i) ctx.setOutputUnknownRank(i, elem, ctx.rankOriginOf(0));
+    return {};
+  }
+  const Shape& q = *ctx.inputShape(0);
+  if (q.size() != 3) return ctx.error("GroupQueryAttention query must be 3D, got " + shapeToString(q));
+  const bool packed = !ctx.hasInput(1);
+  const Dim headSize = dimFloorDiv(q[2], Dim(packed ? heads + 2 * kvHeads : heads));
+  ctx.setOutputTensor(0, elem, {q[0], q[1], dimMul(Dim(heads), headSize)});
+  Dim total = q[1];
+  if (const auto& past = ctx.inputShape(3); past && past->size() == 4) total = dimAdd((*past)[2], q[1]);
+  else if (ctx.hasInput(3)) total = Dim::unknown(ctx.rankOriginOf(3));
+  ctx.setOutputTensor(1, elem, {q[0], Dim(kvHeads), total, headSize});
+  ctx.setOutputTensor(2, elem, {q[0], Dim(kvHeads), total, headSize});
+  return {};
+}
+
 }  // namespace
 
 void registerContribSchemas(OpRegistry& registry) {
   registry.add({kMs, "Attention", OpCategory::Attention, {1}, 2, 7, 1, 2, false, inferAttention});
+  registry.add({kMs, "GroupQueryAttention", OpCategory::Attention, {1}, 7, 12, 1, 4, false, inferGroupQueryAttention});
   registry.add({kMs, "SkipLayerNormalization", OpCategory::Normalization, {1}, 3, 5, 1, 4, false, inferSkipNorm});
   registry.add({kMs, "SkipSimplifiedLayerNormalization", OpCategory::Normalization, {1}, 3, 4, 1, 4, false, inferSkipNorm});
   // ONNX Runtime registers SimplifiedLayerNormalization in the ai.onnx domain (its LLM builder emits it there).
