@@ -109,6 +109,12 @@ async function generateGqa({ makeCase, T, floats, reseed }) {
   await gqa('gqa_packed', { S: 3, P: 2, packed: true });
   await gqa('gqa_rotary', { S: 3, P: 2, rotary: true });
   await gqa('gqa_rotary_interleaved', { S: 4, rotary: true, attrs: { rotary_interleaved: 1 } });
+  const rotary = (name, x, positions, attrs = {}) => makeCase(name, { op: 'RotaryEmbedding', attrs,
+    inputs: [x, positions, cos, sin], constants: ['cos_cache', 'sin_cache'] });
+  await rotary('rotary_bsnh', T('X', 'float', [2, 3, 2 * H], floats([2, 3, 2 * H])), T('pos', 'int64', [2, 3], [0, 1, 2, 5, 6, 7]), { num_heads: 2 });
+  await rotary('rotary_offset_interleaved', T('X', 'float', [1, 4, 2 * H], floats([1, 4, 2 * H])), T('pos', 'int64', [1], [3]),
+    { num_heads: 2, interleaved: 1 });
+  await rotary('rotary_bnsh', T('X', 'float', [2, 2, 3, H], floats([2, 2, 3, H])), T('pos', 'int64', [2, 3], [4, 5, 6, 0, 1, 2]));
   await gqa('gqa_window_softcap', { S: 4, P: 3, attrs: { local_window_size: 3, softcap: { float: 2.0 }, scale: { float: 0.5 } } });
 }
 

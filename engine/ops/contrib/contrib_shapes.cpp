@@ -157,6 +157,7 @@ Expected<void> inferGroupQueryAttention(ShapeContext& ctx) {
 void registerContribSchemas(OpRegistry& registry) {
   registry.add({kMs, "Attention", OpCategory::Attention, {1}, 2, 7, 1, 2, false, inferAttention});
   registry.add({kMs, "GroupQueryAttention", OpCategory::Attention, {1}, 7, 12, 1, 4, false, inferGroupQueryAttention});
+  registry.add({kMs, "RotaryEmbedding", OpCategory::Attention, {1}, 4, 4, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "SkipLayerNormalization", OpCategory::Normalization, {1}, 3, 5, 1, 4, false, inferSkipNorm});
   registry.add({kMs, "SkipSimplifiedLayerNormalization", OpCategory::Normalization, {1}, 3, 4, 1, 4, false, inferSkipNorm});
   // ONNX Runtime registers SimplifiedLayerNormalization in the ai.onnx domain (its LLM builder emits it there).
