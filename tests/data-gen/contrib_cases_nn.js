@@ -33,6 +33,23 @@ async function generate({ makeCase, T, floats, ints, reseed }) {
     inputs: [null, null, T('attention_bias', 'float', [1, H, S, S], floats([1, H, S, S], 2))] }));
   await makeCase('attention_fp16', attention('float16', { inputs: [T('mask', 'int32', [B], [4, 2])] }));
 
+  // MultiHeadAttention: projected Q, K, V (3D, or 4D key/value), bias, padding masks, past, causal.
+  const L = 4;
+  const mha = (name, { attrs = {}, kv4d = false, bias = false, mask = null, past = 0, ab = false, outputs = ['Y'] } = {}) => makeCase(name, {
+    op: 'MultiHeadAttention', attrs: { num_heads: H, ...attrs },
+    inputs: [T('query', 'float', [B, S, D], floats([B, S, D])),
+      kv4d ? T('key', 'float', [B, H, L, D / H], floats([B, H, L, D / H])) : T('key', 'float', [B, L, D], floats([B, L, D])),
+      kv4d ? T('value', 'float', [B, H, L, D / H], floats([B, H, L, D / H])) : T('value', 'float', [B, L, D], floats([B, L, D])),
+      bias ? T('bias', 'float', [3 * D], floats([3 * D], 0.3)) : null, mask,
+      ab ? T('attention_bias', 'float', [B, 1, S, past + L], floats([B, 1, S, past + L])) : null,
+      ...(past ? [T('past_key', 'float', [B, H, past, D / H], floats([B, H, past, D / H])), T('past_value', 'float', [B, H, past, D / H], floats([B, H, past, D / H]))] : [])],
+    constants: ['bias'], outputs });
+  await mha('mha_plain');
+  await mha('mha_bias_lengths', { bias: true, mask: T('mask', 'int32', [B], [2, 4]) });
+  await mha('mha_raw_mask_attention_bias', { mask: T('mask', 'int32', [B, L], [1, 0, 1, 1, 1, 1, 1, 0]), ab: true });
+  await mha('mha_kv_bnsh', { kv4d: true, attrs: { scale: { float: 0.25 } } });
+  await mha('mha_past_causal', { past: 3, attrs: { unidirectional: 1 }, outputs: ['Y', 'present_key', 'present_value'] });
+
   reseed(12);
   // SkipLayerNormalization and friends: rows of an odd hidden size.
   const dims = [2, 3, 7];

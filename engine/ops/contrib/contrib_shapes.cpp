@@ -152,12 +152,41 @@ Expected<void> inferGroupQueryAttention(ShapeContext& ctx) {
   return {};
 }
 
+// MultiHeadAttention: output [B, S, v_hidden] (value's last dim, or heads * its head size when 4D); present
+// key/value [B, heads, past + L, H].
+Expected<void> inferMultiHeadAttention(ShapeContext& ctx) {
+  DataType elem = ctx.inputElemType(0);
+  const int64_t heads = ctx.attrInt("num_heads", 0);
+  if (heads <= 0) return ctx.error("MultiHeadAttention needs a positive num_heads");
+  if (forwardUnknownRank(ctx, 0, 0, elem)) {
+    for (size_t i = 1; i < std::min<size_t>(3, ctx.outputCount()); ++i) ctx.setOutputUnknownRank(i, elem, ctx.rankOriginOf(0));
+    return {};
+  }
+  const Shape& q = *ctx.inputShape(0);
+  if (q.size() != 3) return ctx.error("MultiHeadAttention supports a 3D query, got " + shapeToString(q));
+  const auto& k = ctx.inputShape(1);
+  const auto& v = ctx.inputShape(2);
+  const Dim headSize = dimFloorDiv(q[2], Dim(heads));
+  Dim vHidden = q[2], kvSeq = Dim::unknown(ctx.rankOriginOf(1)), vHeadSize = headSize;
+  if (v && v->size() == 3) vHidden = (*v)[2], vHeadSize = dimFloorDiv((*v)[2], Dim(heads));
+  else if (v && v->size() == 4) vHidden = dimMul(Dim(heads), (*v)[3]), vHeadSize = (*v)[3];
+  if (k && (k->size() == 3 || k->size() == 4)) kvSeq = (*k)[k->size() == 3 ? 1 : 2];
+  ctx.setOutputTensor(0, elem, {q[0], q[1], vHidden});
+  Dim total = kvSeq;
+  if (const auto& past = ctx.inputShape(6); past && past->size() == 4) total = dimAdd((*past)[2], kvSeq);
+  else if (ctx.hasInput(6)) total = Dim::unknown(ctx.rankOriginOf(6));
+  ctx.setOutputTensor(1, elem, {q[0], Dim(heads), total, headSize});
+  ctx.setOutputTensor(2, elem, {q[0], Dim(heads), total, vHeadSize});
+  return {};
+}
+
 }  // namespace
 
 void registerContribSchemas(OpRegistry& registry) {
   registry.add({kMs, "Attention", OpCategory::Attention, {1}, 2, 7, 1, 2, false, inferAttention});
   registry.add({kMs, "GroupQueryAttention", OpCategory::Attention, {1}, 7, 12, 1, 4, false, inferGroupQueryAttention});
   registry.add({kMs, "RotaryEmbedding", OpCategory::Attention, {1}, 4, 4, 1, 1, false, inferSameAsInput0});
+  registry.add({kMs, "MultiHeadAttention", OpCategory::Attention, {1}, 1, 10, 1, 4, false, inferMultiHeadAttention});
   registry.add({kMs, "SkipLayerNormalization", OpCategory::Normalization, {1}, 3, 5, 1, 4, false, inferSkipNorm});
   registry.add({kMs, "SkipSimplifiedLayerNormalization", OpCategory::Normalization, {1}, 3, 4, 1, 4, false, inferSkipNorm});
   // ONNX Runtime registers SimplifiedLayerNormalization in the ai.onnx domain (its LLM builder emits it there).
