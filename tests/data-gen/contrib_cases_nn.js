@@ -75,6 +75,19 @@ async function generate({ makeCase, T, floats, ints, reseed }) {
     op: 'SimplifiedLayerNormalization', domain: '', attrs: { axis: 1 },
     inputs: [T('X', 'float', dims, floats(dims, 3)), T('scale', 'float', [3, 7], floats([3, 7]))], constants: ['scale'] });
 
+  // EmbedLayerNormalization: vocabulary 11, 6 positions, 2 segments, hidden 7.
+  const embed = (name, { segments = true, mask = true, positions = null, outputs = ['Y', 'mask_index'] }) => makeCase(name, {
+    op: 'EmbedLayerNormalization', attrs: { epsilon: { float: 1e-5 } },
+    inputs: [T('ids', 'int32', [2, 5], ints([2, 5], 0, 10)), segments ? T('segments', 'int32', [2, 5], ints([2, 5], 0, 1)) : null,
+      T('words', 'float', [11, 7], floats([11, 7])), T('positions', 'float', [6, 7], floats([6, 7])),
+      segments ? T('segment_table', 'float', [2, 7], floats([2, 7])) : null, T('gamma', 'float', [7], floats([7])),
+      T('beta', 'float', [7], floats([7])), mask ? T('mask', 'int32', [2, 5], [1, 1, 1, 0, 0, 1, 1, 1, 1, 1]) : null,
+      ...(positions ? [positions] : [])],
+    constants: ['words', 'positions', 'segment_table', 'gamma', 'beta'], outputs, outputTypes: { mask_index: 'int32' } });
+  await embed('embed_layer_norm', { outputs: ['Y', 'mask_index', 'sum'] });
+  await embed('embed_layer_norm_no_segments', { segments: false });
+  await embed('embed_layer_norm_position_ids', { mask: false, positions: T('position_ids', 'int32', [1, 5], [5, 4, 3, 2, 1]) });
+
   reseed(13);
   const act = [3, 11];
   const x = (type) => T('X', type, act, floats(act, 4));

@@ -44,8 +44,9 @@ function typed(type, values) {
 const T = (name, type, dims, values) => ({ name, type, dims, data: typed(type, values) });
 
 // One case: node (op, attrs, domain), inputs given as tensors (null: an omitted optional input), which of them
-// are initializers, and the output names (null: an omitted optional output).
-async function makeCase(name, { op, domain = MS, attrs = {}, inputs, constants = [], outputs = ['Y'] }) {
+// are initializers, and the output names (null: an omitted optional output) with their types when they are not
+// the first float input's.
+async function makeCase(name, { op, domain = MS, attrs = {}, inputs, constants = [], outputs = ['Y'], outputTypes = {} }) {
   const nodeInputs = inputs.map((t) => (t ? t.name : ''));
   const nodeOutputs = outputs.map((o) => o || '');
   const graphInputs = inputs.filter((t) => t && !constants.includes(t.name));
@@ -53,7 +54,7 @@ async function makeCase(name, { op, domain = MS, attrs = {}, inputs, constants =
   const model = modelProto({
     nodes: [{ op, domain, attrs, inputs: nodeInputs, outputs: nodeOutputs }],
     inputs: graphInputs.map((t) => ({ name: t.name, type: t.type, dims: t.dims })),
-    outputs: outputs.filter((o) => o).map((o) => ({ name: o, type: graphInputs[0].type })),
+    outputs: outputs.filter((o) => o).map((o) => ({ name: o, type: outputTypes[o] || inputs.find((t) => t && t.type.startsWith('float')).type })),
     initializers,
     opsets: { '': 17, [MS]: 1 },
   });

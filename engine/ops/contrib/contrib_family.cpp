@@ -14,6 +14,7 @@ void registerContribAttentionCpuKernels(KernelRegistry& registry);  // contrib_a
 void registerGroupQueryAttentionCpuKernels(KernelRegistry& registry);  // contrib_gqa_cpu.cpp
 void registerContribRotaryCpuKernels(KernelRegistry& registry);  // contrib_rotary_cpu.cpp
 void registerMultiHeadAttentionCpuKernels(KernelRegistry& registry);  // contrib_mha_cpu.cpp
+void registerEmbedLayerNormCpuKernels(KernelRegistry& registry);  // embed_layer_norm_cpu.cpp
 void registerMatMulNBitsCpuKernels(KernelRegistry& registry);  // matmul_nbits_cpu.cpp
 void registerFusedMatMulCpuKernels(KernelRegistry& registry);  // fused_matmul_cpu.cpp
 }  // namespace onyx::exec::contrib
@@ -28,6 +29,7 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::contrib::registerGroupQueryAttentionCpuKernels);  // GroupQueryAttention
   registrar.add(exec::contrib::registerContribRotaryCpuKernels);  // RotaryEmbedding
   registrar.add(exec::contrib::registerMultiHeadAttentionCpuKernels);  // MultiHeadAttention
+  registrar.add(exec::contrib::registerEmbedLayerNormCpuKernels);  // EmbedLayerNormalization
   registrar.add(exec::contrib::registerMatMulNBitsCpuKernels);  // MatMulNBits
   registrar.add(exec::contrib::registerFusedMatMulCpuKernels);  // FusedMatMul
 }

@@ -180,6 +180,25 @@ Expected<void> inferMultiHeadAttention(ShapeContext& ctx) {
   return {};
 }
 
+// EmbedLayerNormalization: input_ids [B, S] and word_embedding [V, H] -> output and embedding_sum [B, S, H] in
+// the table's type, mask_index [B] int32.
+Expected<void> inferEmbedLayerNorm(ShapeContext& ctx) {
+  DataType elem = ctx.inputElemType(2);
+  if (forwardUnknownRank(ctx, 0, 0, elem)) {
+    if (ctx.outputCount() > 1) ctx.setOutputUnknownRank(1, DataType::Int32, ctx.rankOriginOf(0));
+    if (ctx.outputCount() > 2) ctx.setOutputUnknownRank(2, elem, ctx.rankOriginOf(0));
+    return {};
+  }
+  const Shape& ids = *ctx.inputShape(0);
+  if (ids.size() != 2) return ctx.error("EmbedLayerNormalization input_ids must be 2D (batch, sequence), got " + shapeToString(ids));
+  const auto& words = ctx.inputShape(2);
+  const Dim hidden = words && words->size() == 2 ? (*words)[1] : Dim::unknown(ctx.rankOriginOf(2));
+  ctx.setOutputTensor(0, elem, {ids[0], ids[1], hidden});
+  ctx.setOutputTensor(1, DataType::Int32, {ids[0]});
+  ctx.setOutputTensor(2, elem, {ids[0], ids[1], hidden});
+  return {};
+}
+
 }  // namespace
 
 void registerContribSchemas(OpRegistry& registry) {
@@ -187,6 +206,7 @@ void registerContribSchemas(OpRegistry& registry) {
   registry.add({kMs, "GroupQueryAttention", OpCategory::Attention, {1}, 7, 12, 1, 4, false, inferGroupQueryAttention});
   registry.add({kMs, "RotaryEmbedding", OpCategory::Attention, {1}, 4, 4, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "MultiHeadAttention", OpCategory::Attention, {1}, 1, 10, 1, 4, false, inferMultiHeadAttention});
+  registry.add({kMs, "EmbedLayerNormalization", OpCategory::Normalization, {1}, 7, 9, 1, 3, false, inferEmbedLayerNorm});
   registry.add({kMs, "SkipLayerNormalization", OpCategory::Normalization, {1}, 3, 5, 1, 4, false, inferSkipNorm});
   registry.add({kMs, "SkipSimplifiedLayerNormalization", OpCategory::Normalization, {1}, 3, 4, 1, 4, false, inferSkipNorm});
   // ONNX Runtime registers SimplifiedLayerNormalization in the ai.onnx domain (its LLM builder emits it there).
