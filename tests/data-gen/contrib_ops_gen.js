@@ -38,6 +38,7 @@ function typed(type, values) {
     case 'int32': return Int32Array.from(values);
     case 'int64': return BigInt64Array.from(values.map(BigInt));
     case 'uint8': return Uint8Array.from(values);
+    case 'int8': return Int8Array.from(values);
     default: throw new Error('type ' + type);
   }
 }
@@ -82,7 +83,7 @@ async function makeCase(name, { op, domain = MS, attrs = {}, inputs, constants =
 module.exports = { makeCase, T, floats, ints, count, reseed: (s) => { random = rng(s); }, rand: () => random() };
 
 if (require.main === module) {
-  const suites = [require('./contrib_cases_nn'), require('./contrib_cases_nbits')];
+  const suites = [require('./contrib_cases_nn'), require('./contrib_cases_nbits'), require('./contrib_cases_quant')];
   (async () => {
     fs.rmSync(OUT, { recursive: true, force: true });
     for (const suite of suites) await suite.generate(module.exports);

@@ -199,6 +199,46 @@ Expected<void> inferEmbedLayerNorm(ShapeContext& ctx) {
   return {};
 }
 
+// MatMulIntegerToFloat, DynamicQuantizeMatMul: A [..., K] times B [K, N] -> [..., N] in the scale's float type.
+Expected<void> inferIntegerToFloat(ShapeContext& ctx) {
+  const DataType elem = ctx.node().opType() == "DynamicQuantizeMatMul" ? ctx.inputElemType(0) : ctx.inputElemType(2);
+  if (forwardUnknownRank(ctx, 0, 0, elem)) return {};
+  Shape out = *ctx.inputShape(0);
+  const auto& b = ctx.inputShape(1);
+  if (out.empty()) return ctx.error("A must have at least one dimension");
+  out.back() = b && b->size() == 2 ? (*b)[1] : Dim::unknown(ctx.rankOriginOf(1));
+  ctx.setOutputTensor(0, elem, std::move(out));
+  return {};
+}
+
+// com.microsoft QuantizeLinear (the zero point's type, uint8 without one) and DequantizeLinear (the scale's type).
+Expected<void> inferQuantizeLinear(ShapeContext& ctx) {
+  const DataType elem = ctx.hasInput(2) ? ctx.inputElemType(2) : DataType::Uint8;
+  if (forwardUnknownRank(ctx, 0, 0, elem)) return {};
+  ctx.setOutputTensor(0, elem, *ctx.inputShape(0));
+  return {};
+}
+Expected<void> inferDequantizeLinear(ShapeContext& ctx) {
+  const DataType elem = ctx.inputElemType(1);
+  if (forwardUnknownRank(ctx, 0, 0, elem)) return {};
+  ctx.setOutputTensor(0, elem, *ctx.inputShape(0));
+  return {};
+}
+
+// FusedGemm: Gemm's [M, N].
+Expected<void> inferFusedGemm(ShapeContext& ctx) {
+  DataType elem = ctx.inputElemType(0);
+  if (forwardUnknownRank(ctx, 0, 0, elem) || forwardUnknownRank(ctx, 1, 0, elem)) return {};
+  const Shape& a = *ctx.inputShape(0);
+  const Shape& b = *ctx.inputShape(1);
+  if (a.size() != 2 || b.size() != 2) return ctx.error("FusedGemm inputs A and B must be matrices (rank 2)");
+  const bool transA = ctx.attrInt("transA", 0) != 0, transB = ctx.attrInt("transB", 0) != 0;
+  auto k = ctx.requireEqual(transA ? a[0] : a[1], 0, transB ? b[1] : b[0], 1, "the inner dims of FusedGemm");
+  if (!k) return k.error();
+  ctx.setOutputTensor(0, elem, {transA ? a[1] : a[0], transB ? b[0] : b[1]});
+  return {};
+}
+
 }  // namespace
 
 void registerContribSchemas(OpRegistry& registry) {
@@ -219,6 +259,11 @@ void registerContribSchemas(OpRegistry& registry) {
   registry.add({kMs, "BiasAdd", OpCategory::Elementwise, {1}, 3, 3, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "BiasSoftmax", OpCategory::Activation, {1}, 2, 2, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "MatMulNBits", OpCategory::Quantization, {1}, 3, 6, 1, 1, false, inferMatMulNBits});
+  registry.add({kMs, "FusedGemm", OpCategory::Layer, {1}, 2, 3, 1, 1, false, inferFusedGemm});
+  registry.add({kMs, "MatMulIntegerToFloat", OpCategory::Quantization, {1}, 4, 7, 1, 1, false, inferIntegerToFloat});
+  registry.add({kMs, "DynamicQuantizeMatMul", OpCategory::Quantization, {1}, 3, 5, 1, 1, false, inferIntegerToFloat});
+  registry.add({kMs, "QuantizeLinear", OpCategory::Quantization, {1}, 2, 3, 1, 1, false, inferQuantizeLinear});
+  registry.add({kMs, "DequantizeLinear", OpCategory::Quantization, {1}, 2, 3, 1, 1, false, inferDequantizeLinear});
   registry.add({kMs, "FusedMatMul", OpCategory::Layer, {1}, 2, 2, 1, 1, false, inferFusedMatMul});
 }
 

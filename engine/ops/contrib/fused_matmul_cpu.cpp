@@ -1,6 +1,8 @@
 // com.microsoft FusedMatMul: alpha * op(A) * op(B) with op a transpose of the last two dims (transA,
 // transB), batch dims broadcasting as in MatMul (ops/math/matmul_dims.h). Each batch's product is one
 // oneDNN sgemm with the transposes folded into its operands; float16/bfloat16 inputs are widened first.
+// FusedGemm: Gemm followed by the activation ONNX Runtime fused into it.
+#include "exec/cpu/fast_math.h"
 #include "exec/cpu/gemm.h"
 #include "ops/contrib/contrib_kernels.h"
 #include "ops/math/matmul_dims.h"
@@ -57,6 +59,56 @@ Expected<void> runFusedMatMul(KernelContext& ctx) {
   return {};
 }
 
+// The activation FusedGemm applies after the product (ONNX Runtime fuses Gemm + Relu/LeakyRelu/Tanh/
+// Sigmoid/HardSigmoid into it); false for one it does not know.
+bool applyActivation(const std::string& name, float alpha, float beta, float* v, int64_t n) {
+  if (name.empty()) return true;
+  if (name == "Relu") fastRelu(v, v, n, 0, 0);
+  else if (name == "Tanh") fastTanh(v, v, n, 0, 0);
+  else if (name == "Sigmoid") fastSigmoid(v, v, n, 0, 0);
+  else if (name == "HardSigmoid") fastHardSigmoid(v, v, n, alpha, beta);
+  else if (name == "LeakyRelu") for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? alpha * v[i] : v[i];
+  else return false;
+  return true;
+}
+
+// FusedGemm: activation(alpha * op(A) * op(B) + beta * C), C broadcasting to [M, N].
+Expected<void> runFusedGemm(KernelContext& ctx) {
+  auto inputs = requireTensors<2>(ctx);
+  if (!inputs) return inputs.error();
+  const auto& [a, b] = *inputs;
+  const TensorValue& c = ctx.input(2);
+  if (!isFloatStorage(a.dtype()) || b.dtype() != a.dtype() || (!c.empty() && c.dtype() != a.dtype())) return ctx.unsupportedType(0);
+  if (a.rank() != 2 || b.rank() != 2) return ctx.error("FusedGemm inputs A and B must be matrices");
+  const bool transA = ctx.attrInt("transA", 0) != 0, transB = ctx.attrInt("transB", 0) != 0;
+  const int64_t m = transA ? a.dim(1) : a.dim(0), k = transA ? a.dim(0) : a.dim(1), n = transB ? b.dim(0) : b.dim(1);
+  if ((transB ? b.dim(1) : b.dim(0)) != k) return ctx.error("cannot multiply " + a.describe() + " by " + b.describe());
+  const std::string activation = ctx.attrString("activation", "");
+  const float actAlpha = ctx.attrFloat("activation_alpha", activation == "LeakyRelu" ? 0.01f : 0.2f);
+  const float actBeta = ctx.attrFloat("activation_beta", 0.5f);
+  std::vector<float> probe(1, 0.0f);
+  if (!applyActivation(activation, actAlpha, actBeta, probe.data(), 1))
+    return ctx.error("FusedGemm activation '" + activation + "' is not supported (Relu, LeakyRelu, Tanh, Sigmoid, HardSigmoid)");
+  auto y = ctx.allocateOutput(0, a.dtype(), {m, n});
+  if (!y) return y.error();
+  std::vector<float> aScratch, bScratch, out(size_t(m * n), 0.0f);
+  const float* af = floatData(a, aScratch);
+  const float* bf = floatData(b, bScratch);
+  const float alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
+  if (!c.empty()) {
+    auto shape = broadcastShapes({&c.dims(), &(*y)->dims()});
+    if (!shape || *shape != (*y)->dims()) return ctx.error("C " + c.describe() + " does not broadcast to [M, N]", 2);
+    const std::vector<float> cf = floatsOf(c);
+    const auto strides = broadcastStrides(c.dims(), (*y)->dims());
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) out[size_t(i * n + j)] = beta * cf[size_t(i * strides[0] + j * strides[1])];
+  }
+  if (m && n && k) sgemm(transA, transB, m, n, k, alpha, af, transA ? m : k, bf, transB ? k : n, c.empty() ? 0.0f : 1.0f, out.data(), n);
+  applyActivation(activation, actAlpha, actBeta, out.data(), m * n);
+  fromFloats(a.dtype(), out.data(), (*y)->raw(), m * n);
+  return {};
+}
+
 int64_t fusedMatMulFlops(const KernelContext& ctx) {
   const TensorValue& a = ctx.input(0);
   if (a.rank() < 1) return 0;
@@ -70,6 +122,7 @@ void registerFusedMatMulCpuKernels(KernelRegistry& registry) {
   KernelDef def = microsoftKernel("FusedMatMul", runFusedMatMul);
   def.flops = fusedMatMulFlops;
   registry.add(std::move(def));
+  registry.add(microsoftKernel("FusedGemm", runFusedGemm));
 }
 
 }  // namespace onyx::exec::contrib

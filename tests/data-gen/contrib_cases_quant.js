@@ -1,0 +1,53 @@
+// Cases for FusedGemm and the com.microsoft integer ops: MatMulIntegerToFloat (uint8/int8, per-tensor and
+// per-column scales and zero points, bias), DynamicQuantizeMatMul, QuantizeLinear and DequantizeLinear
+// (per tensor and per axis). Run through contrib_ops_gen.js.
+'use strict';
+
+async function generate({ makeCase, T, floats, ints, reseed }) {
+  reseed(31);
+  const gemm = (name, activation, attrs = {}) => makeCase(name, {
+    op: 'FusedGemm', attrs: { activation, ...attrs },
+    inputs: [T('A', 'float', [3, 5], floats([3, 5])), T('B', 'float', [4, 5], floats([4, 5])), T('C', 'float', [4], floats([4]))],
+    constants: ['B', 'C'] });
+  await gemm('fused_gemm_relu', 'Relu', { transB: 1 });
+  await gemm('fused_gemm_leaky', 'LeakyRelu', { transB: 1, alpha: { float: 0.5 }, beta: { float: 2 }, activation_alpha: { float: 0.1 } });
+  await gemm('fused_gemm_sigmoid', 'Sigmoid', { transB: 1 });
+
+  reseed(32);
+  const M = 3, K = 7, N = 5;
+  await makeCase('matmul_integer_to_float_u8', {
+    op: 'MatMulIntegerToFloat',
+    inputs: [T('A', 'uint8', [2, M, K], ints([2, M, K], 0, 255)), T('B', 'uint8', [K, N], ints([K, N], 0, 255)),
+      T('a_scale', 'float', [], [0.02]), T('b_scale', 'float', [N], floats([N], 0.01).map((v) => Math.abs(v) + 0.001)),
+      T('a_zero_point', 'uint8', [], [120]), T('b_zero_point', 'uint8', [N], ints([N], 100, 150)), T('bias', 'float', [N], floats([N]))],
+    constants: ['B', 'a_scale', 'b_scale', 'a_zero_point', 'b_zero_point', 'bias'] });
+  await makeCase('matmul_integer_to_float_s8', {
+    op: 'MatMulIntegerToFloat',
+    inputs: [T('A', 'uint8', [M, K], ints([M, K], 0, 255)), T('B', 'int8', [K, N], ints([K, N], -128, 127)),
+      T('a_scale', 'float', [], [0.05]), T('b_scale', 'float', [], [0.003])],
+    constants: ['B', 'a_scale', 'b_scale'] });
+  await makeCase('dynamic_quantize_matmul', {
+    op: 'DynamicQuantizeMatMul',
+    inputs: [T('A', 'float', [2, M, K], floats([2, M, K], 3)), T('B', 'int8', [K, N], ints([K, N], -128, 127)),
+      T('b_scale', 'float', [N], floats([N], 0.01).map((v) => Math.abs(v) + 0.001)), null, T('bias', 'float', [N], floats([N]))],
+    constants: ['B', 'b_scale', 'bias'] });
+  await makeCase('dynamic_quantize_matmul_zero_point', {
+    op: 'DynamicQuantizeMatMul',
+    inputs: [T('A', 'float', [M, K], floats([M, K], 2).map((v) => v + 1)), T('B', 'uint8', [K, N], ints([K, N], 0, 255)),
+      T('b_scale', 'float', [], [0.01]), T('b_zero_point', 'uint8', [], [128])],
+    constants: ['B', 'b_scale', 'b_zero_point'] });
+  await makeCase('quantize_linear_axis', {
+    op: 'QuantizeLinear', attrs: { axis: 1 },
+    inputs: [T('X', 'float', [2, 3, 4], floats([2, 3, 4], 3)), T('scale', 'float', [3], [0.02, 0.05, 0.1]), T('zero_point', 'int8', [3], [0, -10, 20])],
+    constants: ['scale', 'zero_point'], outputTypes: { Y: 'int8' } });
+  await makeCase('quantize_linear_u8', {
+    op: 'QuantizeLinear',
+    inputs: [T('X', 'float', [5, 3], floats([5, 3], 3)), T('scale', 'float', [], [0.03]), T('zero_point', 'uint8', [], [128])],
+    constants: ['scale', 'zero_point'], outputTypes: { Y: 'uint8' } });
+  await makeCase('dequantize_linear_axis', {
+    op: 'DequantizeLinear', attrs: { axis: 0 },
+    inputs: [T('X', 'uint8', [3, 4], ints([3, 4], 0, 255)), T('scale', 'float', [3], [0.5, 0.25, 2]), T('zero_point', 'uint8', [3], [128, 0, 7])],
+    constants: ['scale', 'zero_point'] });
+}
+
+module.exports = { generate };
