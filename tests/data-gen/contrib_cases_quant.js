@@ -1,6 +1,6 @@
 // Cases for FusedGemm and the com.microsoft integer ops: MatMulIntegerToFloat (uint8/int8, per-tensor and
 // per-column scales and zero points, bias), DynamicQuantizeMatMul, QuantizeLinear and DequantizeLinear
-// (per tensor and per axis). Run through contrib_ops_gen.js.
+// (per tensor and per axis), GatherBlockQuantized (4- and 8-bit uint8 tables). Run through contrib_ops_gen.js.
 'use strict';
 
 async function generate({ makeCase, T, floats, ints, reseed }) {
@@ -36,6 +36,19 @@ async function generate({ makeCase, T, floats, ints, reseed }) {
     inputs: [T('A', 'float', [M, K], floats([M, K], 2).map((v) => v + 1)), T('B', 'uint8', [K, N], ints([K, N], 0, 255)),
       T('b_scale', 'float', [], [0.01]), T('b_zero_point', 'uint8', [], [128])],
     constants: ['B', 'b_scale', 'b_zero_point'] });
+  // GatherBlockQuantized: a (6, 40) table of uint8 (4-bit packed, or 8-bit), blocks of 16 along the last dim.
+  const table = (name, bits, withZeros, indices) => {
+    const rows = 6, cols = 40, perByte = 8 / bits, blocks = Math.ceil(cols / 16);
+    const zpDims = [rows, Math.ceil(blocks / perByte)];
+    return makeCase(name, { op: 'GatherBlockQuantized', attrs: { bits, block_size: 16, gather_axis: 0, quantize_axis: 1 },
+      inputs: [T('data', 'uint8', [rows, cols / perByte], ints([rows, cols / perByte], 0, 255)), indices,
+        T('scales', 'float', [rows, blocks], floats([rows, blocks], 0.1)),
+        ...(withZeros ? [T('zero_points', 'uint8', zpDims, ints(zpDims, 0, 255))] : [])],
+      constants: ['data', 'scales', 'zero_points'] });
+  };
+  await table('gather_block_quantized_4bit', 4, true, T('indices', 'int64', [2, 2], [0, 5, 3, 3]));
+  await table('gather_block_quantized_4bit_default_zero', 4, false, T('indices', 'int32', [3], [1, -1, 2]));
+  await table('gather_block_quantized_8bit', 8, true, T('indices', 'int64', [2], [4, 0]));
   await makeCase('quantize_linear_axis', {
     op: 'QuantizeLinear', attrs: { axis: 1 },
     inputs: [T('X', 'float', [2, 3, 4], floats([2, 3, 4], 3)), T('scale', 'float', [3], [0.02, 0.05, 0.1]), T('zero_point', 'int8', [3], [0, -10, 20])],

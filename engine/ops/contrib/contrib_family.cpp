@@ -16,6 +16,7 @@ void registerContribRotaryCpuKernels(KernelRegistry& registry);  // contrib_rota
 void registerMultiHeadAttentionCpuKernels(KernelRegistry& registry);  // contrib_mha_cpu.cpp
 void registerEmbedLayerNormCpuKernels(KernelRegistry& registry);  // embed_layer_norm_cpu.cpp
 void registerContribQuantCpuKernels(KernelRegistry& registry);  // contrib_quant_cpu.cpp
+void registerGatherBlockQuantizedCpuKernels(KernelRegistry& registry);  // gather_block_quantized_cpu.cpp
 void registerMatMulNBitsCpuKernels(KernelRegistry& registry);  // matmul_nbits_cpu.cpp
 void registerFusedMatMulCpuKernels(KernelRegistry& registry);  // fused_matmul_cpu.cpp
 }  // namespace onyx::exec::contrib
@@ -32,6 +33,7 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::contrib::registerMultiHeadAttentionCpuKernels);  // MultiHeadAttention
   registrar.add(exec::contrib::registerEmbedLayerNormCpuKernels);  // EmbedLayerNormalization
   registrar.add(exec::contrib::registerContribQuantCpuKernels);  // MatMulIntegerToFloat, DynamicQuantizeMatMul, Q/DQ
+  registrar.add(exec::contrib::registerGatherBlockQuantizedCpuKernels);  // GatherBlockQuantized
   registrar.add(exec::contrib::registerMatMulNBitsCpuKernels);  // MatMulNBits
   registrar.add(exec::contrib::registerFusedMatMulCpuKernels);  // FusedMatMul, FusedGemm
 }

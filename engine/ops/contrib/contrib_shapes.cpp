@@ -239,6 +239,25 @@ Expected<void> inferFusedGemm(ShapeContext& ctx) {
   return {};
 }
 
+// GatherBlockQuantized: Gather's shape over the logical table (uint8 packs 8 / bits values per byte along the
+// last dim), in the scales' type.
+Expected<void> inferGatherBlockQuantized(ShapeContext& ctx) {
+  const DataType elem = ctx.inputElemType(2);
+  if (forwardUnknownRank(ctx, 0, 0, elem) || forwardUnknownRank(ctx, 1, 0, elem)) return {};
+  Shape table = *ctx.inputShape(0);
+  const Shape& indices = *ctx.inputShape(1);
+  if (table.empty()) return ctx.error("GatherBlockQuantized data must have at least one dimension");
+  const int64_t bits = ctx.attrInt("bits", 4);
+  if (ctx.inputElemType(0) == DataType::Uint8 && bits > 0 && bits < 8) table.back() = dimMul(table.back(), Dim(8 / bits));
+  auto axis = ctx.normalizeAxis(ctx.attrInt("gather_axis", 0), table.size(), "gather_axis");
+  if (!axis) return axis.error();
+  Shape out(table.begin(), table.begin() + long(*axis));
+  out.insert(out.end(), indices.begin(), indices.end());
+  out.insert(out.end(), table.begin() + long(*axis) + 1, table.end());
+  ctx.setOutputTensor(0, elem, std::move(out));
+  return {};
+}
+
 }  // namespace
 
 void registerContribSchemas(OpRegistry& registry) {
@@ -264,6 +283,7 @@ void registerContribSchemas(OpRegistry& registry) {
   registry.add({kMs, "DynamicQuantizeMatMul", OpCategory::Quantization, {1}, 3, 5, 1, 1, false, inferIntegerToFloat});
   registry.add({kMs, "QuantizeLinear", OpCategory::Quantization, {1}, 2, 3, 1, 1, false, inferQuantizeLinear});
   registry.add({kMs, "DequantizeLinear", OpCategory::Quantization, {1}, 2, 3, 1, 1, false, inferDequantizeLinear});
+  registry.add({kMs, "GatherBlockQuantized", OpCategory::Quantization, {1}, 3, 4, 1, 1, false, inferGatherBlockQuantized});
   registry.add({kMs, "FusedMatMul", OpCategory::Layer, {1}, 2, 2, 1, 1, false, inferFusedMatMul});
 }
 
