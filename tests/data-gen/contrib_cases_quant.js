@@ -1,4 +1,4 @@
-// Cases for FusedGemm and the com.microsoft integer ops: MatMulIntegerToFloat (uint8/int8, per-tensor and
+// Cases for FusedGemm, FusedConv and the com.microsoft integer ops: MatMulIntegerToFloat (uint8/int8, per-tensor and
 // per-column scales and zero points, bias), DynamicQuantizeMatMul, QuantizeLinear and DequantizeLinear
 // (per tensor and per axis), GatherBlockQuantized (4- and 8-bit uint8 tables). Run through contrib_ops_gen.js.
 'use strict';
@@ -12,6 +12,19 @@ async function generate({ makeCase, T, floats, ints, reseed }) {
   await gemm('fused_gemm_relu', 'Relu', { transB: 1 });
   await gemm('fused_gemm_leaky', 'LeakyRelu', { transB: 1, alpha: { float: 0.5 }, beta: { float: 2 }, activation_alpha: { float: 0.1 } });
   await gemm('fused_gemm_sigmoid', 'Sigmoid', { transB: 1 });
+
+  // FusedConv: 2-D with groups, stride, dilation, pads and a residual Z; 1-D with auto_pad SAME_UPPER.
+  await makeCase('fused_conv_relu_groups_z', { op: 'FusedConv',
+    attrs: { activation: 'Relu', group: 2, strides: [2, 1], dilations: [1, 2], pads: [1, 0, 0, 2], kernel_shape: [3, 2] },
+    inputs: [T('X', 'float', [2, 4, 7, 6], floats([2, 4, 7, 6])), T('W', 'float', [6, 2, 3, 2], floats([6, 2, 3, 2])),
+      T('B', 'float', [6], floats([6])), T('Z', 'float', [2, 6, 3, 6], floats([2, 6, 3, 6]))],
+    constants: ['W', 'B'] });
+  await makeCase('fused_conv_1d_leaky_same', { op: 'FusedConv',
+    attrs: { activation: 'LeakyRelu', activation_params: [0.2], auto_pad: 'SAME_UPPER', strides: [2] },
+    inputs: [T('X', 'float', [1, 3, 9], floats([1, 3, 9])), T('W', 'float', [4, 3, 4], floats([4, 3, 4]))], constants: ['W'] });
+  await makeCase('fused_conv_clip', { op: 'FusedConv', attrs: { activation: 'Clip', activation_params: [-0.5, 0.5] },
+    inputs: [T('X', 'float', [1, 2, 5, 5], floats([1, 2, 5, 5])), T('W', 'float', [3, 2, 3, 3], floats([3, 2, 3, 3])), T('B', 'float', [3], floats([3]))],
+    constants: ['W', 'B'] });
 
   reseed(32);
   const M = 3, K = 7, N = 5;

@@ -17,6 +17,7 @@ void registerMultiHeadAttentionCpuKernels(KernelRegistry& registry);  // contrib
 void registerEmbedLayerNormCpuKernels(KernelRegistry& registry);  // embed_layer_norm_cpu.cpp
 void registerContribQuantCpuKernels(KernelRegistry& registry);  // contrib_quant_cpu.cpp
 void registerGatherBlockQuantizedCpuKernels(KernelRegistry& registry);  // gather_block_quantized_cpu.cpp
+void registerFusedConvCpuKernels(KernelRegistry& registry);  // fused_conv_cpu.cpp
 void registerMatMulNBitsCpuKernels(KernelRegistry& registry);  // matmul_nbits_cpu.cpp
 void registerFusedMatMulCpuKernels(KernelRegistry& registry);  // fused_matmul_cpu.cpp
 }  // namespace onyx::exec::contrib
@@ -34,6 +35,7 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::contrib::registerEmbedLayerNormCpuKernels);  // EmbedLayerNormalization
   registrar.add(exec::contrib::registerContribQuantCpuKernels);  // MatMulIntegerToFloat, DynamicQuantizeMatMul, Q/DQ
   registrar.add(exec::contrib::registerGatherBlockQuantizedCpuKernels);  // GatherBlockQuantized
+  registrar.add(exec::contrib::registerFusedConvCpuKernels);  // FusedConv
   registrar.add(exec::contrib::registerMatMulNBitsCpuKernels);  // MatMulNBits
   registrar.add(exec::contrib::registerFusedMatMulCpuKernels);  // FusedMatMul, FusedGemm
 }

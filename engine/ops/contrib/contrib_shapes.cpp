@@ -2,6 +2,7 @@
 // and float16 converter emit (its docs/ContribOperators.md is the specification). Every unknown dim keeps
 // the provenance of the input it comes from, as for the ai.onnx ops.
 #include "catalog/op_registry.h"
+#include "ops/nn/nn_shapes.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
@@ -278,6 +279,8 @@ void registerContribSchemas(OpRegistry& registry) {
   registry.add({kMs, "BiasAdd", OpCategory::Elementwise, {1}, 3, 3, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "BiasSoftmax", OpCategory::Activation, {1}, 2, 2, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "MatMulNBits", OpCategory::Quantization, {1}, 3, 6, 1, 1, false, inferMatMulNBits});
+  // FusedConv's output is Conv's (X, W, B and the window attributes; Z has the output's shape).
+  registry.add({kMs, "FusedConv", OpCategory::Layer, {1}, 2, 4, 1, 1, false, nn_shapes::inferConv});
   registry.add({kMs, "FusedGemm", OpCategory::Layer, {1}, 2, 3, 1, 1, false, inferFusedGemm});
   registry.add({kMs, "MatMulIntegerToFloat", OpCategory::Quantization, {1}, 4, 7, 1, 1, false, inferIntegerToFloat});
   registry.add({kMs, "DynamicQuantizeMatMul", OpCategory::Quantization, {1}, 3, 5, 1, 1, false, inferIntegerToFloat});
