@@ -27,8 +27,8 @@ std::string folderOf(const char* source) {
 
 TEST(OpFamilies, AreTheFoldersOfEngineOps) {
   const std::vector<std::string_view> expected = {
-      "activation",   "controlflow", "detection", "logic", "math",     "misc",  "nn",
-      "quantization", "random",      "reduction", "rnn",   "sequence", "tensor"};
+      "activation", "contrib",   "controlflow", "detection", "logic", "math",  "misc",
+      "nn",         "quantization", "random",  "reduction", "rnn",   "sequence", "tensor"};
   EXPECT_EQ(ops::opFamilyNames(), expected);
 }
 

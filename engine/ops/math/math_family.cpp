@@ -12,6 +12,7 @@ void registerBinaryCpuKernels(KernelRegistry& registry);  // binary_cpu.cpp
 void registerUnaryCpuKernels(KernelRegistry& registry);  // unary_cpu.cpp
 void registerMatmulCpuKernels(KernelRegistry& registry);  // matmul_cpu.cpp
 void registerMatmulDnnlCpuKernels(KernelRegistry& registry);  // matmul_dnnl_cpu.cpp
+void registerHalfMatMulCpuKernels(KernelRegistry& registry);  // matmul_half_cpu.cpp
 void registerEinsumCpuKernels(KernelRegistry& registry);  // einsum_cpu.cpp
 void registerLinalgCpuKernels(KernelRegistry& registry);  // linalg_cpu.cpp
 void registerCumulativeCpuKernels(KernelRegistry& registry);  // cumulative_cpu.cpp
@@ -33,6 +34,7 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::vulkan::registerBinaryVulkanKernels);
   registrar.add(exec::registerMatmulCpuKernels);  // MatMul, Gemm reference
   registrar.add(exec::registerMatmulDnnlCpuKernels);  // MatMul, Gemm through oneDNN
+  registrar.add(exec::registerHalfMatMulCpuKernels);  // MatMul, Gemm with float16/bfloat16 weights
   registrar.add(exec::vulkan::registerMatmulVulkanKernels);
   registrar.add(exec::registerEinsumCpuKernels);  // Einsum
   registrar.add(exec::registerLinalgCpuKernels);  // Det

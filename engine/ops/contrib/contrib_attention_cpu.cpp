@@ -1,0 +1,215 @@
+// com.microsoft Attention: the BERT / GPT-2 self-attention ONNX Runtime's optimizer fuses. One product makes
+// Q, K and V from the input and the merged weights (16-bit weights widened a panel at a time), then per
+// (batch, head) scores = scale * Q K^T + mask + attention_bias, a softmax per row and the product with V,
+// all in float32. Masks: right-padding lengths (batch), end and start positions (2 * batch), a raw 0/1
+// mask (batch, total) or (batch, sequence, total), and the unidirectional (causal) mask; past and present
+// key/value (2, batch, heads, length, head_size).
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "exec/cpu/fast_math.h"
+#include "exec/cpu/gemm.h"
+#include "ops/contrib/contrib_kernels.h"
+
+namespace onyx::exec::contrib {
+namespace {
+
+constexpr size_t kInput = 0, kWeights = 1, kBias = 2, kMask = 3, kPast = 4, kAttentionBias = 5, kPastLength = 6;
+
+struct AttentionDims {
+  int64_t batch = 0, seq = 0, inHidden = 0, heads = 0;
+  int64_t qHidden = 0, kHidden = 0, vHidden = 0, headSize = 0, vHeadSize = 0;
+  int64_t past = 0, total = 0;
+};
+
+Expected<AttentionDims> readDims(const KernelContext& ctx, const TensorValue& x, const TensorValue& w) {
+  AttentionDims d;
+  if (x.rank() != 3) return ctx.error("input must be 3D (batch, sequence, hidden), got " + x.describe(), kInput);
+  if (w.rank() != 2 || w.dim(0) != x.dim(2))
+    return ctx.error("weights " + w.describe() + " must be [input hidden " + std::to_string(x.dim(2)) + ", Q+K+V hidden]", kWeights);
+  d.batch = x.dim(0);
+  d.seq = x.dim(1);
+  d.inHidden = x.dim(2);
+  d.heads = ctx.attrInt("num_heads", 0);
+  if (d.heads <= 0) return ctx.error("num_heads must be positive");
+  if (auto sizes = ctx.attrInts("qkv_hidden_sizes")) {
+    if (sizes->size() != 3) return ctx.error("qkv_hidden_sizes must have 3 values");
+    d.qHidden = (*sizes)[0];
+    d.kHidden = (*sizes)[1];
+    d.vHidden = (*sizes)[2];
+  } else {
+    d.qHidden = d.kHidden = d.vHidden = w.dim(1) / 3;
+  }
+  if (d.qHidden + d.kHidden + d.vHidden != w.dim(1) || d.qHidden != d.kHidden || d.qHidden % d.heads || d.vHidden % d.heads)
+    return ctx.error("weights " + w.describe() + " do not split into Q, K and V hidden sizes divisible by " +
+                         std::to_string(d.heads) + " heads", kWeights);
+  d.headSize = d.qHidden / d.heads;
+  d.vHeadSize = d.vHidden / d.heads;
+  if (ctx.hasInput(kPast)) {
+    const TensorValue& past = ctx.input(kPast);
+    if (past.rank() != 5 || past.dim(0) != 2 || past.dim(1) != d.batch || past.dim(2) != d.heads ||
+        past.dim(4) != d.headSize || d.vHeadSize != d.headSize)
+      return ctx.error("past " + past.describe() + " must be [2, batch, num_heads, past_length, head_size]", kPast);
+    d.past = past.dim(3);
+  }
+  d.total = d.past + d.seq;
+  return d;
+}
+
+// The additive mask per (batch, query, key): 0 to attend, mask_filter_value (or the lowest float for the
+// causal part) to skip. Empty when the node has neither mask nor unidirectional.
+Expected<std::vector<float>> maskBias(const KernelContext& ctx, const AttentionDims& d) {
+  const bool causal = ctx.attrInt("unidirectional", 0) != 0;
+  if (!ctx.hasInput(kMask) && !causal) return std::vector<float>();
+  const float filter = ctx.attrFloat("mask_filter_value", -10000.0f);
+  const int64_t rowLength = d.total, perBatch = d.seq * d.total;
+  std::vector<float> bias(size_t(d.batch * perBatch), 0.0f);
+  if (ctx.hasInput(kMask)) {
+    const TensorValue& m = ctx.input(kMask);
+    if (m.dtype() != DataType::Int32) return ctx.unsupportedType(kMask);
+    const int32_t* v = m.data<int32_t>();
+    const bool ends = m.rank() == 1 && m.dim(0) == d.batch, endsStarts = m.rank() == 1 && m.dim(0) == 2 * d.batch;
+    if (m.rank() == 2 && m.dims() == Dims{d.batch, d.total}) {
+      for (int64_t b = 0; b < d.batch; ++b)
+        for (int64_t s = 0; s < d.seq; ++s)
+          for (int64_t t = 0; t < d.total; ++t) bias[size_t(b * perBatch + s * rowLength + t)] = v[b * d.total + t] > 0 ? 0.0f : filter;
+    } else if (m.rank() == 3 && m.dims() == Dims{d.batch, d.seq, d.total}) {
+      for (int64_t i = 0; i < m.count(); ++i) bias[size_t(i)] = v[i] > 0 ? 0.0f : filter;
+    } else if (ends || endsStarts) {
+      for (int64_t b = 0; b < d.batch; ++b) {
+        const int64_t end = std::clamp<int64_t>(v[b], 0, d.total);
+        const int64_t start = endsStarts ? std::clamp<int64_t>(v[b + d.batch], 0, d.total) : 0;
+        for (int64_t s = 0; s < d.seq; ++s)
+          for (int64_t t = 0; t < d.total; ++t)
+            if (t >= end || t < start) bias[size_t(b * perBatch + s * rowLength + t)] = filter;
+      }
+    } else {
+      return ctx.error("mask_index " + m.describe() + " is none of (batch), (2 * batch), (batch, total_sequence) or "
+                       "(batch, sequence, total_sequence) with batch " + std::to_string(d.batch) + " and total_sequence " +
+                       std::to_string(d.total), kMask);
+    }
+  }
+  if (causal) {
+    for (int64_t b = 0; b < d.batch; ++b)
+      for (int64_t s = 0; s < d.seq; ++s)
+        for (int64_t t = d.past + s + 1; t < d.total; ++t)
+          bias[size_t(b * perBatch + s * rowLength + t)] = std::numeric_limits<float>::lowest();
+  }
+  return bias;
+}
+
+// attention_bias (batch or 1, heads or 1, sequence, total) as strides; validated against the dims.
+Expected<std::vector<float>> attentionBias(const KernelContext& ctx, const AttentionDims& d, int64_t& batchStride,
+                                           int64_t& headStride) {
+  if (!ctx.hasInput(kAttentionBias)) return std::vector<float>();
+  const TensorValue& ab = ctx.input(kAttentionBias);
+  if (!isFloatStorage(ab.dtype())) return ctx.unsupportedType(kAttentionBias);
+  if (ab.rank() != 4 || (ab.dim(0) != 1 && ab.dim(0) != d.batch) || (ab.dim(1) != 1 && ab.dim(1) != d.heads) ||
+      ab.dim(2) != d.seq || ab.dim(3) != d.total)
+    return ctx.error("attention_bias " + ab.describe() + " must be (batch or 1, num_heads or 1, sequence, total_sequence)",
+                     kAttentionBias);
+  headStride = ab.dim(1) == 1 ? 0 : d.seq * d.total;
+  batchStride = ab.dim(0) == 1 ? 0 : ab.dim(1) * d.seq * d.total;
+  return floatsOf(ab);
+}
+
+Expected<void> runAttention(KernelContext& ctx) {
+  auto inputs = requireTensors<2>(ctx);
+  if (!inputs) return inputs.error();
+  const auto& [x, w] = *inputs;
+  for (size_t i : {kInput, kWeights, kBias, kPast})
+    if (ctx.hasInput(i) && !isFloatStorage(ctx.input(i).dtype())) return ctx.unsupportedType(int(i));
+  if (ctx.attrInt("do_rotary", 0) != 0) return ctx.error("Attention with do_rotary is not supported");
+  if (ctx.attrInt("past_present_share_buffer", 0) != 0 || ctx.hasInput(kPastLength))
+    return ctx.error("Attention with past_present_share_buffer is not supported");
+  auto dims = readDims(ctx, x, w);
+  if (!dims) return dims.error();
+  const AttentionDims d = *dims;
+  const int64_t wide = w.dim(1);
+  const std::vector<float> bias = floatsOf(ctx.input(kBias));
+  if (!bias.empty() && int64_t(bias.size()) != wide) return ctx.error("bias must hold " + std::to_string(wide) + " values", kBias);
+  auto mask = maskBias(ctx, d);
+  if (!mask) return mask.error();
+  int64_t abBatchStride = 0, abHeadStride = 0;
+  auto extraBias = attentionBias(ctx, d, abBatchStride, abHeadStride);
+  if (!extraBias) return extraBias.error();
+
+  std::vector<float> xScratch;
+  const float* xf = floatData(x, xScratch);
+  std::vector<float> qkv(size_t(d.batch * d.seq * wide));
+  gemmWeights(ctx, xf, d.batch * d.seq, d.inHidden, w, false, bias.empty() ? nullptr : bias.data(), qkv.data(), wide);
+
+  auto y = ctx.allocateOutput(0, x.dtype(), {d.batch, d.seq, d.vHidden});
+  if (!y) return y.error();
+  TensorValue* present = nullptr;
+  if (ctx.wantsOutput(1)) {
+    if (d.vHeadSize != d.headSize) return ctx.error("present needs equal K and V head sizes");
+    auto p = ctx.allocateOutput(1, x.dtype(), {2, d.batch, d.heads, d.total, d.headSize});
+    if (!p) return p.error();
+    present = *p;
+  }
+  std::vector<float> out(size_t(d.batch * d.seq * d.vHidden));
+  const TensorValue& past = ctx.input(kPast);
+  const float scale = ctx.attrFloat("scale", 1.0f / std::sqrt(float(d.headSize)));
+  ctx.parallelFor(d.batch * d.heads, 1, [&](int64_t pb, int64_t pe) {
+    std::vector<float> keys(size_t(d.total * d.headSize)), values(size_t(d.total * d.vHeadSize));
+    std::vector<float> scores(size_t(d.seq * d.total));
+    for (int64_t p = pb; p < pe; ++p) {
+      const int64_t b = p / d.heads, h = p % d.heads;
+      const float* rows = qkv.data() + b * d.seq * wide;
+      if (d.past) {
+        const size_t bytes = elementBytes(past.dtype());
+        const auto* base = static_cast<const uint8_t*>(past.raw());
+        const int64_t block = d.past * d.headSize;
+        toFloats(past.dtype(), base + size_t((b * d.heads + h) * block) * bytes, keys.data(), block);
+        toFloats(past.dtype(), base + size_t(((d.batch + b) * d.heads + h) * block) * bytes, values.data(), block);
+      }
+      for (int64_t s = 0; s < d.seq; ++s) {
+        std::memcpy(&keys[size_t((d.past + s) * d.headSize)], rows + s * wide + d.qHidden + h * d.headSize, size_t(d.headSize) * 4);
+        std::memcpy(&values[size_t((d.past + s) * d.vHeadSize)], rows + s * wide + d.qHidden + d.kHidden + h * d.vHeadSize,
+                    size_t(d.vHeadSize) * 4);
+      }
+      if (present) {
+        const size_t bytes = elementBytes(x.dtype());
+        auto* base = static_cast<uint8_t*>(present->raw());
+        const int64_t block = d.total * d.headSize;
+        fromFloats(x.dtype(), keys.data(), base + size_t((b * d.heads + h) * block) * bytes, block);
+        fromFloats(x.dtype(), values.data(), base + size_t(((d.batch + b) * d.heads + h) * block) * bytes, block);
+      }
+      if (d.seq == 0) continue;
+      if (d.total == 0) {
+        for (int64_t s = 0; s < d.seq; ++s) std::fill_n(&out[size_t((b * d.seq + s) * d.vHidden + h * d.vHeadSize)], d.vHeadSize, 0.0f);
+        continue;
+      }
+      sgemmSerial(false, true, d.seq, d.total, d.headSize, scale, rows + h * d.headSize, wide, keys.data(), d.headSize, 0.0f,
+                  scores.data(), d.total);
+      if (!mask->empty()) fastAddInto(scores.data(), mask->data() + b * d.seq * d.total, d.seq * d.total);
+      if (!extraBias->empty())
+        fastAddInto(scores.data(), extraBias->data() + b * abBatchStride + h * abHeadStride, d.seq * d.total);
+      fastSoftmaxRows(scores.data(), scores.data(), d.seq, d.total, false);
+      sgemmSerial(false, false, d.seq, d.vHeadSize, d.total, 1.0f, scores.data(), d.total, values.data(), d.vHeadSize, 0.0f,
+                  out.data() + b * d.seq * d.vHidden + h * d.vHeadSize, d.vHidden);
+    }
+  });
+  fromFloats(x.dtype(), out.data(), (*y)->raw(), int64_t(out.size()));
+  return {};
+}
+
+int64_t attentionFlops(const KernelContext& ctx) {
+  const TensorValue& x = ctx.input(kInput);
+  const TensorValue& w = ctx.input(kWeights);
+  if (x.rank() != 3 || w.rank() != 2) return 0;
+  const int64_t tokens = x.dim(0) * x.dim(1), total = x.dim(1) + (ctx.hasInput(kPast) ? ctx.input(kPast).dim(3) : 0);
+  return 2 * tokens * w.dim(0) * w.dim(1) + 2 * tokens * total * (w.dim(1) / 3) * 2;
+}
+
+}  // namespace
+
+void registerContribAttentionCpuKernels(KernelRegistry& registry) {
+  KernelDef def = microsoftKernel("Attention", runAttention);
+  def.flops = attentionFlops;
+  registry.add(std::move(def));
+}
+
+}  // namespace onyx::exec::contrib

@@ -1,0 +1,48 @@
+#pragma once
+// What the com.microsoft CPU kernels share: float32 arithmetic on tensors stored as float32, float16 or
+// bfloat16 (a row or a weight panel is widened when it is used, never a whole weight set at load), the
+// product of activations with weights decoded panel by panel, and the kernel definition in the domain.
+#include <functional>
+#include <vector>
+
+#include "exec/kernel_util.h"
+
+namespace onyx::exec::contrib {
+
+inline constexpr const char* kMicrosoftDomain = "com.microsoft";
+
+// float, float16 or bfloat16: the storage types these kernels compute on in float32.
+bool isFloatStorage(DataType dtype);
+// n elements of float storage to float32 and back (float16 through F16C where the CPU has it).
+void toFloats(DataType dtype, const void* src, float* dst, int64_t n);
+void fromFloats(DataType dtype, const float* src, void* dst, int64_t n);
+// A small tensor (a scale, a bias, a gamma) widened to float32; empty for an absent input.
+std::vector<float> floatsOf(const TensorValue& t);
+// A tensor's elements as float32: a pointer into the tensor when it is float32, else widened into `scratch`.
+const float* floatData(const TensorValue& t, std::vector<float>& scratch);
+
+// The right-hand side of a product Y[m, n] = A[m, k] * W[k, n] whose W is produced on demand, a panel of
+// columns [n0, n1) at a time: quantized (MatMulNBits) or 16-bit (float16 weights) storage stays as it is.
+struct WeightPanels {
+  int64_t k = 0, n = 0;
+  // true: decode writes the panel as (n1 - n0) rows of k floats (W transposed, MatMulNBits' layout);
+  // false: as k rows of (n1 - n0) floats.
+  bool columnMajor = false;
+  std::function<void(int64_t n0, int64_t n1, float* dst)> decode;
+};
+// Y = A * W (+ bias[n] when not null), A row-major with leading dimension lda, Y with ldy. Panels are
+// spread over the context's threads; each thread decodes into its own scratch and multiplies serially.
+void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
+                const float* bias, float* y, int64_t ldy);
+// The same for W given as a float, float16 or bfloat16 tensor [k, n] (row-major, or [n, k] when
+// transposed): float32 goes straight to sgemm, 16-bit storage is widened one panel at a time.
+void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const TensorValue& w,
+                 bool transposed, const float* bias, float* y, int64_t ldy);
+
+// Rotary position embedding of one head vector in place: its first 2 * half channels rotated by the angles
+// whose cos/sin (half values each) are given; pairs (i, i + half), or (2i, 2i + 1) when interleaved.
+void rotateHead(float* x, int64_t half, const float* cos, const float* sin, bool interleaved);
+
+KernelDef microsoftKernel(std::string opType, KernelFunction function);
+
+}  // namespace onyx::exec::contrib

@@ -1,0 +1,160 @@
+// Float storage conversions and the panel-decoding product of the com.microsoft kernels (contrib_kernels.h).
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "exec/cpu/gemm.h"
+#include "ops/contrib/contrib_kernels.h"
+
+namespace onyx::exec::contrib {
+namespace {
+
+__attribute__((target("avx,f16c"))) void halfToFloatF16c(const uint16_t* src, float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+  }
+  for (; i < n; ++i) dst[i] = Half::toFloat(src[i]);
+}
+
+__attribute__((target("avx,f16c"))) void floatToHalfF16c(const float* src, uint16_t* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
+  }
+  for (; i < n; ++i) dst[i] = Half::fromFloat(src[i]);
+}
+
+bool hasF16c() {
+  static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+  return has;
+}
+
+constexpr int64_t kPanelWidth = 64;
+
+}  // namespace
+
+bool isFloatStorage(DataType dtype) {
+  return dtype == DataType::Float || dtype == DataType::Float16 || dtype == DataType::BFloat16;
+}
+
+void toFloats(DataType dtype, const void* src, float* dst, int64_t n) {
+  if (dtype == DataType::Float) {
+    std::memcpy(dst, src, size_t(n) * sizeof(float));
+  } else if (dtype == DataType::Float16) {
+    const auto* h = static_cast<const uint16_t*>(src);
+    if (hasF16c()) return halfToFloatF16c(h, dst, n);
+    for (int64_t i = 0; i < n; ++i) dst[i] = Half::toFloat(h[i]);
+  } else {
+    const auto* b = static_cast<const BFloat16*>(src);
+    for (int64_t i = 0; i < n; ++i) dst[i] = float(b[i]);
+  }
+}
+
+void fromFloats(DataType dtype, const float* src, void* dst, int64_t n) {
+  if (dtype == DataType::Float) {
+    std::memcpy(dst, src, size_t(n) * sizeof(float));
+  } else if (dtype == DataType::Float16) {
+    auto* h = static_cast<uint16_t*>(dst);
+    if (hasF16c()) return floatToHalfF16c(src, h, n);
+    for (int64_t i = 0; i < n; ++i) h[i] = Half::fromFloat(src[i]);
+  } else {
+    auto* b = static_cast<BFloat16*>(dst);
+    for (int64_t i = 0; i < n; ++i) b[i] = BFloat16(src[i]);
+  }
+}
+
+std::vector<float> floatsOf(const TensorValue& t) {
+  std::vector<float> out;
+  if (t.empty()) return out;
+  out.resize(size_t(t.count()));
+  toFloats(t.dtype(), t.raw(), out.data(), t.count());
+  return out;
+}
+
+const float* floatData(const TensorValue& t, std::vector<float>& scratch) {
+  if (t.dtype() == DataType::Float) return t.data<float>();
+  scratch.resize(size_t(t.count()));
+  toFloats(t.dtype(), t.raw(), scratch.data(), t.count());
+  return scratch.data();
+}
+
+void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
+                const float* bias, float* y, int64_t ldy) {
+  if (m == 0 || w.n == 0) return;
+  const int64_t panels = (w.n + kPanelWidth - 1) / kPanelWidth;
+  ctx.parallelFor(panels, 1, [&](int64_t pb, int64_t pe) {
+    thread_local std::vector<float> scratch;
+    scratch.resize(size_t(w.k * kPanelWidth));
+    for (int64_t p = pb; p < pe; ++p) {
+      const int64_t n0 = p * kPanelWidth, n1 = std::min(w.n, n0 + kPanelWidth), width = n1 - n0;
+      w.decode(n0, n1, scratch.data());
+      float* out = y + n0;
+      if (w.k == 0) {
+        for (int64_t r = 0; r < m; ++r) std::fill(out + r * ldy, out + r * ldy + width, 0.0f);
+      } else if (w.columnMajor) {
+        sgemmSerial(false, true, m, width, w.k, 1.0f, a, lda, scratch.data(), w.k, 0.0f, out, ldy);
+      } else {
+        sgemmSerial(false, false, m, width, w.k, 1.0f, a, lda, scratch.data(), width, 0.0f, out, ldy);
+      }
+      if (bias) {
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t j = 0; j < width; ++j) out[r * ldy + j] += bias[n0 + j];
+      }
+    }
+  });
+}
+
+void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const TensorValue& w,
+                 bool transposed, const float* bias, float* y, int64_t ldy) {
+  const int64_t k = transposed ? w.dim(1) : w.dim(0), n = transposed ? w.dim(0) : w.dim(1);
+  if (w.dtype() == DataType::Float) {
+    if (m == 0 || n == 0) return;
+    if (k == 0) {
+      for (int64_t r = 0; r < m; ++r) std::fill(y + r * ldy, y + r * ldy + n, 0.0f);
+    } else {
+      sgemm(false, transposed, m, n, k, 1.0f, a, lda, w.data<float>(), transposed ? k : n, 0.0f, y, ldy);
+    }
+    if (bias) {
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n; ++j) y[r * ldy + j] += bias[j];
+    }
+    return;
+  }
+  const DataType dtype = w.dtype();
+  const auto* base = static_cast<const uint8_t*>(w.raw());
+  const size_t bytes = elementBytes(dtype);
+  WeightPanels panels;
+  panels.k = k;
+  panels.n = n;
+  panels.columnMajor = transposed;
+  panels.decode = [&](int64_t n0, int64_t n1, float* dst) {
+    const int64_t width = n1 - n0;
+    if (transposed) {
+      toFloats(dtype, base + size_t(n0 * k) * bytes, dst, width * k);
+    } else {
+      for (int64_t r = 0; r < k; ++r) toFloats(dtype, base + size_t(r * n + n0) * bytes, dst + r * width, width);
+    }
+  };
+  gemmPanels(ctx, a, m, lda, panels, bias, y, ldy);
+}
+
+void rotateHead(float* x, int64_t half, const float* cos, const float* sin, bool interleaved) {
+  for (int64_t i = 0; i < half; ++i) {
+    float& a = interleaved ? x[2 * i] : x[i];
+    float& b = interleaved ? x[2 * i + 1] : x[i + half];
+    const float x1 = a, x2 = b;
+    a = x1 * cos[i] - x2 * sin[i];
+    b = x2 * cos[i] + x1 * sin[i];
+  }
+}
+
+KernelDef microsoftKernel(std::string opType, KernelFunction function) {
+  KernelDef def = kernel(std::move(opType), function, 1);
+  def.domain = kMicrosoftDomain;
+  return def;
+}
+
+}  // namespace onyx::exec::contrib
