@@ -31,7 +31,10 @@ QString qs(const std::string& text) {
 
 double SceneState::lod(const QStyleOptionGraphicsItem*, const QPainter* painter) const {
   if (fullDetail) return 100;
-  return QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+  // The view opens big levels at exactly the title threshold (GraphView::fitToView); the level of detail
+  // read back from the painter's transform comes out a rounding error below it, which hid every title.
+  constexpr double kRounding = 1e-6;
+  return QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) + kRounding;
 }
 
 // --- BoxItem ---
@@ -80,6 +83,11 @@ QRectF BoxItem::boundingRect() const {
 void BoxItem::setHighlighted(bool highlighted) {
   if (highlighted == highlighted_) return;
   highlighted_ = highlighted;
+  update();
+}
+
+void BoxItem::restyle() {
+  fill_ = state_.style->fillFor(levelItem());
   update();
 }
 

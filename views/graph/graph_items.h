@@ -49,6 +49,8 @@ class BoxItem : public QGraphicsItem {
   QRectF box() const { return box_; }
   void setHighlighted(bool highlighted);
   bool isHighlighted() const { return highlighted_; }
+  // Takes its fill from the scene's style again (the style changed) and repaints.
+  void restyle();
   void setOverlay(std::optional<NodeOverlay> overlay);
   const std::optional<NodeOverlay>& overlay() const { return overlay_; }
   // The fill it is painted with: the overlay's where it gives one, else its own (the op category's).

@@ -54,6 +54,15 @@ GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   setBackgroundBrush(state_.style->background);
 }
 
+void GraphScene::setStyle(const GraphStyle& style) {
+  if (&style == state_.style) return;
+  state_.style = &style;
+  setBackgroundBrush(style.background);
+  for (BoxItem* box : boxes_) box->restyle();
+  overviewDirty_ = true;
+  update();
+}
+
 void GraphScene::clearLayout() {
   highlightedBox_ = nullptr;
   highlightedEdges_.clear();

@@ -42,6 +42,10 @@ class GraphScene : public QGraphicsScene {
   // and repaints only the boxes and edges whose text changed; nothing moves. Returns how many changed.
   size_t patchLevel(std::shared_ptr<const layout::LevelLayout> layout, const EdgeLabelSource& labels);
 
+  // The look every item draws with (GraphStyle::standard() until set): the canvas follows the palette.
+  void setStyle(const GraphStyle& style);
+  const GraphStyle& style() const { return *state_.style; }
+
   // Draw every label whatever the scale (vector output, where the reader zooms).
   void setFullDetail(bool full) { state_.fullDetail = full; }
 
