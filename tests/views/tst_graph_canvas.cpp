@@ -195,6 +195,24 @@ class TestGraphCanvas : public QObject {
     f.canvas.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/dynamo-llama-grouped.png"));
   }
 
+  // gpt2_small's four transformer blocks open as four groups that say they are alike (×4), on the box and
+  // in its tooltip; a group unlike the others says nothing.
+  void repeatedBlocksSayHowManyAlike() {
+    auto model = loadShared(sharedModelsDir() + "/gpt2_small/model.onnx");
+    if (!model) QSKIP("shared models absent");
+    Fixture f(model, layout::kDefaultCollapseThreshold);
+    QVERIFY(f.open());
+    int alike = 0;
+    for (BoxItem* box : f.canvas.scene()->boxes()) {
+      if (box->levelItem().kind != layout::ItemKind::Group) continue;
+      const bool block = box->name().startsWith("/blocks.");
+      QCOMPARE(box->lines().contains(QStringLiteral("×4 alike")), block);
+      QCOMPARE(box->toolTip().contains("one of 4 groups here with the same structure"), block);
+      alike += block;
+    }
+    QCOMPARE(alike, 4);
+  }
+
   void aGroupOpensAsItsOwnLevelAndExpandsInPlace() {
     std::shared_ptr<Model> model = layout::makeNetworkLike({.nodes = 2000});
     Fixture f(model);

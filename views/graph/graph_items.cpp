@@ -69,6 +69,8 @@ void BoxItem::readText() {
                                                   : static_cast<int>(lines_.size());
   QString tip = qs(item.title);
   if (!item.name.empty() && item.name != item.title) tip += "\n" + qs(item.name);
+  if (item.repeats > 1)
+    tip += "\n" + QObject::tr("one of %1 groups here with the same structure").arg(item.repeats);
   if (item.kind == layout::ItemKind::Group)
     tip += "\n" + QObject::tr("double-click to open, Shift+double-click to expand in place");
   if (!item.bodies.empty()) tip += "\n" + QObject::tr("double-click to enter its body");
