@@ -10,6 +10,7 @@
 #include "analysis/model_graphs.h"
 #include "analysis/tensor_preview.h"
 #include "explorer_text.h"
+#include "op_documentation_rows.h"
 #include "rich_text_delegate.h"
 #include "shapes/shape_report.h"
 
@@ -249,6 +250,7 @@ void InspectorView::showNode(const Node& node) {
   }
   addValueRows(new QTreeWidgetItem(this, {tr("Inputs")}), node.inputs(), tr("input"));
   addValueRows(new QTreeWidgetItem(this, {tr("Outputs")}), node.outputs(), tr("output"));
+  addOpDocumentation(this, node, document_->model().opsetVersion(node.domain()));
 }
 
 void InspectorView::addValueRows(QTreeWidgetItem* section, const std::vector<Value*>& values,

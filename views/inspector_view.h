@@ -1,7 +1,7 @@
 #pragma once
 // The inspector: everything about the selected node or value of a ModelDocument.
 //   node:  domain, op type, name, attributes (tensors previewed), inputs and outputs with their inferred
-//          types (initializer inputs previewed);
+//          types (initializer inputs previewed), and the op's documentation (op_documentation_rows.h);
 //   value: its type, producer, consumers, and each dim with where it came from ("why?" for unknown ones).
 // Rows that name another node or value are links: a click focuses that node or value in every view.
 // It follows edits without a new selection: a burst of change events that touches what it shows (the

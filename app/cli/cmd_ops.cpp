@@ -1,10 +1,12 @@
 // `onyx ops [NAME]`: the op catalogue: per op its domain, category and the kernels each backend has; with
-// NAME, one op in detail (since-versions, arity, and the files of its family folder that define it).
+// NAME, one op in detail (since-versions, arity, and the files of its family folder that define it), then
+// its ONNX schema's documentation (summary, inputs, outputs, attributes).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
+#include "onnx/op_documentation.h"
 #include "ops/op_report.h"
 
 namespace onyx::cli {
@@ -27,6 +29,12 @@ Command opsCommand() {
                 return kExitBadInput;
               }
               std::cout << *details;
+              // Then what the ONNX schema says (as the Inspector shows it), at the newest opset libonnx knows.
+              for (const ops::OpInfo& op : all) {
+                if (op.schema->opType != *name) continue;
+                if (auto doc = onnxOpDocumentation(op.schema->domain, op.schema->opType, 1 << 20))
+                  std::cout << "\n" << formatOpDocumentation(*doc);
+              }
               return std::cout.flush() ? kExitOk : kExitBadInput;
             };
           }};

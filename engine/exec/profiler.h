@@ -14,6 +14,9 @@ namespace onyx::exec {
 struct ProfileEvent {
   NodeId node = kNoNode;
   std::string name;  // node name
+  // The node's scope (scopePathOf: its module path from dynamo metadata, else its name's scope); set when
+  // the profile is mapped onto its model (profile::assignScopes). Empty: read from the name.
+  std::string scope;
   std::string opType;
   std::string backend;  // "cpu"
   std::string variant;  // kernel variant, "transfer" for inserted copies

@@ -96,6 +96,7 @@ std::vector<std::string> itemDetailLines(const Item& item) {
     }
     case ItemKind::Group:
       lines.push_back(std::to_string(item.nodeCount) + (item.nodeCount == 1 ? " node" : " nodes"));
+      if (item.repeats > 1) lines.push_back("×" + std::to_string(item.repeats) + " alike");
       break;
     case ItemKind::Input:
     case ItemKind::Output:

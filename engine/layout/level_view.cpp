@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "ir/model.h"
+#include "ir/scope_structure.h"
 #include "layout/item_text.h"
 
 namespace onyx::layout {
@@ -444,6 +445,28 @@ size_t LevelView::find(std::string_view key) const {
   return npos;
 }
 
+namespace {
+
+// Groups smaller than this are not called repeated blocks: three one-Gather embeddings are alike, but
+// saying so tells the reader nothing.
+constexpr size_t kMinRepeatedNodes = 4;
+
+// Sets each group's `repeats`: how many groups of the level share its structure (12 transformer layers).
+void markRepeatedGroups(LevelView& level, const ScopeTree& scopes) {
+  std::vector<Item*> groups;
+  std::vector<const Scope*> groupScopes;
+  for (Item& item : level.items) {
+    const Scope* scope = item.kind == ItemKind::Group ? scopes.find(item.scopePath) : nullptr;
+    if (!scope || scope->totalNodes < kMinRepeatedNodes) continue;
+    groups.push_back(&item);
+    groupScopes.push_back(scope);
+  }
+  const std::vector<size_t> counts = repeatCounts(groupScopes);
+  for (size_t i = 0; i < groups.size(); ++i) groups[i]->repeats = counts[i];
+}
+
+}  // namespace
+
 const Scope* effectiveScope(const ScopeTree& tree, std::string_view scopePath) {
   const Scope* scope = tree.find(scopePath);
   while (scope && scope->nodes.empty() && scope->children.size() == 1) scope = scope->children.front().get();
@@ -460,6 +483,7 @@ Expected<LevelView> buildLevel(const LevelRequest& request, const ScopeTree& sco
                      request.graph->name());
   }
   LevelView level = LevelBuilder(request, scopes, *shown, labeler).build();
+  markRepeatedGroups(level, scopes);
   for (Item& item : level.items) sizeItem(item, textWidth);
   return level;
 }

@@ -55,6 +55,7 @@ struct Item {
   const Value* value = nullptr;             // for terminals and ports
   std::string scopePath;                    // the group's path, or the scope the node lies in
   size_t nodeCount = 0;                     // nodes inside a group
+  size_t repeats = 1;  // groups of this level with the group's structure (structureHash), itself included
   std::vector<InitializerTag> initializers;
   std::vector<BodyRef> bodies;
   int cluster = -1;  // index into LevelView::clusters of the innermost expanded scope holding it

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ir/module_path.h"
+
 namespace onyx::passes {
 
 PassContext::PassContext(Model& model, Rewriter& rewriter, std::string scope, PassOptions options)
@@ -9,10 +11,13 @@ PassContext::PassContext(Model& model, Rewriter& rewriter, std::string scope, Pa
 
 bool PassContext::inScope(const Node& node) const {
   if (scope_.empty()) return true;
+  // The node's module path where the exporter recorded one (dynamo), else its name's scope.
   const Node* named = &node;
-  while (named->scopePath().empty() && named->graph() && named->graph()->owner())
+  std::string path = scopePathOf(*named);
+  while (path.empty() && named->graph() && named->graph()->owner()) {
     named = named->graph()->owner();
-  std::string_view path = named->scopePath();
+    path = scopePathOf(*named);
+  }
   if (!path.starts_with(scope_)) return false;
   // "/encoder/layer.1" must not match "/encoder/layer.10".
   return path.size() == scope_.size() || scope_.back() == '/' || path[scope_.size()] == '/';

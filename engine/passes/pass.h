@@ -43,8 +43,8 @@ class PassContext {
   Rewriter& rewriter() { return rewriter_; }
   const PassOptions& options() const { return options_; }
 
-  // The scope the pass is restricted to ("" = everything, "/encoder/layer.0" = nodes whose name scope
-  // starts with it). Passes only rewrite nodes for which inScope() holds. A body node without a name scope
+  // The scope the pass is restricted to ("" = everything, "/encoder/layer.0" = nodes whose scope starts
+  // with it: scopePathOf, the module path of a dynamo export or else the name's scope). Passes only rewrite nodes for which inScope() holds. A body node without a name scope
   // of its own (exporters rarely name them) lies in the scope of the If/Loop/Scan node holding its body.
   const std::string& scope() const { return scope_; }
   bool inScope(const Node& node) const;

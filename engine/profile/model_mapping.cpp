@@ -2,6 +2,7 @@
 #include <unordered_set>
 
 #include "ir/model.h"
+#include "ir/module_path.h"
 #include "profile/profile.h"
 
 namespace onyx::profile {
@@ -79,7 +80,17 @@ MappingStats mapOntoModel(Profile& profile, const Model& model) {
     profile.mapped[i] = true;
     ++stats.mapped;
   }
+  assignScopes(profile, model);
   return stats;
+}
+
+void assignScopes(Profile& profile, const Model& model) {
+  const Graph& graph = model.graph();
+  for (exec::ProfileEvent& event : profile.events) {
+    if (event.depth > 0 || event.node == kNoNode) continue;  // body nodes keep their names' scopes
+    if (const Node* node = graph.findNode(event.node); node && node->opType() == event.opType)
+      event.scope = scopePathOf(*node);
+  }
 }
 
 }  // namespace onyx::profile

@@ -52,6 +52,11 @@ struct MappingStats {
 // Resolves each event's node in `model`'s main graph: by name (ORT names fused nodes after their output
 // value, "/relu/Relu_output_0_nchwc", which maps to that value's producer), then by node id for our traces
 // whose names are empty. Sets event.node, opType (kept when the event has one) and Profile::mapped.
+// Then sets each mapped event's scope (assignScopes).
 MappingStats mapOntoModel(Profile& profile, const Model& model);
+
+// Sets event.scope of every event that names a node of `model`'s main graph to that node's scope
+// (scopePathOf): a PyTorch 2.x export's module path, which its names ("node_linear_3") do not carry.
+void assignScopes(Profile& profile, const Model& model);
 
 }  // namespace onyx::profile

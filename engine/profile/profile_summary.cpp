@@ -12,6 +12,7 @@
 namespace onyx::profile {
 
 std::string_view eventScope(const exec::ProfileEvent& event) {
+  if (!event.scope.empty()) return event.scope;
   std::string_view name = event.name;
   size_t slash = name.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return {};

@@ -28,7 +28,8 @@ struct SummaryRow {
 // descending. Scope rows are inclusive: "/layer1" holds "/layer1/layer1.0".
 std::vector<SummaryRow> summarize(const std::vector<exec::ProfileEvent>& events, SummaryKey key);
 
-// The name scope of an event ("/layer1/layer1.0/conv1/Conv" -> "/layer1/layer1.0/conv1"), "" at the top.
+// The scope of an event: its node's (event.scope, the module path of a dynamo export) when mapped onto the
+// model, else its name's ("/layer1/layer1.0/conv1/Conv" -> "/layer1/layer1.0/conv1"); "" at the top.
 std::string_view eventScope(const exec::ProfileEvent& event);
 
 // Time over the scope hierarchy: model -> /encoder -> /encoder/layer.0 -> ... -> node. A node's time is the

@@ -26,6 +26,9 @@
 #include "command_palette.h"
 #include "explorer_panels.h"
 #include "graph/graph_canvas.h"
+#include "graph/graph_scene.h"
+#include "graph/graph_style.h"
+#include "graph/graph_view.h"
 #include "gui/main_window.h"
 #include "gui/theme.h"
 #include "inspector_view.h"
@@ -431,6 +434,62 @@ class TestDesktop : public QObject {
     system->trigger();
     QCOMPARE(isDark(QApplication::palette()), desktopPrefersDark());
     QCOMPARE(savedTheme(), Theme::System);
+  }
+
+  // Under the dark theme the canvas is dark too, and what is written on it reads: WCAG contrast of at
+  // least 4.5:1 for the text on the canvas (edge labels, names, frame titles) and 3:1 for box titles on
+  // their fills (bold); the light theme brings the light canvas back.
+  void theCanvasFollowsTheDarkTheme() {
+    MainWindow window;
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(open(window, MainWindow::bundledSamplePath()));
+    GraphCanvas& canvas = *window.canvas();
+    QVERIFY(waitForLevel(canvas));
+    GraphScene& scene = *canvas.scene();
+    auto luminance = [](const QColor& c) {
+      auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+      return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+    };
+    auto contrast = [&](const QColor& a, const QColor& b) {
+      const double la = luminance(a), lb = luminance(b);
+      return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+    };
+    // The mean luminance of what the canvas shows.
+    auto shownLuminance = [&] {
+      QApplication::processEvents();
+      const QImage shot = canvas.view()->viewport()->grab().toImage();
+      double total = 0;
+      for (int y = 0; y < shot.height(); y += 4)
+        for (int x = 0; x < shot.width(); x += 4) total += luminance(shot.pixelColor(x, y));
+      return total / ((shot.height() + 3) / 4 * ((shot.width() + 3) / 4));
+    };
+    menuAction(window.menuBar(), {"View", "Theme", "Light"})->trigger();
+    QVERIFY(!scene.style().isDark());
+    QVERIFY(shownLuminance() > 0.6);
+
+    menuAction(window.menuBar(), {"View", "Theme", "Dark"})->trigger();
+    QApplication::processEvents();
+    const GraphStyle& style = scene.style();
+    QVERIFY(style.isDark());
+    QCOMPARE(scene.backgroundBrush().color(), style.background);
+    QVERIFY(luminance(style.background) < 0.05);
+    QVERIFY2(shownLuminance() < 0.2, qPrintable(QString::number(shownLuminance())));
+    for (const QColor& text : {style.edgeLabelColor, style.nameColor, style.unresolvedColor})
+      QVERIFY2(contrast(text, style.background) >= 4.5, qPrintable(text.name()));
+    QVERIFY(contrast(style.groupBorder, style.clusterFill) >= 4.5);  // an expanded scope's title
+    QVERIFY(contrast(style.edgeColor, style.background) >= 3);
+    QVERIFY(!scene.boxes().empty());
+    for (const BoxItem* box : scene.boxes()) {
+      const QColor fill = box->shownFill();
+      QVERIFY2(contrast(GraphStyle::textOn(fill), fill) >= 3, qPrintable(box->title() + " " + fill.name()));
+      if (box->levelItem().kind != layout::ItemKind::Node)  // groups, terminals, ports take the dark fills
+        QVERIFY2(luminance(fill) < 0.15, qPrintable(box->title() + " " + fill.name()));
+    }
+    menuAction(window.menuBar(), {"View", "Theme", "Light"})->trigger();
+    QApplication::processEvents();
+    QVERIFY(!scene.style().isDark());
+    QCOMPARE(scene.backgroundBrush().color(), GraphStyle::standard().background);
   }
 
   void exportWritesPngAndSvg() {

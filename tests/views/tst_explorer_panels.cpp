@@ -131,6 +131,62 @@ class TestExplorerPanels : public QObject {
     QCOMPARE(document->selection().value, document->model().graph().findValue("img"));
   }
 
+  // The selected node's op documented from its schema: summary, inputs, outputs, attributes with their
+  // defaults, and the catalogue's category and kernels.
+  void inspectorDocumentsTheSelectedOp() {
+    auto document = explorerDocument();
+    InspectorView inspector;
+    inspector.setDocument(document.get());
+    const Node* conv = nodeOfType(document->model().graph(), "Conv");
+    QVERIFY(conv);
+    document->select(select(*conv));
+    QTreeWidgetItem* op = inspector.section("Op");
+    QVERIFY(op);
+    QVERIFY2(inspector.row("Op", "summary")->text(InspectorView::kValueColumn).contains("convolution operator"),
+             qPrintable(inspector.row("Op", "summary")->text(InspectorView::kValueColumn)));
+    QVERIFY(inspector.row("Op", "summary")->toolTip(InspectorView::kValueColumn).contains("a filter"));
+    QCOMPARE(inspector.row("Op", "schema")->text(InspectorView::kValueColumn), QString("ai.onnx Conv, since opset 11"));
+    QCOMPARE(inspector.row("Op", "category")->text(InspectorView::kValueColumn), QString("Layer"));
+    QVERIFY(inspector.row("Op", "kernels")->text(InspectorView::kValueColumn).startsWith("cpu: reference"));
+    QTreeWidgetItem* inputs = inspector.row("Op", "inputs");
+    QCOMPARE(inputs->childCount(), 3);
+    QCOMPARE(inputs->child(0)->text(InspectorView::kNameColumn), QString("X"));
+    QVERIFY(inputs->child(0)->text(InspectorView::kValueColumn).startsWith("T: Input data tensor"));
+    QVERIFY(inputs->child(0)->toolTip(InspectorView::kValueColumn).contains("tensor(float)"));
+    QCOMPARE(inputs->child(2)->text(InspectorView::kNameColumn), QString("B (optional)"));
+    QCOMPARE(inspector.row("Op", "outputs")->child(0)->text(InspectorView::kNameColumn), QString("Y"));
+    QTreeWidgetItem* attributes = inspector.row("Op", "attributes");
+    QString group;
+    for (int i = 0; i < attributes->childCount(); ++i)
+      if (attributes->child(i)->text(InspectorView::kNameColumn) == "group")
+        group = attributes->child(i)->text(InspectorView::kValueColumn);
+    QVERIFY2(group.startsWith("int = 1: "), qPrintable(group));
+    // Another op, another documentation; a value selection has none.
+    const Node* relu = nodeOfType(document->model().graph(), "Relu");
+    QVERIFY(relu);
+    document->select(select(*relu));
+    QCOMPARE(inspector.row("Op", "schema")->text(InspectorView::kValueColumn), QString("ai.onnx Relu, since opset 14"));
+    QCOMPARE(inspector.row("Op", "attributes")->childCount(), 0);
+    document->select(select(*conv->outputs().front()));
+    QVERIFY(!inspector.section("Op"));
+  }
+
+  // An op outside ONNX's registry says so, and still shows what the catalogue knows.
+  void inspectorSaysWhenAnOpHasNoSchema() {
+    auto document = textDocument(R"(<ir_version: 8, opset_import: ["" : 17, "com.acme" : 1]>
+g (float[N] x) => (float[N] y) {
+  y = com.acme.Swish(x)
+})");
+    QVERIFY(document);
+    InspectorView inspector;
+    inspector.setDocument(document.get());
+    document->select(select(*nodeOfType(document->model().graph(), "Swish")));
+    QCOMPARE(inspector.row("Op", "summary")->text(InspectorView::kValueColumn),
+             QString("no ONNX schema for Swish in domain com.acme"));
+    QCOMPARE(inspector.row("Op", "category")->text(InspectorView::kValueColumn), QString("not in Onyx's catalogue"));
+    QVERIFY(!inspector.row("Op", "inputs"));
+  }
+
   void inspectorShowsAValuesProducerConsumersAndDims() {
     auto document = explorerDocument();
     InspectorView inspector;

@@ -20,6 +20,7 @@
 #include "graph/graph_canvas.h"
 #include "graph/graph_scene.h"
 #include "gui/main_window.h"
+#include "ir/module_path.h"
 #include "model_document.h"
 #include "onnx/onnx_io.h"
 #include "passes/pass_manager.h"
@@ -170,6 +171,41 @@ class TestPassPanel : public QObject {
     QVERIFY(!nodeNamed(f.document.model(), "/a/Identity"));
     QVERIFY(nodeNamed(f.document.model(), "/b/Identity"));  // outside the scope
     QCOMPARE(f.panel.history()->topLevelItem(1)->text(1), QString("identity-elimination on /a"));
+  }
+
+  // A dynamo export's nodes carry their module in metadata, not in their names: the scope choices are the
+  // selection's module path and each module around it, and a pass applied to one module leaves the others.
+  void applyToAModuleOfADynamoExport() {
+    auto loaded = loadModel(std::string(ONYX_SOURCE_DIR) + "/tests/data/dynamo/tiny_llama_dynamo.onnx");
+    QVERIFY(loaded);
+    PanelFixture f(std::shared_ptr<Model>(std::move(*loaded)));
+    auto inModule = [&](const std::string& module) {
+      size_t count = 0;
+      for (const Node* node : f.document.model().graph().nodes())
+        count += scopePathOf(*node).starts_with(module + "/") || scopePathOf(*node) == module;
+      return count;
+    };
+    const Node* selected = nullptr;
+    for (const Node* node : f.document.model().graph().nodes())
+      if (!selected && scopePathOf(*node).starts_with("/model/layers.1/self_attn/")) selected = node;
+    QVERIFY(selected);
+    QVERIFY(selected->scopePath().empty());  // its name ("node_...") has no scope
+    f.document.select(Selection{selected->graph(), selected->id(), nullptr});
+    QStringList choices;
+    for (int i = 0; i < f.panel.scopeChoice()->count(); ++i) choices << f.panel.scopeChoice()->itemData(i).toString();
+    QVERIFY2(choices.size() >= 4, qPrintable(choices.join(", ")));
+    QCOMPARE(choices.front(), QString());  // the whole model
+    QCOMPARE(choices[1], QString::fromStdString(scopePathOf(*selected)));
+    QVERIFY(choices.contains("/model/layers.1/self_attn"));
+    QCOMPARE(choices.back(), QString("/model"));
+    f.panel.scopeChoice()->setCurrentIndex(choices.indexOf("/model/layers.1"));
+    QCOMPARE(f.panel.chosenScope(), QString("/model/layers.1"));
+    const size_t layer0 = inModule("/model/layers.0"), layer1 = inModule("/model/layers.1");
+    QVERIFY(layer0 == layer1 && layer1 > 0);
+    QVERIFY(applyFromPanel(f.panel, "elementwise-fusion"));
+    QVERIFY2(inModule("/model/layers.1") < layer1, qPrintable(QString::number(inModule("/model/layers.1"))));
+    QCOMPARE(inModule("/model/layers.0"), layer0);  // outside the scope
+    QCOMPARE(f.panel.history()->topLevelItem(1)->text(1), QString("elementwise-fusion on /model/layers.1"));
   }
 
   void defaultPipelineOnASharedModelWithNumericChecks() {

@@ -91,6 +91,43 @@ class TestProfileViews : public QObject {
     session()->setRunResult(*run);
   }
 
+  // A dynamo export names its nodes "node_..." and keeps the module in metadata: the flame view groups its
+  // time by module (model > layers.1 > self_attn), not one flat row of nodes under the model.
+  void theFlameOfADynamoExportFollowsItsModules() {
+    auto document = openDocument(QStringLiteral(ONYX_SOURCE_DIR "/tests/data/dynamo/tiny_llama_dynamo.onnx"));
+    QVERIFY(document);
+    profile::Profile profile;
+    for (const Node* node : document->model().graph().nodes()) {
+      exec::ProfileEvent event;
+      event.node = node->id();
+      event.name = node->name();
+      event.opType = node->opType();
+      event.durationNs = 1000;
+      profile.events.push_back(event);
+    }
+    profile.mapped.assign(profile.events.size(), true);  // as a run of Onyx records them
+    ProfileSession session(document.get());
+    session.setProfile(std::move(profile), QStringLiteral("synthetic"));
+    FlameCanvas canvas(&session);
+    canvas.resize(1000, canvas.sizeHint().height());
+    std::set<std::string> paths;
+    const profile::FlameNode* layer = nullptr;
+    for (const auto& frame : canvas.frames()) {
+      if (frame.node->isLeaf()) continue;
+      paths.insert(frame.node->path);
+      if (frame.node->path == "/model/layers.1") layer = frame.node;
+    }
+    QVERIFY(paths.count("/model"));
+    QVERIFY(paths.count("/model/layers.1/self_attn"));
+    QVERIFY(paths.count("/lm_head"));
+    QVERIFY(layer);
+    QCOMPARE(layer->name, std::string("layers.1"));
+    // Zooming into a module shows its own nodes only.
+    canvas.zoomTo(layer);
+    for (const auto& frame : canvas.frames())
+      QVERIFY2(frame.node->path.starts_with("/model/layers.1"), frame.node->path.c_str());
+  }
+
   void flameWidthsAddUpToTheTotalAndClicksZoom() {
     requireProfile();
     FlameView* view = panel_->flameView();

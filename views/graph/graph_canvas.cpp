@@ -1,6 +1,7 @@
 #include "graph/graph_canvas.h"
 
 #include <QCursor>
+#include <QEvent>
 #include <QFrame>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -14,6 +15,7 @@
 #include "graph/breadcrumb_bar.h"
 #include "graph/edge_label.h"
 #include "graph/graph_scene.h"
+#include "graph/graph_style.h"
 #include "graph/graph_view.h"
 #include "graph/level_source.h"
 #include "graph/minimap.h"
@@ -47,6 +49,7 @@ int progressPercent(layout::LayoutPhase phase, double fraction) {
 GraphCanvas::GraphCanvas(QWidget* parent)
     : QWidget(parent), service_(std::make_unique<layout::LayoutService>()) {
   scene_ = new GraphScene(this);
+  scene_->setStyle(GraphStyle::forPalette(palette()));
   view_ = new GraphView(this);
   view_->setScene(scene_);
   breadcrumbs_ = new BreadcrumbBar(this);
@@ -311,6 +314,15 @@ void GraphCanvas::showMessage(const QString& text) {
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   placeOverlays();
+}
+
+void GraphCanvas::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() != QEvent::PaletteChange) return;
+  const GraphStyle& style = GraphStyle::forPalette(palette());
+  if (&style == &scene_->style()) return;
+  scene_->setStyle(style);
+  if (scene_->levelLayout()) minimap_->refresh();
 }
 
 void GraphCanvas::placeOverlays() {

@@ -127,6 +127,8 @@ class GraphCanvas : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  // A new application palette (Theme > Dark, or the desktop's): the canvas takes the matching style.
+  void changeEvent(QEvent* event) override;
 
  private:
   layout::LevelRequest levelRequest() const;  // for the last frame

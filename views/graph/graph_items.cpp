@@ -13,6 +13,9 @@ constexpr double kNameSpace = 16;     // above a box, for its name when zoomed i
 constexpr double kNameOverhang = 80;  // a name may run this far past the box's right edge
 constexpr double kSelectionRing = 5;  // the selection ring's distance outside the box
 constexpr double kBadgeSpace = 90;    // right of a box, for an overlay label
+constexpr double kLabelGap = 5;       // between an edge and its label
+// Where along an edge its label may sit, best first: the middle, then outwards in both directions.
+constexpr double kLabelStops[] = {0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8};
 
 QRectF toQt(const layout::Rect& rect) {
   return {rect.x, rect.y, rect.width, rect.height};
@@ -28,7 +31,10 @@ QString qs(const std::string& text) {
 
 double SceneState::lod(const QStyleOptionGraphicsItem*, const QPainter* painter) const {
   if (fullDetail) return 100;
-  return QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+  // The view opens big levels at exactly the title threshold (GraphView::fitToView); the level of detail
+  // read back from the painter's transform comes out a rounding error below it, which hid every title.
+  constexpr double kRounding = 1e-6;
+  return QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) + kRounding;
 }
 
 // --- BoxItem ---
@@ -63,6 +69,8 @@ void BoxItem::readText() {
                                                   : static_cast<int>(lines_.size());
   QString tip = qs(item.title);
   if (!item.name.empty() && item.name != item.title) tip += "\n" + qs(item.name);
+  if (item.repeats > 1)
+    tip += "\n" + QObject::tr("one of %1 groups here with the same structure").arg(item.repeats);
   if (item.kind == layout::ItemKind::Group)
     tip += "\n" + QObject::tr("double-click to open, Shift+double-click to expand in place");
   if (!item.bodies.empty()) tip += "\n" + QObject::tr("double-click to enter its body");
@@ -77,6 +85,11 @@ QRectF BoxItem::boundingRect() const {
 void BoxItem::setHighlighted(bool highlighted) {
   if (highlighted == highlighted_) return;
   highlighted_ = highlighted;
+  update();
+}
+
+void BoxItem::restyle() {
+  fill_ = state_.style->fillFor(levelItem());
   update();
 }
 
@@ -188,7 +201,8 @@ EdgeItem::EdgeItem(const SceneState& state, std::shared_ptr<const layout::LevelL
       arrow_ << tip << base + normal * 3.5 << base - normal * 3.5;
     }
   }
-  labelAnchor_ = path_.isEmpty() ? QPointF() : path_.pointAtPercent(0.5) + QPointF(5, 3);
+  labelAnchor_ = path_.isEmpty() ? QPointF() : path_.pointAtPercent(0.5) + QPointF(kLabelGap, 3);
+  setAcceptHoverEvents(true);
   setToolTip(toolTipText());
   setZValue(-1);
   updateBounds();
@@ -231,6 +245,39 @@ void EdgeItem::setLabel(EdgeLabel label) {
   update();
 }
 
+std::vector<QRectF> EdgeItem::labelSpots() const {
+  std::vector<QRectF> spots;
+  if (path_.isEmpty() || labelSize_.isEmpty()) return spots;
+  for (double stop : kLabelStops) {
+    const QPointF at = path_.pointAtPercent(stop);
+    const double left = -kLabelGap - labelSize_.width(), above = -3 - labelSize_.height();
+    for (QPointF offset : {QPointF(kLabelGap, 3), QPointF(left, 3), QPointF(kLabelGap, above), QPointF(left, above)})
+      spots.emplace_back(at + offset, labelSize_);  // right of the edge, left of it, each below and above
+  }
+  return spots;
+}
+
+void EdgeItem::placeLabel(QPointF topLeft, bool shown) {
+  if (topLeft == labelAnchor_ && shown == labelPlaced_) return;
+  prepareGeometryChange();
+  labelAnchor_ = topLeft;
+  labelPlaced_ = shown;
+  updateBounds();
+  update();
+}
+
+void EdgeItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event) {
+  hovered_ = true;
+  if (!labelPlaced_) update();
+  QGraphicsItem::hoverEnterEvent(event);
+}
+
+void EdgeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent* event) {
+  hovered_ = false;
+  if (!labelPlaced_) update();
+  QGraphicsItem::hoverLeaveEvent(event);
+}
+
 void EdgeItem::updateBounds() {
   QRectF bounds = path_.boundingRect().united(arrow_.boundingRect());
   if (!labelSize_.isEmpty()) bounds = bounds.united(QRectF(labelAnchor_, labelSize_));
@@ -248,7 +295,7 @@ QPainterPath EdgeItem::shape() const {
   QPainterPathStroker stroker;
   stroker.setWidth(6);
   QPainterPath shape = stroker.createStroke(path_);
-  if (!labelSize_.isEmpty()) shape.addRect(QRectF(labelAnchor_, labelSize_));
+  if (!labelSize_.isEmpty() && labelPlaced_) shape.addRect(QRectF(labelAnchor_, labelSize_));
   return shape;
 }
 
@@ -272,10 +319,12 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(Qt::NoPen);
     painter->drawPolygon(arrow_);
   }
-  if (lod < style.detailLod || label_.empty()) return;
+  if (lod < style.detailLod || !isLabelShown()) return;
   painter->setFont(style.edgeFont);
   QFontMetricsF fm(style.edgeFont);
-  painter->fillRect(QRectF(labelAnchor_, labelSize_), QColor(250, 250, 250, 200));
+  QColor under = style.background;
+  under.setAlpha(labelPlaced_ ? 200 : 240);  // a label shown over others for the pointer reads on top
+  painter->fillRect(QRectF(labelAnchor_, labelSize_), under);
   double x = labelAnchor_.x();
   double baseline = labelAnchor_.y() + fm.ascent();
   for (const LabelRun& run : label_.runs) {

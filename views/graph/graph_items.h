@@ -49,6 +49,8 @@ class BoxItem : public QGraphicsItem {
   QRectF box() const { return box_; }
   void setHighlighted(bool highlighted);
   bool isHighlighted() const { return highlighted_; }
+  // Takes its fill from the scene's style again (the style changed) and repaints.
+  void restyle();
   void setOverlay(std::optional<NodeOverlay> overlay);
   const std::optional<NodeOverlay>& overlay() const { return overlay_; }
   // The fill it is painted with: the overlay's where it gives one, else its own (the op category's).
@@ -94,6 +96,20 @@ class EdgeItem : public QGraphicsItem {
   void setHighlighted(bool highlighted);
   bool isHighlighted() const { return highlighted_; }
 
+  // Where the label goes. The scene places every label of a level so that none covers another
+  // (GraphScene::placeEdgeLabels): each edge offers spots along its path, and a label with no free spot
+  // is hidden until the pointer rests on the edge or the edge is selected.
+  std::vector<QRectF> labelSpots() const;
+  void placeLabel(QPointF topLeft, bool shown);
+  QRectF labelRect() const { return labelSize_.isEmpty() ? QRectF() : QRectF(labelAnchor_, labelSize_); }
+  // Whether the label is drawn at detail zoom (placed, or shown for the pointer or the selection).
+  bool isLabelShown() const { return !label_.empty() && (labelPlaced_ || hovered_ || highlighted_); }
+  bool isLabelPlaced() const { return labelPlaced_; }
+
+ protected:
+  void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+  void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
+
  private:
   void updateBounds();
   EdgeLabel withCount(EdgeLabel label) const;
@@ -108,6 +124,8 @@ class EdgeItem : public QGraphicsItem {
   QSizeF labelSize_;
   QRectF bounds_;
   EdgeLabel label_;
+  bool labelPlaced_ = true;
+  bool hovered_ = false;
   bool highlighted_ = false;
 };
 

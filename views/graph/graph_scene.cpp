@@ -3,6 +3,7 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -12,6 +13,34 @@ namespace onyx::views {
 namespace {
 
 constexpr double kSceneMargin = 40;
+constexpr double kLabelClearance = 1;  // kept free around a label so neighbours do not touch
+constexpr double kGridCell = 64;       // the collision grid's cell: about a label's width
+
+// Rectangles already placed, bucketed by grid cell so a new one is tested against its neighbours only.
+class RectGrid {
+ public:
+  bool intersectsAny(const QRectF& rect) const {
+    bool hit = false;
+    forCells(rect, [&](int64_t key) {
+      auto it = cells_.find(key);
+      if (it == cells_.end()) return;
+      for (const QRectF& placed : it->second) hit = hit || placed.intersects(rect);
+    });
+    return hit;
+  }
+  void add(const QRectF& rect) {
+    forCells(rect, [&](int64_t key) { cells_[key].push_back(rect); });
+  }
+
+ private:
+  template <class Visit>
+  static void forCells(const QRectF& rect, Visit&& visit) {
+    const auto first = [](double at) { return static_cast<int64_t>(std::floor(at / kGridCell)); };
+    for (int64_t x = first(rect.left()); x <= first(rect.right()); ++x)
+      for (int64_t y = first(rect.top()); y <= first(rect.bottom()); ++y) visit((x << 32) ^ (y & 0xffffffff));
+  }
+  std::unordered_map<int64_t, std::vector<QRectF>> cells_;
+};
 
 // Every node in the scope and below.
 void collectNodes(const Scope& scope, std::vector<const Node*>& nodes) {
@@ -23,6 +52,15 @@ void collectNodes(const Scope& scope, std::vector<const Node*>& nodes) {
 
 GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent) {
   setBackgroundBrush(state_.style->background);
+}
+
+void GraphScene::setStyle(const GraphStyle& style) {
+  if (&style == state_.style) return;
+  state_.style = &style;
+  setBackgroundBrush(style.background);
+  for (BoxItem* box : boxes_) box->restyle();
+  overviewDirty_ = true;
+  update();
 }
 
 void GraphScene::clearLayout() {
@@ -71,6 +109,7 @@ void GraphScene::showLayout(std::shared_ptr<const layout::LevelLayout> layout,
     edges_.push_back(edge);
     edgesByValue_[level.edges[i].value].push_back(edge);
   }
+  placeEdgeLabels();
   setItemIndexMethod(QGraphicsScene::BspTreeIndex);
   const layout::Rect& bounds = layout_->bounds;
   setSceneRect(QRectF(bounds.x, bounds.y, bounds.width, bounds.height)
@@ -79,6 +118,28 @@ void GraphScene::showLayout(std::shared_ptr<const layout::LevelLayout> layout,
 
 void GraphScene::relabelEdges(const EdgeLabelSource& labels) {
   for (EdgeItem* edge : edges_) edge->setLabel(labels ? labels(edge->levelEdge().value) : EdgeLabel{});
+  placeEdgeLabels();
+}
+
+size_t GraphScene::placeEdgeLabels() {
+  RectGrid taken;
+  for (const BoxItem* box : boxes_) taken.add(box->box());
+  size_t hidden = 0;
+  for (EdgeItem* edge : edges_) {
+    const std::vector<QRectF> spots = edge->labelSpots();
+    if (spots.empty()) continue;
+    auto free = std::find_if(spots.begin(), spots.end(), [&](const QRectF& spot) {
+      return !taken.intersectsAny(spot.adjusted(-kLabelClearance, -kLabelClearance, kLabelClearance, kLabelClearance));
+    });
+    if (free == spots.end()) {
+      edge->placeLabel(spots.front().topLeft(), false);
+      ++hidden;
+      continue;
+    }
+    taken.add(*free);
+    edge->placeLabel(free->topLeft(), true);
+  }
+  return hidden;
 }
 
 size_t GraphScene::patchLevel(std::shared_ptr<const layout::LevelLayout> layout, const EdgeLabelSource& labels) {
@@ -94,6 +155,7 @@ size_t GraphScene::patchLevel(std::shared_ptr<const layout::LevelLayout> layout,
     bool relabelled = edge->relabel(labels ? labels(edge->levelEdge().value) : EdgeLabel{});
     changed += renamed || relabelled;
   }
+  placeEdgeLabels();
   for (ClusterItem* cluster : clusters_) cluster->setLevelLayout(layout_);
   overviewDirty_ = true;
   return changed;

@@ -31,11 +31,20 @@ class GraphScene : public QGraphicsScene {
   void clearLayout();
   const std::shared_ptr<const layout::LevelLayout>& levelLayout() const { return layout_; }
 
-  // Re-reads every edge label (after shape inference ran again); positions are unchanged.
+  // Re-reads every edge label (after shape inference ran again); boxes and edges keep their places, the
+  // labels are placed again (their sizes changed).
   void relabelEdges(const EdgeLabelSource& labels);
+  // Places every edge label where it covers no box and no label placed before it (edges in level order),
+  // at the first free spot the edge offers; a label without one is hidden until hovered or selected.
+  // Returns how many were hidden.
+  size_t placeEdgeLabels();
   // Swaps in the same level with new text (patchedLayout: an edit that added, removed and rewired nothing)
   // and repaints only the boxes and edges whose text changed; nothing moves. Returns how many changed.
   size_t patchLevel(std::shared_ptr<const layout::LevelLayout> layout, const EdgeLabelSource& labels);
+
+  // The look every item draws with (GraphStyle::standard() until set): the canvas follows the palette.
+  void setStyle(const GraphStyle& style);
+  const GraphStyle& style() const { return *state_.style; }
 
   // Draw every label whatever the scale (vector output, where the reader zooms).
   void setFullDetail(bool full) { state_.fullDetail = full; }

@@ -29,6 +29,32 @@ const GraphStyle& GraphStyle::standard() {
   return *style;
 }
 
+const GraphStyle& GraphStyle::dark() {
+  static const std::unique_ptr<GraphStyle> style = [] {
+    auto made = std::make_unique<GraphStyle>(standard());
+    // Op fills stay as they are (their text picks its own colour, textOn); what sits on the canvas itself
+    // turns light on dark, with WCAG contrast of at least 4.5:1 against the background for text.
+    made->background = QColor(34, 35, 38);
+    made->edgeColor = QColor(150, 152, 162);
+    made->edgeLabelColor = QColor(206, 208, 216);
+    made->unresolvedColor = QColor(255, 120, 120);
+    made->selectionColor = QColor(90, 170, 255);
+    made->groupFill = QColor(60, 70, 92);
+    made->groupBorder = QColor(150, 166, 200);
+    made->terminalFill = QColor(78, 78, 84);
+    made->portFill = QColor(46, 47, 52);
+    made->clusterFill = QColor(44, 48, 58);
+    made->clusterBorder = QColor(100, 112, 138);
+    made->nameColor = QColor(176, 176, 182);
+    return made;
+  }();
+  return *style;
+}
+
+const GraphStyle& GraphStyle::forPalette(const QPalette& palette) {
+  return palette.color(QPalette::Window).lightness() < 128 ? dark() : standard();
+}
+
 QColor GraphStyle::categoryColor(OpCategory category) const {
   // One colour per category, in OpCategory order; hues kept apart for neighbours that often meet
   // (Layer/Activation/Normalization).

@@ -4,6 +4,7 @@
 // sizes the layout reserves come from these fonts (textWidth()).
 #include <QColor>
 #include <QFont>
+#include <QPalette>
 
 #include "layout/item_text.h"
 #include "layout/level_view.h"
@@ -12,8 +13,13 @@
 namespace onyx::views {
 
 struct GraphStyle {
-  // Built on first use (fonts need the application object).
+  // Built on first use (fonts need the application object). standard() is the light look (and what
+  // `onyx render` draws); dark() the same fonts and op colours on a dark canvas, for dark palettes.
   static const GraphStyle& standard();
+  static const GraphStyle& dark();
+  // dark() when the palette's window is dark (the Dark theme, or System on a dark desktop), else standard().
+  static const GraphStyle& forPalette(const QPalette& palette);
+  bool isDark() const { return background.lightness() < 128; }
 
   QFont titleFont;
   QFont detailFont;

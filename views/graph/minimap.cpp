@@ -54,9 +54,11 @@ QRectF Minimap::pictureRect() const {
 void Minimap::paintEvent(QPaintEvent*) {
   if (picture_.isNull() || !view_->scene()) return;
   QPainter painter(this);
-  painter.fillRect(rect(), QColor(255, 255, 255, 235));
+  QColor backdrop = palette().color(QPalette::Base);
+  backdrop.setAlpha(235);
+  painter.fillRect(rect(), backdrop);
   painter.drawPixmap(pictureRect().topLeft(), picture_);
-  painter.setPen(QColor(160, 160, 170));
+  painter.setPen(palette().color(QPalette::Mid));
   painter.drawRect(rect().adjusted(0, 0, -1, -1));
   // The visible area, mapped from scene to picture coordinates.
   QRectF scene = view_->scene()->sceneRect();

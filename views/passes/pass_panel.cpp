@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ir/module_path.h"
 #include "model_document.h"
 #include "passes/pass.h"
 #include "passes/pass_session.h"
@@ -197,9 +198,13 @@ void PassPanel::updateScopeChoice() {
   if (document_) {
     const Selection& selection = document_->selection();
     const Node* node = selection.graph ? selection.graph->findNode(selection.node) : nullptr;
-    if (node && !node->scopePath().empty()) {
-      const QString path = qs(std::string(node->scopePath()));
-      scope_->addItem(tr("Scope of the selection: %1").arg(path), path);
+    // The selection's scope (its module path in a dynamo export), then each scope enclosing it.
+    const std::string path = node ? scopePathOf(*node) : std::string();
+    for (size_t end = path.size(); end > 0 && end != std::string::npos; end = path.rfind('/', end - 1)) {
+      const QString scope = qs(path.substr(0, end));
+      scope_->addItem(end == path.size() ? tr("Scope of the selection: %1").arg(scope)
+                                         : tr("Enclosing scope: %1").arg(scope),
+                      scope);
     }
   }
   const int index = scope_->findData(previous);

@@ -35,6 +35,7 @@ void ProfileSession::setProfile(profile::Profile profile, const QString& source)
     mapping_ = {};
     mapping_.events = profile_.events.size();
     for (bool m : profile_.mapped) mapping_.mapped += m;
+    profile::assignScopes(profile_, document_->model());
   }
   flame_ = profile::buildFlameTree(profile_);
   byOpType_ = profile::summarize(profile_.events, profile::SummaryKey::OpType);
