@@ -59,6 +59,10 @@ const char* changeKindName(ChangeKind kind) {
       return "function-removed";
     case ChangeKind::FunctionChanged:
       return "function-changed";
+    case ChangeKind::NodesFused:
+      return "nodes-fused";
+    case ChangeKind::NodeSplit:
+      return "node-split";
   }
   return "unknown";
 }
@@ -509,6 +513,12 @@ void summarize(ModelDiff& diff) {
       case ChangeKind::FunctionRemoved:
         ++s.functionsRemoved;
         break;
+      case ChangeKind::NodesFused:
+        ++s.fusions;
+        break;
+      case ChangeKind::NodeSplit:
+        ++s.splits;
+        break;
       default:
         break;  // node changes are counted per node, function changes per function
     }
@@ -523,7 +533,7 @@ ModelDiff diffModels(const Model& before, const Model& after, MatchBy by) {
   differ.diffOpsets(before, after);
   differ.diffGraphs(before.graph(), after.graph(), "");
   differ.diffFunctions(before, after);
-  summarize(diff);
+  // Statuses from the plain changes: a node fused away is still removed on the canvas.
   for (const Change& change : diff.changes) {
     if (change.kind == ChangeKind::NodeRemoved) diff.beforeStatus_[change.beforeNode] = NodeStatus::Removed;
     if (change.kind == ChangeKind::NodeAdded) diff.afterStatus_[change.afterNode] = NodeStatus::Added;
@@ -532,6 +542,8 @@ ModelDiff diffModels(const Model& before, const Model& after, MatchBy by) {
       diff.afterStatus_[change.afterNode] = NodeStatus::Changed;
     }
   }
+  pairByOrigins(before, after, by, diff);
+  summarize(diff);
   return diff;
 }
 
