@@ -514,10 +514,11 @@ void summarize(ModelDiff& diff) {
         ++s.functionsRemoved;
         break;
       case ChangeKind::NodesFused:
-        ++s.fusions;
-        break;
       case ChangeKind::NodeSplit:
-        ++s.splits;
+        // The entry groups nodes that were still removed and added: the counts keep counting them.
+        ++(change.kind == ChangeKind::NodesFused ? s.fusions : s.splits);
+        for (NodeId node : change.beforeNodes) s.nodesRemoved += diff.statusBefore(node) == NodeStatus::Removed;
+        for (NodeId node : change.afterNodes) s.nodesAdded += diff.statusAfter(node) == NodeStatus::Added;
         break;
       default:
         break;  // node changes are counted per node, function changes per function

@@ -75,7 +75,8 @@ struct Change {
 
 struct DiffSummary {
   size_t nodesAdded = 0, nodesRemoved = 0, nodesChanged = 0;
-  size_t fusions = 0, splits = 0;  // NodesFused and NodeSplit entries
+  // NodesFused and NodeSplit entries; the nodes they group still count in nodesAdded and nodesRemoved.
+  size_t fusions = 0, splits = 0;
   size_t initializersAdded = 0, initializersRemoved = 0, initializersChanged = 0;
   size_t valuesRenamed = 0, valueTypesChanged = 0;
   size_t graphInputsAdded = 0, graphInputsRemoved = 0, graphInputsReordered = 0;

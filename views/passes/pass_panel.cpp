@@ -122,10 +122,10 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   bisect_ = new QPushButton(tr("Bisect"), this);
   bisect_->setToolTip(tr("Find the step, and the rewrite inside it, that first make the outputs differ from "
                          "the original model's"));
-  saveRecipe_ = new QPushButton(tr("Save Recipe..."), this);
+  saveRecipe_ = new QPushButton(tr("Save..."), this);
   saveRecipe_->setToolTip(tr("Save the steps in effect (passes, scopes, options) as a JSON recipe that "
                              "`onyx optimize --pipeline` replays"));
-  loadRecipe_ = new QPushButton(tr("Load Recipe..."), this);
+  loadRecipe_ = new QPushButton(tr("Load..."), this);
   loadRecipe_->setToolTip(tr("Run the steps of a JSON recipe"));
   apply_ = new QPushButton(tr("Apply"), this);
   apply_->setToolTip(tr("Apply the selected pass once"));
@@ -187,17 +187,21 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   auto* verifyRow = new QHBoxLayout;
   verifyRow->addWidget(verify_);
   verifyRow->addWidget(verifyInputs_, 1);
-  verifyRow->addWidget(measure_);
   topLayout->addLayout(verifyRow);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(apply_);
   buttons->addWidget(pipeline_);
   buttons->addWidget(cancel_);
-  buttons->addWidget(bisect_);
-  buttons->addWidget(saveRecipe_);
-  buttons->addWidget(loadRecipe_);
   buttons->addStretch(1);
   topLayout->addLayout(buttons);
+  // The debugger's row, apart so the dock stays as narrow as before.
+  auto* debugRow = new QHBoxLayout;
+  debugRow->addWidget(measure_);
+  debugRow->addWidget(bisect_);
+  debugRow->addWidget(saveRecipe_);
+  debugRow->addWidget(loadRecipe_);
+  debugRow->addStretch(1);
+  topLayout->addLayout(debugRow);
   topLayout->addWidget(progress_);
   topLayout->addWidget(status_);
 
