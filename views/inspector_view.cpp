@@ -10,6 +10,7 @@
 #include "analysis/model_graphs.h"
 #include "analysis/tensor_preview.h"
 #include "explorer_text.h"
+#include "onnx/node_metadata.h"
 #include "op_documentation_rows.h"
 #include "rich_text_delegate.h"
 #include "shapes/shape_report.h"
@@ -88,6 +89,19 @@ bool stillInModel(const Model& model, const Selection& selection) {
     return std::find(defined.begin(), defined.end(), selection.value) != defined.end();
   }
   return selection.graph->findNode(selection.node) != nullptr;
+}
+
+// "fused from Conv #12, BatchNormalization #13": the nodes of the model as first loaded that the passes made
+// this node from (ir/node_origin.h); empty when none.
+QString originText(const Node& node) {
+  const std::vector<NodeOrigin> origins = nodeOrigins(node);
+  if (origins.empty()) return {};
+  QStringList parts;
+  for (const NodeOrigin& origin : origins)
+    parts << QStringLiteral("%1 #%2").arg(qs(origin.opType)).arg(origin.id);
+  QString joined = parts.join(QStringLiteral(", "));
+  return origins.size() > 1 ? QObject::tr("fused from %1").arg(joined)
+                                   : QObject::tr("made from %1").arg(joined);
 }
 
 }  // namespace
@@ -234,6 +248,7 @@ void InspectorView::showNode(const Node& node) {
   QTreeWidgetItem* graphRow = addRow(about, tr("graph"), graphLabel(document_->model(), *node.graph()));
   if (const Node* owner = node.graph()->owner()) setTarget(graphRow, nodeSelection(*owner));
   if (!node.docString().empty()) addRow(about, tr("doc"), qs(node.docString()));
+  if (QString origin = originText(node); !origin.isEmpty()) addRow(about, tr("origin"), origin);
 
   if (!node.attributes().empty()) {
     auto* attributes = new QTreeWidgetItem(this, {tr("Attributes")});

@@ -1,17 +1,22 @@
-// `onyx optimize IN -o OUT [--passes a,b,c | --pipeline default] [--fixpoint] [--list] [--verify] [--json]
-// [--scope PATH]`: runs passes through the pass manager and prints, per pass, its counters, the candidates it
-// skipped and why, the node count before and after, and with --verify the worst error per output.
+// `onyx optimize IN -o OUT [--passes a,b,c | --pipeline default|RECIPE.json] [--fixpoint] [--list] [--verify]
+// [--json] [--scope PATH] [--save-recipe FILE] [--measure] [--bisect]`: runs passes through the pass manager
+// and prints, per pass, its counters, the candidates it skipped and why, the node count before and after,
+// with --verify the worst error per output and with --measure what each step costs to run. --bisect finds
+// the step and the rewrite that break the outputs instead (optimize_debug.h).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "cli/command.h"
+#include "cli/optimize_debug.h"
 #include "exec/compare.h"
 #include "onnx/onnx_io.h"
 #include "passes/pass_manager.h"
+#include "passes/recipe.h"
 #include "util/json_writer.h"
 
 namespace onyx::cli {
@@ -25,6 +30,13 @@ struct OptimizeArguments {
   std::string pipeline;
   std::string scope;
   std::string inputs;
+  std::string saveRecipe;
+  std::string bind;
+  double rtol = 1e-4;
+  double atol = 1e-5;
+  int runs = 5;
+  bool measure = false;
+  bool bisect = false;
   bool fixpoint = false;
   bool list = false;
   bool verify = false;
@@ -110,58 +122,122 @@ std::string stepJson(const passes::PassStep& step, const OptimizeArguments& args
     }
     json += "]}";
   }
+  if (step.cost) json += ",\"cost\":" + costJson(*step.cost);
   return json + "}";
 }
 
-int optimize(const OptimizeArguments& args) {
-  if (args.list) return printList(args.json);
-  if (args.in.empty() || args.out.empty()) {
-    std::cerr << "error: give IN and -o OUT (or --list)\n";
-    return kExitUsage;
+// The pipeline to run: --passes, a recipe file, or the default pipeline.
+Expected<passes::Recipe> chosenRecipe(const OptimizeArguments& args) {
+  if (passes::isRecipePath(args.pipeline)) {
+    std::ifstream file(args.pipeline, std::ios::binary);
+    if (!file) return makeError("cannot read the recipe", args.pipeline);
+    std::stringstream text;
+    text << file.rdbuf();
+    auto recipe = passes::recipeFromJson(text.str());
+    if (!recipe) return makeError(recipe.error().message, args.pipeline + ": " + recipe.error().where);
+    return recipe;
   }
-  std::vector<std::string> pipeline =
-      args.passes.empty() ? passes::defaultPipeline() : splitList(args.passes);
-  if (!args.pipeline.empty() && args.pipeline != "default") {
-    std::cerr << "error: unknown pipeline '" << args.pipeline << "'; the only pipeline is 'default'\n";
-    return kExitUsage;
-  }
-  if (auto unknown = passes::unknownPasses(pipeline); !unknown.empty()) {
-    std::cerr << "error: unknown pass '" << unknown.front() << "'; `onyx optimize --list` shows the passes\n";
-    return kExitUsage;
-  }
-  auto model = loadModel(args.in);
-  if (!model) return reportError(args.in, model.error());
+  std::vector<std::string> names = args.passes.empty() ? passes::defaultPipeline() : splitList(args.passes);
+  passes::PassOptions options;
+  passes::Recipe recipe;
+  for (const std::string& name : names) recipe.steps.push_back({name, args.scope, options});
+  return recipe;
+}
 
-  passes::PipelineOptions options;
+int bisect(const OptimizeArguments& args, const Model& model, const passes::Recipe& recipe) {
+  auto inputs = debugInputs(model, args.in, args.inputs, args.bind);
+  if (!inputs) return reportError(args.in, inputs.error());
+  passes::BisectOptions options;
+  options.inputs = inputs->inputs;
+  options.bindings = inputs->bindings;
+  options.rtol = args.rtol;
+  options.atol = args.atol;
   options.fixpoint = args.fixpoint;
-  options.scope = args.scope;
-  options.verify.enabled = args.verify;
-  if (!args.inputs.empty()) {
-    auto set = exec::loadTestDataSet(**model, args.inputs);
-    if (!set) return reportError(args.inputs, set.error());
-    options.verify.inputs = std::move(set->inputs);
-  }
-  passes::PassManager manager(**model);
-  passes::PipelineResult result = manager.run(pipeline, options);
+  std::vector<passes::BisectStep> steps;
+  for (const auto& step : recipe.steps)
+    steps.push_back({[name = step.pass] { return passes::createPass(name); }, step.scope, step.options});
+  auto result = passes::bisectPipeline(model, steps, options);
+  if (!result) return reportError(args.in, result.error());
+  printBisect(*result, options, *inputs, steps.size(), args.json);
+  return std::cout.flush() ? kExitOk : kExitBadInput;
+}
 
+void printResult(const OptimizeArguments& args, const passes::PipelineResult& result) {
   if (args.json) {
     std::string json = fmt::format("{{\"model\":{},\"nodes_before\":{},\"nodes_after\":{},\"rounds\":{}",
                                    jsonQuote(args.in), result.nodesBefore, result.nodesAfter, result.rounds);
     if (args.fixpoint) json += fmt::format(",\"fixpoint\":{}", result.reachedFixpoint);
+    if (result.baseline) json += ",\"original\":" + costJson(*result.baseline);
     json += ",\"steps\":[";
     for (size_t i = 0; i < result.steps.size(); ++i) json += (i ? "," : "") + stepJson(result.steps[i], args);
     json += "]";
     if (!result.error) json += ",\"output\":" + jsonQuote(args.out);
     std::cout << json << "}\n";
-  } else {
-    for (const auto& step : result.steps) printStepText(step, args);
-    std::cout << fmt::format(
-        "nodes: {} -> {} ({} steps, {} {}{})\n", result.nodesBefore, result.nodesAfter, result.steps.size(),
-        result.rounds, result.rounds == 1 ? "round" : "rounds",
-        args.fixpoint ? (result.reachedFixpoint ? ", fixpoint reached" : ", round limit reached") : "");
+    return;
   }
+  for (const auto& step : result.steps) printStepText(step, args);
+  std::cout << fmt::format(
+      "nodes: {} -> {} ({} steps, {} {}{})\n", result.nodesBefore, result.nodesAfter, result.steps.size(),
+      result.rounds, result.rounds == 1 ? "round" : "rounds",
+      args.fixpoint ? (result.reachedFixpoint ? ", fixpoint reached" : ", round limit reached") : "");
+  if (args.measure) printMeasureTable(result);
+}
+
+int optimize(const OptimizeArguments& args) {
+  if (args.list) return printList(args.json);
+  if (args.in.empty() || (args.out.empty() && !args.bisect)) {
+    std::cerr << "error: give IN and -o OUT (or --list)\n";
+    return kExitUsage;
+  }
+  if (!args.pipeline.empty() && args.pipeline != "default" && !passes::isRecipePath(args.pipeline)) {
+    std::cerr << "error: unknown pipeline '" << args.pipeline
+              << "'; give 'default' or a recipe file ending in .json\n";
+    return kExitUsage;
+  }
+  if (args.passes.size() && passes::isRecipePath(args.pipeline)) {
+    std::cerr << "error: --passes and a recipe exclude each other\n";
+    return kExitUsage;
+  }
+  if (auto unknown = passes::unknownPasses(splitList(args.passes)); !unknown.empty()) {
+    std::cerr << "error: unknown pass '" << unknown.front() << "'; `onyx optimize --list` shows the passes\n";
+    return kExitUsage;
+  }
+  auto recipe = chosenRecipe(args);
+  if (!recipe) return reportError(args.pipeline, recipe.error());
+  auto model = loadModel(args.in);
+  if (!model) return reportError(args.in, model.error());
+  if (args.bisect) return bisect(args, **model, *recipe);
+
+  passes::PipelineOptions options;
+  options.fixpoint = args.fixpoint;
+  options.verify.enabled = args.verify;
+  if (!args.inputs.empty() && args.verify) {
+    auto set = exec::loadTestDataSet(**model, args.inputs);
+    if (!set) return reportError(args.inputs, set.error());
+    options.verify.inputs = std::move(set->inputs);
+  }
+  if (args.measure) {
+    auto inputs = debugInputs(**model, args.in, args.inputs, args.bind);
+    if (!inputs) return reportError(args.in, inputs.error());
+    options.measure = {.enabled = true,
+                       .inputs = std::move(inputs->inputs),
+                       .bindings = std::move(inputs->bindings),
+                       .runs = args.runs,
+                       .rtol = args.rtol,
+                       .atol = args.atol};
+  }
+  passes::PassManager manager(**model);
+  passes::PipelineResult result = passes::runRecipe(manager, *recipe, options);
+  printResult(args, result);
   std::cout.flush();
   if (result.error) return reportError(args.in, *result.error);
+  if (!args.saveRecipe.empty()) {
+    passes::Recipe applied;
+    for (size_t i = 0; i < result.steps.size(); ++i)
+      applied.steps.push_back(recipe->steps[i % recipe->steps.size()]);
+    if (auto written = writeFileAtomically(args.saveRecipe, passes::recipeToJson(applied)); !written)
+      return reportError(args.saveRecipe, written.error());
+  }
   auto saved = saveModel(**model, args.out);
   if (!saved) return reportError(args.out, saved.error());
   if (!args.json) std::cout << "saved " << args.out << "\n";
@@ -178,14 +254,29 @@ Command optimizeCommand() {
             app.add_option("-o,--output", args->out, "The .onnx file to write (replaced atomically)");
             auto* passesOption =
                 app.add_option("--passes", args->passes, "Comma-separated passes to run, in order");
-            app.add_option("--pipeline", args->pipeline, "A named pipeline: default (the default)")
+            app.add_option("--pipeline", args->pipeline,
+                           "default (the default), or a recipe file (.json) to replay")
                 ->excludes(passesOption);
+            app.add_option("--save-recipe", args->saveRecipe,
+                           "Write the steps applied as a recipe (.json) that --pipeline replays");
+            app.add_flag("--measure", args->measure,
+                         "Run the model after each step: median latency, peak bytes, nodes, worst error");
+            app.add_option("--runs", args->runs, "Timed runs per step for --measure (the median is shown)")
+                ->check(CLI::Range(1, 1000));
+            app.add_flag("--bisect", args->bisect,
+                         "Find the first step, and the first rewrite in it, that breaks the outputs (writes "
+                         "nothing)");
+            app.add_option("--bind", args->bind, "Symbol bindings for random inputs: batch=1,seq=128");
+            app.add_option("--rtol", args->rtol, "Relative tolerance of --bisect and --measure (1e-4)");
+            app.add_option("--atol", args->atol, "Absolute tolerance of --bisect and --measure (1e-5)");
             app.add_flag("--fixpoint", args->fixpoint, "Repeat the pipeline until a round changes nothing");
             app.add_flag("--list", args->list,
                          "List the passes with their summaries and the default pipeline");
             app.add_flag("--verify", args->verify,
                          "Run the model before and after each pass and report the worst error per output");
-            app.add_option("--inputs", args->inputs, "A test_data_set_N folder with inputs for --verify");
+            app.add_option("--inputs", args->inputs,
+                           "A test_data_set_N folder with inputs for --verify, --measure and --bisect (these "
+                           "two use test_data_set_0 beside the model when there is one)");
             app.add_option("--scope", args->scope, "Rewrite only nodes in this name scope: /encoder/layer.0");
             app.add_flag("--json", args->json, "Print the steps as JSON");
             app.add_flag("--time", args->time, "Print each pass's wall time");

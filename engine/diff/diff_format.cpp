@@ -118,6 +118,10 @@ std::string detail(const Change& c) {
       return "type " + c.before + " -> " + c.after;
     case ChangeKind::FunctionChanged:
       return c.item + " " + c.before + " -> " + c.after;
+    case ChangeKind::NodesFused:
+      return "fused from " + c.before;
+    case ChangeKind::NodeSplit:
+      return "split into " + c.after;
   }
   return "";
 }
@@ -145,6 +149,8 @@ std::string formatSummary(const DiffSummary& s) {
   part(s.functionsRemoved, "function", "removed");
   part(s.functionsChanged, "function", "changed");
   part(s.opsetsChanged, "opset import", "changed");
+  if (s.fusions) text += "; " + std::to_string(s.fusions) + (s.fusions == 1 ? " fusion" : " fusions");
+  if (s.splits) text += "; " + std::to_string(s.splits) + (s.splits == 1 ? " split" : " splits");
   return text;
 }
 
@@ -181,6 +187,8 @@ std::string formatDiffJson(const ModelDiff& diff) {
   json.member("functions_added", s.functionsAdded).member("functions_removed", s.functionsRemoved);
   json.member("functions_changed", s.functionsChanged);
   json.member("opsets_changed", s.opsetsChanged);
+  if (s.fusions) json.member("fusions", s.fusions);
+  if (s.splits) json.member("splits", s.splits);
   json.endObject().key("changes").beginArray();
   for (const Change& change : diff.changes) {
     json.beginObject().member("kind", changeKindName(change.kind)).member("scope", change.scope);

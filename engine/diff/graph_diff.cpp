@@ -59,6 +59,10 @@ const char* changeKindName(ChangeKind kind) {
       return "function-removed";
     case ChangeKind::FunctionChanged:
       return "function-changed";
+    case ChangeKind::NodesFused:
+      return "nodes-fused";
+    case ChangeKind::NodeSplit:
+      return "node-split";
   }
   return "unknown";
 }
@@ -509,6 +513,13 @@ void summarize(ModelDiff& diff) {
       case ChangeKind::FunctionRemoved:
         ++s.functionsRemoved;
         break;
+      case ChangeKind::NodesFused:
+      case ChangeKind::NodeSplit:
+        // The entry groups nodes that were still removed and added: the counts keep counting them.
+        ++(change.kind == ChangeKind::NodesFused ? s.fusions : s.splits);
+        for (NodeId node : change.beforeNodes) s.nodesRemoved += diff.statusBefore(node) == NodeStatus::Removed;
+        for (NodeId node : change.afterNodes) s.nodesAdded += diff.statusAfter(node) == NodeStatus::Added;
+        break;
       default:
         break;  // node changes are counted per node, function changes per function
     }
@@ -523,7 +534,7 @@ ModelDiff diffModels(const Model& before, const Model& after, MatchBy by) {
   differ.diffOpsets(before, after);
   differ.diffGraphs(before.graph(), after.graph(), "");
   differ.diffFunctions(before, after);
-  summarize(diff);
+  // Statuses from the plain changes: a node fused away is still removed on the canvas.
   for (const Change& change : diff.changes) {
     if (change.kind == ChangeKind::NodeRemoved) diff.beforeStatus_[change.beforeNode] = NodeStatus::Removed;
     if (change.kind == ChangeKind::NodeAdded) diff.afterStatus_[change.afterNode] = NodeStatus::Added;
@@ -532,6 +543,8 @@ ModelDiff diffModels(const Model& before, const Model& after, MatchBy by) {
       diff.afterStatus_[change.afterNode] = NodeStatus::Changed;
     }
   }
+  pairByOrigins(before, after, by, diff);
+  summarize(diff);
   return diff;
 }
 

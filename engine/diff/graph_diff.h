@@ -44,6 +44,11 @@ enum class ChangeKind {
   FunctionAdded,     // subject: "domain.name"
   FunctionRemoved,
   FunctionChanged,  // item: "attributes" or "opset imports"
+  // Paired through the new nodes' origins (ir/node_origin.h) instead of removed + added: several old nodes
+  // became one new node (subject: the new node; before: the old nodes), or one old node became several new
+  // ones (subject: the old node; after: the new nodes). beforeNodes/afterNodes hold every node of the pair.
+  NodesFused,
+  NodeSplit,
 };
 
 // kebab-case: "node-added", for JSON.
@@ -65,10 +70,13 @@ struct Change {
   std::string after;
   NodeId beforeNode = kNoNode;  // the node concerned in the old model, if any
   NodeId afterNode = kNoNode;   // and in the new one
+  std::vector<NodeId> beforeNodes, afterNodes;  // NodesFused and NodeSplit: all the nodes paired
 };
 
 struct DiffSummary {
   size_t nodesAdded = 0, nodesRemoved = 0, nodesChanged = 0;
+  // NodesFused and NodeSplit entries; the nodes they group still count in nodesAdded and nodesRemoved.
+  size_t fusions = 0, splits = 0;
   size_t initializersAdded = 0, initializersRemoved = 0, initializersChanged = 0;
   size_t valuesRenamed = 0, valueTypesChanged = 0;
   size_t graphInputsAdded = 0, graphInputsRemoved = 0, graphInputsReordered = 0;
@@ -98,5 +106,9 @@ struct ModelDiff {
 // MatchBy::NodeIds for one model's states (before and after edits, or a Rewriter::copyModel copy and its
 // original); MatchBy::Structure for models loaded from different files.
 ModelDiff diffModels(const Model& before, const Model& after, MatchBy by);
+
+// Replaces the removals, additions and node changes that the new model's node origins explain by NodesFused
+// and NodeSplit entries (origin_pairs.cpp; diffModels calls it before counting).
+void pairByOrigins(const Model& before, const Model& after, MatchBy by, ModelDiff& diff);
 
 }  // namespace onyx::diff

@@ -185,6 +185,7 @@ Node* Rewriter::addNode(Graph& graph, NodeSpec spec, Node* before) {
             *holder = Impl::extractNode(node);
             model->emit({ChangeEvent::Kind::NodeRemoved, target, node->id_, node->name_, true});
           }});
+  trackAdded(node);
   return node;
 }
 
@@ -192,6 +193,7 @@ void Rewriter::removeNode(Node* node) {
   for (const auto& output : node->outputs_)
     if (output && !output->uses_.empty())
       throw std::logic_error("removeNode: output '" + output->name_ + "' of " + node->describe() + " is still used");
+  trackRemoved(node);
   Graph* graph = node->graph_;
   auto holder = std::make_shared<std::unique_ptr<Node>>();
   auto next = std::make_shared<Node*>(nullptr);
@@ -225,6 +227,7 @@ void Rewriter::moveBefore(Node* node, Node* before) {
 }
 
 void Rewriter::setInputs(Node* node, std::vector<Value*> inputs) {
+  trackModified(node);
   auto old = std::make_shared<std::vector<Value*>>(node->inputs_);
   auto fresh = std::make_shared<std::vector<Value*>>(std::move(inputs));
   Model* model = model_;
@@ -246,6 +249,7 @@ void Rewriter::setInput(Node* node, size_t index, Value* value) {
 
 void Rewriter::replaceAllUsesWith(Value* from, Value* to) {
   if (from == to) return;
+  trackRewiring(from, to, true);
   std::vector<Use> uses = from->uses_;
   for (const Use& use : uses) {
     if (use.node) {
@@ -256,9 +260,11 @@ void Rewriter::replaceAllUsesWith(Value* from, Value* to) {
       setGraphOutputs(*use.graphOutput, std::move(outputs));
     }
   }
+  trackRewiring(from, to, false);
 }
 
 void Rewriter::setAttribute(Node* node, Attribute attribute) {
+  trackModified(node);
   auto find = [node](const std::string& name) {
     return std::find_if(node->attributes_.begin(), node->attributes_.end(),
                         [&](const Attribute& a) { return a.name() == name; });
@@ -303,6 +309,7 @@ void Rewriter::removeAttribute(Node* node, const std::string& name) {
   auto it = std::find_if(node->attributes_.begin(), node->attributes_.end(),
                          [&](const Attribute& a) { return a.name() == name; });
   if (it == node->attributes_.end()) return;
+  trackModified(node);
   auto position = size_t(it - node->attributes_.begin());
   auto old = std::make_shared<Attribute>(*it);
   Model* model = model_;

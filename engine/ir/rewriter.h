@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/model.h"
+#include "ir/node_origin.h"
 
 namespace onyx {
 
@@ -79,6 +80,9 @@ class Rewriter {
   void setAttribute(Node* node, Attribute attribute);
   void removeAttribute(Node* node, const std::string& name);
   void renameNode(Node* node, std::string name);
+  // Replaces the node's unknown NodeProto fields, where its metadata_props live (provenance writes its
+  // "onyx.origin" entry so); emits AttributeChanged named "metadata_props".
+  void setUnknownFields(Node* node, std::string unknownFields);
   void renameValue(Value* value, std::string name);
   void setType(Value* value, Type type);
   void setValueInfo(Value* value, bool listed, std::string docString = {}, std::string unknownFields = {});
@@ -107,11 +111,38 @@ class Rewriter {
   // Defined in model_copy.cpp.
   static std::unique_ptr<Model> copyModel(const Model& source);
 
+  // One rewrite (the edits of one pattern match) lies between beginRewrite() and endRewrite(); the rewriter
+  // notes the nodes the edits add, remove and modify, which provenance (passes/provenance.h) and bisection
+  // report. Defined in rewrite_tracking.cpp.
+  struct TouchedNode {
+    NodeOrigin node;
+    Node* live = nullptr;       // added and modified nodes; null for removed ones
+    const Graph* graph = nullptr;
+    std::string unknownFields;  // of a removed node, as it was (its metadata, origins included)
+    // A modified node whose output took over the uses of a removed node's output (the Conv that a
+    // BatchNormalization folded into): replaceAllUsesWith(removed output, its output).
+    bool tookOver = false;
+  };
+  struct RewriteEdits {
+    std::vector<TouchedNode> removed;   // not those the rewrite added and removed again
+    std::vector<TouchedNode> added;     // still there
+    std::vector<TouchedNode> modified;  // inputs or attributes changed in place (not just rewired)
+  };
+  void beginRewrite();
+  RewriteEdits endRewrite();
+
  private:
+  struct Tracker;  // what the open rewrite touched, in rewrite_tracking.cpp
   struct Impl;  // link bookkeeping shared by the edits, in rewriter.cpp
   void record(ChangeLog::Edit edit);
   void emit(ChangeEvent::Kind kind, const Graph* graph, NodeId node, std::string name, bool undoing = false);
+  // Notes for the open rewrite, if any (rewrite_tracking.cpp).
+  void trackAdded(Node* node);
+  void trackRemoved(Node* node);
+  void trackModified(Node* node);
+  void trackRewiring(const Value* from, const Value* to, bool starting);
   Model* model_;
+  std::shared_ptr<Tracker> tracker_;  // set between beginRewrite() and endRewrite()
 };
 
 }  // namespace onyx

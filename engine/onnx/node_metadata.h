@@ -7,6 +7,7 @@
 
 #include "ir/graph.h"
 #include "ir/model.h"
+#include "ir/node_origin.h"
 
 namespace onyx {
 
@@ -17,5 +18,15 @@ std::vector<StringPair> metadataPropsFromUnknownFields(const std::string& unknow
 inline std::vector<StringPair> nodeMetadataProps(const Node& node) {
   return metadataPropsFromUnknownFields(node.unknownFields());
 }
+
+// Provenance (ir/node_origin.h): the nodes a node was made from, as its metadata_props entry "onyx.origin"
+// holds them (a JSON list of [id, op type, name]); empty when there is none or it does not parse.
+std::vector<NodeOrigin> originsFromUnknownFields(const std::string& unknownFields);
+inline std::vector<NodeOrigin> nodeOrigins(const Node& node) {
+  return originsFromUnknownFields(node.unknownFields());
+}
+// `unknownFields` with its "onyx.origin" entry replaced by `origins` (none when empty); the other fields
+// keep their order.
+std::string withNodeOrigins(const std::string& unknownFields, const std::vector<NodeOrigin>& origins);
 
 }  // namespace onyx

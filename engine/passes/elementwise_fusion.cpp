@@ -116,8 +116,6 @@ class Fuser {
     auto order = topologicalOrder(graph_);
     if (!order) return order.error();
     order_ = *order;
-    Rewriter& rw = context_.rewriter();
-    Model& model = context_.model();
     bool changed = false;
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       Node* root = *it;
@@ -126,9 +124,9 @@ class Fuser {
       Group group = grow(root);
       for (Node* node : group.nodes) taken_.insert(node);
       if (group.nodes.size() < 2) continue;
-      if (model.irVersion < 8) {
+      if (context_.model().irVersion < 8) {
         context_.skip(*root, "model-local functions need IR version 8; the model has " +
-                                 std::to_string(model.irVersion));
+                                 std::to_string(context_.model().irVersion));
         continue;
       }
       std::string formula = formulaOf(group);
@@ -139,33 +137,46 @@ class Fuser {
         context_.skip(*root, "no fused function of the main graph has this formula (" + formula + ")");
         continue;
       }
-      if (!function) {
-        auto made = buildFunction(model, rw, group, functionName(group), formula);
-        rw.addFunction(made);
-        function = made.get();
-        if (model.opsetVersion(kDomain) == 0) rw.setOpsetImport(std::string(kDomain), 1);
-        context_.count("functions-created");
+      if (!context_.mayRewrite()) {
+        context_.noteStoppedAtLimit();
+        break;
       }
-      Value* result = root->output(0);
-      std::string name = root->name().empty() ? function->name : root->name() + "_fused";
-      Node* call = rw.addNode(graph_,
-                              {.opType = function->name,
-                               .domain = std::string(kDomain),
-                               .name = freshNodeName(graph_, name),
-                               .inputs = group.inputs,
-                               .outputNames = {freshValueName(graph_, result->name() + "_fused")}},
-                              root);
-      if (!result->type().isNone()) rw.setType(call->output(0), result->type());
-      std::vector<Node*> dead(group.nodes.rbegin(), group.nodes.rend());
-      replaceNode(rw, root, {call->output(0)}, dead);
-      context_.count("groups-fused");
-      context_.count("nodes-fused", int64_t(group.nodes.size()));
+      context_.beginRewrite(*root);
+      fuse(root, group, formula, function);
+      context_.endRewrite(true);
       changed = true;
     }
     return changed;
   }
 
  private:
+  // Replaces the group by one call of `function`, made from the group when null.
+  void fuse(Node* root, const Group& group, const std::string& formula, const Function* function) {
+    Rewriter& rw = context_.rewriter();
+    Model& model = context_.model();
+    if (!function) {
+      auto made = buildFunction(model, rw, group, functionName(group), formula);
+      rw.addFunction(made);
+      function = made.get();
+      if (model.opsetVersion(kDomain) == 0) rw.setOpsetImport(std::string(kDomain), 1);
+      context_.count("functions-created");
+    }
+    Value* result = root->output(0);
+    std::string name = root->name().empty() ? function->name : root->name() + "_fused";
+    Node* call = rw.addNode(graph_,
+                            {.opType = function->name,
+                             .domain = std::string(kDomain),
+                             .name = freshNodeName(graph_, name),
+                             .inputs = group.inputs,
+                             .outputNames = {freshValueName(graph_, result->name() + "_fused")}},
+                            root);
+    if (!result->type().isNone()) rw.setType(call->output(0), result->type());
+    std::vector<Node*> dead(group.nodes.rbegin(), group.nodes.rend());
+    replaceNode(rw, root, {call->output(0)}, dead);
+    context_.count("groups-fused");
+    context_.count("nodes-fused", int64_t(group.nodes.size()));
+  }
+
   const Function* findByFormula(const std::string& formula) const {
     for (const auto& f : context_.model().functions)
       if (f->domain == kDomain && f->docString == formula && f->body) return f.get();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ir/module_path.h"
+#include "passes/provenance.h"
 
 namespace onyx::passes {
 
@@ -30,6 +31,22 @@ const ShapeInference& PassContext::shapes() {
     shapes_ = std::make_unique<ShapeInference>(inferShapes(model_, options));
   }
   return *shapes_;
+}
+
+void PassContext::beginRewrite(const Node& root) {
+  rewriteRoot_ = {root.id(), root.opType(), root.name()};
+  rewriter_.beginRewrite();
+}
+
+void PassContext::endRewrite(bool rewritten) {
+  Rewriter::RewriteEdits edits = rewriter_.endRewrite();
+  if (!rewritten) return;
+  recordProvenance(rewriter_, edits);
+  RewriteRecord record{int64_t(rewrites_.size()) + 1, std::move(rewriteRoot_), {}, {}, {}};
+  for (const auto& node : edits.removed) record.removed.push_back(node.node);
+  for (const auto& node : edits.added) record.added.push_back(node.node);
+  for (const auto& node : edits.modified) record.modified.push_back(node.node);
+  rewrites_.push_back(std::move(record));
 }
 
 void PassContext::count(std::string_view counter, int64_t by) {

@@ -28,11 +28,23 @@ struct PassSkip {
   std::string reason;  // "shape of %x unknown"
 };
 
+// One rewrite a pass made: the match at `root` and the nodes its edits touched (Rewriter::RewriteEdits).
+struct RewriteRecord {
+  int64_t index = 0;  // 1-based, in the order the pass made them
+  NodeOrigin root;
+  std::vector<NodeOrigin> removed;
+  std::vector<NodeOrigin> added;
+  std::vector<NodeOrigin> modified;
+};
+
 struct PassOptions {
   // Constant folding does not create constants larger than this (bytes).
   int64_t constantFoldingSizeLimit = 1 << 20;
   // Bindings for symbolic dims the shape-aware passes may assume (`batch=1`).
   SymBindings bindings;
+  // A debug counter, as LLVM's -opt-bisect-limit and MLIR's debug counters: the pass stops after this many
+  // rewrites (0: makes none). Bisection searches it for the rewrite that breaks a model.
+  std::optional<int64_t> rewriteLimit;
 };
 
 class PassContext {
@@ -54,6 +66,21 @@ class PassContext {
   const ShapeInference& shapes();
   void invalidateShapes() { shapes_.reset(); }
 
+  // Rewrites: a pass brackets the edits of each match with beginRewrite/endRewrite (the pattern driver does
+  // so for every pattern pass), which records what each touched, gives the nodes it made their origins, and
+  // keeps the rewrite limit. mayRewrite() says whether the limit allows another; a pass stops when it
+  // does not.
+  bool mayRewrite() const {
+    return !options_.rewriteLimit || int64_t(rewrites_.size()) < *options_.rewriteLimit;
+  }
+  void beginRewrite(const Node& root);
+  // `rewritten`: the match made edits (a match that made none leaves no record).
+  void endRewrite(bool rewritten);
+  const std::vector<RewriteRecord>& rewrites() const { return rewrites_; }
+  // Whether the limit was reached: a pass asked mayRewrite() and was told no.
+  bool stoppedAtLimit() const { return stoppedAtLimit_; }
+  void noteStoppedAtLimit() { stoppedAtLimit_ = true; }
+
   void count(std::string_view counter, int64_t by = 1);
   void skip(const Node& node, std::string reason);
   void skip(PassSkip skip) { skips_.push_back(std::move(skip)); }
@@ -69,6 +96,9 @@ class PassContext {
   std::unique_ptr<ShapeInference> shapes_;
   std::vector<PassCounter> counters_;
   std::vector<PassSkip> skips_;
+  std::vector<RewriteRecord> rewrites_;
+  NodeOrigin rewriteRoot_;
+  bool stoppedAtLimit_ = false;
 };
 
 class Pass {

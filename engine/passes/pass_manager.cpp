@@ -7,6 +7,8 @@
 
 #include "exec/compare.h"
 #include "ir/verify.h"
+#include "passes/measure.h"
+#include "passes/model_runs.h"
 
 namespace onyx::passes {
 
@@ -17,48 +19,6 @@ size_t countGraphNodes(const Graph& graph) {
   for (Node* node : graph.nodes())
     for (Graph* body : node->subgraphs()) count += countGraphNodes(*body);
   return count;
-}
-
-// Outputs that stay valid after the executor is gone (outputs may view its arena).
-std::vector<exec::RunValue> detach(std::vector<exec::RunValue> values) {
-  for (auto& value : values) {
-    if (auto* tensor = std::get_if<exec::TensorValue>(&value)) {
-      value = tensor->clone();
-    } else if (auto* sequence = std::get_if<exec::SequenceValue>(&value)) {
-      for (auto& item : sequence->tensors) item = item.clone();
-    }
-  }
-  return values;
-}
-
-Expected<exec::NamedValues> verificationInputs(const Model& model, const VerifyOptions& verify) {
-  if (!verify.inputs.empty()) return verify.inputs;
-  exec::NamedValues inputs;
-  uint64_t seed = verify.seed;
-  // Symbols the caller did not bind are 1: the smallest size every exporter's model accepts.
-  SymBindings bindings = verify.bindings;
-  for (const Value* input : model.graph().inputs()) {
-    if (input->isInitializer() || !input->type().shape()) continue;
-    for (const Dim& dim : *input->type().shape())
-      if (dim.isSymbolic() && !dim.expr().evaluate(bindings)) bindings[dim.toString()] = 1;
-  }
-  for (const Value* input : model.graph().inputs()) {
-    if (input->isInitializer()) continue;
-    auto value = exec::randomInput(*input, bindings, seed++);
-    if (!value) return value.error();
-    inputs.push_back({input->name(), std::move(*value)});
-  }
-  return inputs;
-}
-
-Expected<std::vector<exec::RunValue>> runModel(const Model& model, const exec::NamedValues& inputs) {
-  exec::ExecutorOptions options;
-  options.useArena = false;
-  auto executor = exec::Executor::create(model, options);
-  if (!executor) return executor.error();
-  auto outputs = (*executor)->run(inputs);
-  if (!outputs) return outputs.error();
-  return detach(std::move(*outputs));
 }
 
 // The structural errors verify() finds, as "where: message" lines.
@@ -122,20 +82,11 @@ PassManager::~PassManager() {
 
 Expected<StepVerification> PassManager::verifyAgainstReference(const VerifyOptions& verify) {
   StepVerification result;
-  auto outputs = runModel(model_, reference_->inputs);
+  auto outputs = runForCheck(model_, reference_->inputs);
   if (!outputs) return outputs.error();
   result.ran = true;
-  const Graph& graph = model_.graph();
-  exec::Tolerance tolerance{verify.rtol, verify.atol};
-  for (size_t k = 0; k < reference_->outputs.size() && k < outputs->size(); ++k) {
-    exec::Comparison c = exec::compareValues((*outputs)[k], reference_->outputs[k], tolerance);
-    std::string name = k < graph.outputs().size() ? graph.outputs()[k]->name() : std::to_string(k);
-    result.outputs.push_back({name, c.maxAbsError, c.maxRelError, c.ok, c.reason});
-  }
-  if (outputs->size() != reference_->outputs.size())
-    result.outputs.push_back({"(count)", 0, 0, false,
-                              fmt::format("the model has {} outputs, {} before the step", outputs->size(),
-                                          reference_->outputs.size())});
+  result.outputs =
+      compareOutputs(model_, *outputs, reference_->outputs, exec::Tolerance{verify.rtol, verify.atol});
   reference_->outputs = std::move(*outputs);
   return result;
 }
@@ -151,8 +102,9 @@ Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, co
 
   std::optional<StepVerification> notRun;
   if (verify.enabled && !reference_->valid) {
-    auto inputs = verificationInputs(model_, verify);
-    auto outputs = inputs ? runModel(model_, *inputs) : Expected<std::vector<exec::RunValue>>(inputs.error());
+    auto inputs = checkInputs(model_, verify.inputs, verify.bindings, verify.seed);
+    auto outputs =
+        inputs ? runForCheck(model_, *inputs) : Expected<std::vector<exec::RunValue>>(inputs.error());
     if (outputs) {
       reference_->inputs = std::move(*inputs);
       reference_->outputs = std::move(*outputs);
@@ -178,6 +130,8 @@ Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, co
   step.changed = !step.changes->empty();
   step.counters = context.counters();
   step.skips = context.skips();
+  step.rewrites = context.rewrites();
+  step.stoppedAtRewriteLimit = context.stoppedAtLimit();
   step.nodesAfter = countNodes(model_);
 
   if (checkStructure && step.changed) {
@@ -204,9 +158,7 @@ Expected<PassStep> PassManager::runPass(Pass& pass, const std::string& scope, co
       }
       if (!verification->ok()) {
         step.changes->undo();
-        const OutputError* bad = nullptr;
-        for (const OutputError& output : verification->outputs)
-          if (!output.ok && !bad) bad = &output;
+        const OutputError* bad = firstMismatch(verification->outputs);
         reference_->valid = false;
         return makeError(fmt::format("the pass changed output '{}' beyond rtol {:g}, atol {:g}: {}",
                                      bad->output, verify.rtol, verify.atol, bad->reason));
@@ -234,15 +186,35 @@ PipelineResult PassManager::run(const std::vector<std::string>& pipeline, const 
 
 PipelineResult PassManager::runPasses(const std::vector<std::unique_ptr<Pass>>& pipeline,
                                       const PipelineOptions& options) {
+  std::vector<PipelineEntry> entries;
+  for (const auto& pass : pipeline) entries.push_back({pass.get(), {}, {}});
+  return runEntries(entries, options);
+}
+
+PipelineResult PassManager::runEntries(const std::vector<PipelineEntry>& pipeline,
+                                       const PipelineOptions& options) {
   PipelineResult result;
   result.nodesBefore = countNodes(model_);
   result.nodesAfter = result.nodesBefore;
   int maxRounds = options.fixpoint ? std::max(1, options.maxRounds) : 1;
+  std::unique_ptr<StepMeasurer> measurer;
+  if (options.measure.enabled) {
+    auto made = StepMeasurer::create(model_, options.measure);
+    if (made) {
+      measurer = std::move(*made);
+      result.baseline = measurer->measure(model_);
+    } else {
+      result.baseline = StepCost{.notRunReason = made.error().toString(), .nodes = result.nodesBefore};
+    }
+  }
+  std::optional<StepCost> lastCost = result.baseline;
   for (int round = 1; round <= maxRounds; ++round) {
     result.rounds = round;
     bool changed = false;
-    for (const auto& pass : pipeline) {
-      auto step = runPass(*pass, options.scope, options.passOptions, options.verify, options.checkStructure);
+    for (const PipelineEntry& entry : pipeline) {
+      Pass* pass = entry.pass;
+      auto step = runPass(*pass, entry.scope.value_or(options.scope),
+                          entry.options.value_or(options.passOptions), options.verify, options.checkStructure);
       if (!step) {
         std::string before = passList(result.steps);
         result.error =
@@ -255,6 +227,11 @@ PipelineResult PassManager::runPasses(const std::vector<std::unique_ptr<Pass>>& 
       }
       step->round = round;
       changed = changed || step->changed;
+      if (options.measure.enabled) {
+        // An unchanged model costs what it cost before the step.
+        if (measurer && step->changed) lastCost = measurer->measure(model_);
+        step->cost = lastCost;
+      }
       if (options.onStep) options.onStep(*step);
       result.steps.push_back(std::move(*step));
     }

@@ -44,6 +44,33 @@ struct StepVerification {
   bool ok() const;
 };
 
+// The cost of each step (`onyx optimize --measure`, the passes dock's Measure column): after each step the
+// model runs on the CPU executor on fixed inputs, against the outputs of the model before the pipeline.
+struct MeasureOptions {
+  bool enabled = false;
+  // Inputs by name; when empty, random inputs as for VerifyOptions.
+  exec::NamedValues inputs;
+  SymBindings bindings;
+  uint64_t seed = 1;
+  int runs = 5;  // timed runs after one warm-up run; the median is reported
+  // withinTolerance: every output within |a - b| <= atol + rtol * |b| of the original's.
+  double rtol = 1e-4;
+  double atol = 1e-5;
+};
+
+struct StepCost {
+  bool ran = false;
+  std::string notRunReason;  // the executor could not run the model
+  double medianMs = 0;       // latency, median of MeasureOptions::runs
+  double minMs = 0;          // and the fastest of them (the steadier figure on a busy machine)
+  int64_t peakBytes = 0;     // the memory planner's peak of live intermediates
+  size_t nodes = 0;          // countNodes()
+  // The worst error over all outputs against the model before the pipeline.
+  double maxAbsError = 0;
+  double maxRelError = 0;
+  bool withinTolerance = true;
+};
+
 // Whether the manager runs verify() (ir/verify.h) after each step unless told otherwise: in debug builds.
 #ifdef NDEBUG
 inline constexpr bool kCheckStructureByDefault = false;
@@ -60,6 +87,10 @@ struct PassStep {
   bool changed = false;
   std::vector<PassCounter> counters;
   std::vector<PassSkip> skips;
+  // Every rewrite, in order, with the nodes it touched; stoppedAtRewriteLimit when PassOptions::rewriteLimit
+  // cut the pass short.
+  std::vector<RewriteRecord> rewrites;
+  bool stoppedAtRewriteLimit = false;
   size_t nodesBefore = 0;  // nodes in the main graph and all bodies
   size_t nodesAfter = 0;
   double milliseconds = 0;
@@ -67,6 +98,7 @@ struct PassStep {
   // Empty (no edits) when the pass changed nothing.
   std::shared_ptr<ChangeLog> changes;
   std::optional<StepVerification> verification;
+  std::optional<StepCost> cost;  // with MeasureOptions::enabled
 };
 
 struct PipelineOptions {
@@ -75,6 +107,7 @@ struct PipelineOptions {
   std::string scope;      // "" the whole model; otherwise the PassContext scope
   PassOptions passOptions;
   VerifyOptions verify;
+  MeasureOptions measure;
   // Runs verify() on the model after each step; an error it finds that was not there before the step
   // reverts the step and fails the pipeline, naming the pass. Tests turn it on; release builds leave it off.
   bool checkStructure = kCheckStructureByDefault;
@@ -88,9 +121,18 @@ struct PipelineResult {
   bool reachedFixpoint = false;  // fixpoint runs: the last round changed nothing
   size_t nodesBefore = 0;
   size_t nodesAfter = 0;
+  std::optional<StepCost> baseline;  // the model before the first step, with MeasureOptions::enabled
   // Set when a pass failed (or its numeric check did): names the pass and the passes before it. The failed
   // step's transaction was reverted; the steps before it stay applied.
   std::optional<Error> error;
+};
+
+// One entry of a pipeline: a pass with, where set, its own scope and options instead of the pipeline's (the
+// steps of a recipe, passes/recipe.h). The caller owns the pass.
+struct PipelineEntry {
+  Pass* pass = nullptr;
+  std::optional<std::string> scope;
+  std::optional<PassOptions> options;
 };
 
 // Nodes in the main graph, bodies and model-local functions.
@@ -100,6 +142,7 @@ class PassManager {
  public:
   explicit PassManager(Model& model);
   ~PassManager();
+  Model& model() { return model_; }
   PassManager(const PassManager&) = delete;
   PassManager& operator=(const PassManager&) = delete;
 
@@ -113,6 +156,7 @@ class PassManager {
   // Same, with pass objects (passes outside the registry: tests, plugins); each is run once per round.
   PipelineResult runPasses(const std::vector<std::unique_ptr<Pass>>& pipeline,
                            const PipelineOptions& options = {});
+  PipelineResult runEntries(const std::vector<PipelineEntry>& pipeline, const PipelineOptions& options = {});
 
  private:
   struct Reference;  // cached outputs of the last verified state

@@ -77,7 +77,13 @@ bool PatternPass::sweep(Graph& graph, PassContext& context, std::vector<PassSkip
                            reference->refAttrName() + "' of the calling function, unknown until the call"});
       continue;
     }
+    if (!context.mayRewrite()) {
+      context.noteStoppedAtLimit();
+      break;
+    }
+    context.beginRewrite(*root);
     PatternResult result = matchAndRewrite(*root, patternContext);
+    context.endRewrite(result.isRewritten());
     if (result.isRewritten()) {
       context.count(result.counter(), result.count());
       changed = true;
@@ -89,7 +95,8 @@ bool PatternPass::sweep(Graph& graph, PassContext& context, std::vector<PassSkip
   std::vector<Graph*> bodies;
   for (Node* node : graph.nodes())
     for (Graph* body : node->subgraphs()) bodies.push_back(body);
-  for (Graph* body : bodies) changed = sweep(*body, context, skips) || changed;
+  for (Graph* body : bodies)
+    if (context.mayRewrite()) changed = sweep(*body, context, skips) || changed;
   return changed;
 }
 
@@ -102,10 +109,10 @@ Expected<bool> PatternPass::run(PassContext& context) {
     bool sweepChanged = sweep(context.model().graph(), context, skips);
     std::vector<std::shared_ptr<Function>> functions = context.model().functions;
     for (const auto& function : functions)
-      if (function->body && function->domain != kFusedDomain)
+      if (function->body && function->domain != kFusedDomain && context.mayRewrite())
         sweepChanged = sweep(*function->body, context, skips) || sweepChanged;
     changed = changed || sweepChanged;
-    if (!sweepChanged || round + 1 == sweeps) {
+    if (!sweepChanged || round + 1 == sweeps || context.stoppedAtLimit()) {
       for (PassSkip& skip : skips) context.skip(std::move(skip));
       break;
     }

@@ -56,6 +56,13 @@ void expectDiffMatchesThePasses(const std::string& name) {
     if (!change.scope.empty()) continue;  // bodies and function bodies: their nodes are not main-graph events
     if (change.kind == diff::ChangeKind::NodeAdded) listed.added.insert(change.afterNode);
     if (change.kind == diff::ChangeKind::NodeRemoved) listed.removed.insert(change.beforeNode);
+    // A fusion or split entry lists, through the nodes' origins, nodes removed and added together.
+    if (change.kind == diff::ChangeKind::NodesFused || change.kind == diff::ChangeKind::NodeSplit) {
+      for (NodeId node : change.beforeNodes)
+        if (diff.statusBefore(node) == diff::NodeStatus::Removed) listed.removed.insert(node);
+      for (NodeId node : change.afterNodes)
+        if (diff.statusAfter(node) == diff::NodeStatus::Added) listed.added.insert(node);
+    }
     if (diff::isNodeChange(change.kind) && change.kind != diff::ChangeKind::NodeAdded &&
         change.kind != diff::ChangeKind::NodeRemoved)
       listed.touched.insert(change.afterNode);

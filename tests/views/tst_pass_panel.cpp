@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QPushButton>
@@ -20,6 +21,7 @@
 #include "graph/graph_canvas.h"
 #include "graph/graph_scene.h"
 #include "gui/main_window.h"
+#include "inspector_view.h"
 #include "ir/module_path.h"
 #include "model_document.h"
 #include "onnx/onnx_io.h"
@@ -157,6 +159,69 @@ class TestPassPanel : public QObject {
     QCOMPARE(f.panel.session()->steps().front().record.pass, std::string("dead-code-elimination"));
     QVERIFY(!nodeNamed(f.document.model(), "/c/Exp"));
     QVERIFY(nodeNamed(f.document.model(), "/a/Identity"));
+  }
+
+  // Measure shows latency, peak memory and error columns; the steps save as a recipe that loads and replays
+  // to the same model; Bisect answers from the dock.
+  void measureRecipesAndBisectFromTheDock() {
+    PanelFixture f(twoScopesModel());
+    QVERIFY(f.panel.history()->isColumnHidden(6));
+    QVERIFY(!f.panel.bisectButton()->isEnabled());
+    f.panel.measureOption()->setChecked(true);
+    QVERIFY(applyFromPanel(f.panel, "identity-elimination"));
+    QVERIFY(applyFromPanel(f.panel, "dead-code-elimination"));
+    QTreeWidget* history = f.panel.history();
+    QVERIFY(!history->isColumnHidden(6));
+    QCOMPARE(history->headerItem()->text(6), QString("Latency"));
+    for (int row = 0; row < 3; ++row) {
+      QTreeWidgetItem* item = history->topLevelItem(row);
+      QVERIFY2(item->text(6).endsWith(" ms"), qPrintable(item->text(6)));
+      QVERIFY2(item->text(7).endsWith(" KiB"), qPrintable(item->text(7)));
+      QCOMPARE(item->text(8), QString("0"));  // both passes keep the outputs exactly
+    }
+    const std::string optimized = printModelText(f.document.model());
+
+    QVERIFY(f.panel.bisectButton()->isEnabled());
+    QVERIFY2(f.panel.bisectSteps().startsWith("Bisect: no step breaks the outputs (2 steps)"),
+             qPrintable(f.panel.statusLabel()->text()));
+
+    QTemporaryDir folder;
+    const QString recipe = folder.filePath("steps.json");
+    QVERIFY2(f.panel.saveRecipe(recipe).startsWith("saved"), qPrintable(recipe));
+    PanelFixture replay(twoScopesModel());
+    QSignalSpy finished(replay.panel.session(), &PassSession::finished);
+    QCOMPARE(replay.panel.loadRecipe(recipe), QString());
+    QVERIFY(finished.wait(kRunTimeoutMs));
+    QCOMPARE(replay.panel.session()->steps().size(), size_t{2});
+    QCOMPARE(printModelText(replay.document.model()), optimized);
+    QVERIFY(replay.panel.history()->isColumnHidden(6));  // loaded without Measure checked
+    QVERIFY(!replay.panel.loadRecipe(folder.filePath("missing.json")).isEmpty());
+  }
+
+  // The inspector names the nodes a fused node came from.
+  void inspectorShowsWhereAFusedNodeCameFrom() {
+    auto parsed = parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[1, 2, 4, 4] x) => (float[1, 2, 4, 4] y)
+  <float[2, 2, 1, 1] w = {1, 0, 0, 1}, float[2] scale = {2, 3}, float[2] shift = {0.5, -1},
+   float[2] mean = {0.1, 0.2}, float[2] var = {1, 4}> {
+  c = Conv(x, w)
+  y = BatchNormalization(c, scale, shift, mean, var)
+})");
+    QVERIFY(parsed.ok());
+    std::shared_ptr<Model> model(std::move(*parsed));
+    NodeId conv = kNoNode, bn = kNoNode;
+    for (const Node* node : model->graph().nodes()) (node->opType() == "Conv" ? conv : bn) = node->id();
+    PanelFixture f(model);
+    QVERIFY(applyFromPanel(f.panel, "conv-bn-fusion"));
+    const Node* fused = f.document.model().graph().findNode(conv);
+    QVERIFY(fused);
+    InspectorView inspector;
+    inspector.setDocument(&f.document);
+    f.document.select(Selection{fused->graph(), fused->id(), nullptr});
+    QTreeWidgetItem* origin = inspector.row("Node", "origin");
+    QVERIFY(origin);
+    QCOMPARE(origin->text(InspectorView::kValueColumn),
+             QString("fused from Conv #%1, BatchNormalization #%2").arg(conv).arg(bn));
   }
 
   void applyToTheSelectedScopeOnly() {

@@ -3,6 +3,8 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -27,6 +29,10 @@ namespace {
 constexpr int kStepRole = Qt::UserRole + 1;
 constexpr int kOriginalRow = -1;
 constexpr int kMaxSkipRows = 50;
+// The Measure columns, after Counters and hidden until a step was measured.
+constexpr int kLatencyColumn = 6;
+constexpr int kPeakColumn = 7;
+constexpr int kErrorColumn = 8;
 
 QString qs(const std::string& text) {
   return QString::fromStdString(text);
@@ -55,6 +61,42 @@ QString checkText(const passes::PassStep& step) {
       .arg(worstRel, 0, 'g', 3);
 }
 
+void setCostColumns(QTreeWidgetItem* item, const passes::StepCost& cost) {
+  if (!cost.ran) {
+    item->setText(kLatencyColumn, QObject::tr("not run"));
+    item->setToolTip(kLatencyColumn, qs(cost.notRunReason));
+    return;
+  }
+  item->setText(kLatencyColumn, QStringLiteral("%1 ms").arg(cost.medianMs, 0, 'f', 2));
+  item->setText(kPeakColumn, QStringLiteral("%1 KiB").arg(double(cost.peakBytes) / 1024.0, 0, 'f', 0));
+  item->setText(kErrorColumn, QStringLiteral("%1%2").arg(cost.maxAbsError, 0, 'g', 3).arg(
+                                  cost.withinTolerance ? QString() : QObject::tr(" (beyond tolerance)")));
+}
+
+QString nodesText(const std::vector<NodeOrigin>& nodes) {
+  QStringList parts;
+  for (const NodeOrigin& node : nodes)
+    parts << QStringLiteral("%1%2 #%3")
+                 .arg(qs(node.opType),
+                      node.name.empty() ? QString() : QStringLiteral(" '%1'").arg(qs(node.name)))
+                 .arg(node.id);
+  return parts.isEmpty() ? QObject::tr("none") : parts.join(QStringLiteral(", "));
+}
+
+QString bisectText(const passes::BisectResult& result) {
+  if (!result.broken)
+    return QObject::tr("Bisect: no step breaks the outputs (%1 steps).").arg(result.stepsRun);
+  QString text =
+      QObject::tr("Bisect: step %1 (%2) breaks the outputs.").arg(result.step).arg(qs(result.pass));
+  if (!result.rewriteFound) return text + "\n" + qs(result.whyNoRewrite);
+  const passes::RewriteRecord& rewrite = result.rewrite;
+  return text + "\n" +
+         QObject::tr("First breaking rewrite: %1 of %2, at %3; removed %4; added %5")
+             .arg(rewrite.index)
+             .arg(result.rewritesInStep)
+             .arg(nodesText({rewrite.root}), nodesText(rewrite.removed), nodesText(rewrite.added));
+}
+
 }  // namespace
 
 PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), undoStack_(undoStack) {
@@ -75,6 +117,17 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   verify_->setToolTip(tr("Run the model before and after each step; a step whose outputs differ beyond "
                          "rtol 1e-4, atol 1e-5 is reverted"));
   verifyInputs_ = new QComboBox(this);
+  measure_ = new QCheckBox(tr("Measure"), this);
+  measure_->setToolTip(tr("Run the model after each step: median latency, peak memory and the worst error "
+                          "against the original model, as columns of the history"));
+  bisect_ = new QPushButton(tr("Bisect"), this);
+  bisect_->setToolTip(tr("Find the step, and the rewrite inside it, that first make the outputs differ from "
+                         "the original model's"));
+  saveRecipe_ = new QPushButton(tr("Save..."), this);
+  saveRecipe_->setToolTip(tr("Save the steps in effect (passes, scopes, options) as a JSON recipe that "
+                             "`onyx optimize --pipeline` replays"));
+  loadRecipe_ = new QPushButton(tr("Load..."), this);
+  loadRecipe_->setToolTip(tr("Run the steps of a JSON recipe"));
   apply_ = new QPushButton(tr("Apply"), this);
   apply_->setToolTip(tr("Apply the selected pass once"));
   pipeline_ = new QPushButton(tr("Run Default Pipeline"), this);
@@ -91,8 +144,10 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
   history_ = new QTreeWidget(this);
-  history_->setColumnCount(6);
-  history_->setHeaderLabels({tr("#"), tr("Pass"), tr("Nodes (all graphs)"), tr("Time"), tr("Check"), tr("Counters")});
+  history_->setColumnCount(9);
+  history_->setHeaderLabels({tr("#"), tr("Pass"), tr("Nodes (all graphs)"), tr("Time"), tr("Check"),
+                             tr("Counters"), tr("Latency"), tr("Peak memory"), tr("Max error")});
+  for (int column : {kLatencyColumn, kPeakColumn, kErrorColumn}) history_->setColumnHidden(column, true);
   // The count passes::countNodes gives: the Summary's main-graph count plus bodies and functions.
   history_->headerItem()->setToolTip(2, tr("Nodes in the main graph, in If/Loop/Scan bodies and in model-local "
                                            "functions, before -> after the step"));
@@ -106,6 +161,18 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   connect(apply_, &QPushButton::clicked, this, &PassPanel::applySelectedPass);
   connect(pipeline_, &QPushButton::clicked, this, &PassPanel::runDefaultPipeline);
   connect(compare_, &QPushButton::clicked, this, &PassPanel::compareSelectedSteps);
+  connect(bisect_, &QPushButton::clicked, this, [this] { bisectSteps(); });
+  connect(saveRecipe_, &QPushButton::clicked, this, [this] {
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save Recipe"), QString(), tr("Recipes (*.json)"));
+    if (!path.isEmpty()) status_->setText(saveRecipe(path));
+  });
+  connect(loadRecipe_, &QPushButton::clicked, this, [this] {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Load Recipe"), QString(), tr("Recipes (*.json)"));
+    if (path.isEmpty()) return;
+    if (QString error = loadRecipe(path); !error.isEmpty()) status_->setText(error);
+  });
   connect(cancel_, &QPushButton::clicked, this, [this] {
     if (session_) session_->cancel();
   });
@@ -128,6 +195,14 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   buttons->addWidget(cancel_);
   buttons->addStretch(1);
   topLayout->addLayout(buttons);
+  // The debugger's row, apart so the dock stays as narrow as before.
+  auto* debugRow = new QHBoxLayout;
+  debugRow->addWidget(measure_);
+  debugRow->addWidget(bisect_);
+  debugRow->addWidget(saveRecipe_);
+  debugRow->addWidget(loadRecipe_);
+  debugRow->addStretch(1);
+  topLayout->addLayout(debugRow);
   topLayout->addWidget(progress_);
   topLayout->addWidget(status_);
 
@@ -243,7 +318,36 @@ void PassPanel::start(const QStringList& passes) {
   request.scope = chosenScope();
   request.verify = verify_->isChecked();
   request.inputsFolder = verifyInputs_->currentData().toString();
+  request.measure = measure_->isChecked();
   session_->run(request);
+}
+
+QString PassPanel::bisectSteps() {
+  if (!session_ || session_->isRunning()) return {};
+  auto result = session_->bisect(verifyInputs_->currentData().toString());
+  const QString text =
+      result ? bisectText(*result) : tr("Bisect failed: %1").arg(qs(result.error().toString()));
+  status_->setText(text);
+  return text;
+}
+
+QString PassPanel::saveRecipe(const QString& path) {
+  if (!session_) return tr("no model");
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+      file.write(QByteArray::fromStdString(passes::recipeToJson(session_->recipe()))) < 0)
+    return tr("cannot write %1: %2").arg(path, file.errorString());
+  return tr("saved the recipe %1").arg(path);
+}
+
+QString PassPanel::loadRecipe(const QString& path) {
+  if (!session_ || session_->isRunning()) return tr("a run is in progress");
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return tr("cannot read %1: %2").arg(path, file.errorString());
+  auto recipe = passes::recipeFromJson(file.readAll().toStdString());
+  if (!recipe) return tr("%1: %2").arg(path, qs(recipe.error().toString()));
+  session_->runRecipe(*recipe, verify_->isChecked(), measure_->isChecked());
+  return {};
 }
 
 QString PassPanel::stateTitle(int step) const {
@@ -282,6 +386,11 @@ void PassPanel::rebuildHistory() {
   auto* original = new QTreeWidgetItem(history_, {QStringLiteral("0"), tr("original model")});
   original->setData(0, kStepRole, kOriginalRow);
   original->setText(2, QString::number(passes::countNodes(*session_->baseline())));
+  bool measured = false;
+  if (const auto& cost = session_->baselineCost()) {
+    setCostColumns(original, *cost);
+    measured = true;
+  }
   const auto& steps = session_->steps();
   for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
     const passes::PassStep& step = steps[i].record;
@@ -292,6 +401,10 @@ void PassPanel::rebuildHistory() {
                     QStringLiteral("%1 ms").arg(step.milliseconds, 0, 'f', 1), checkText(step), countersText(step)});
     item->setData(0, kStepRole, i);
     item->setToolTip(5, countersText(step));
+    if (step.cost) {
+      setCostColumns(item, *step.cost);
+      measured = true;
+    }
     if (step.verification && step.verification->ran) {
       for (const passes::OutputError& output : step.verification->outputs) {
         auto* child = new QTreeWidgetItem(item, {QString(), tr("output %1").arg(qs(output.output))});
@@ -308,6 +421,7 @@ void PassPanel::rebuildHistory() {
     if (skips > kMaxSkipRows)
       new QTreeWidgetItem(item, {QString(), tr("... and %1 more skipped").arg(skips - kMaxSkipRows)});
   }
+  for (int column : {kLatencyColumn, kPeakColumn, kErrorColumn}) history_->setColumnHidden(column, !measured);
   refreshHistoryState();
   if (QTreeWidgetItem* last = history_->topLevelItem(history_->topLevelItemCount() - 1))
     history_->scrollToItem(last);
@@ -331,6 +445,9 @@ void PassPanel::updateButtons() {
   apply_->setEnabled(idle);
   pipeline_->setEnabled(idle);
   catalogue_->setEnabled(idle);
+  bisect_->setEnabled(idle && !session_->steps().empty());
+  saveRecipe_->setEnabled(idle && !session_->steps().empty());
+  loadRecipe_->setEnabled(idle);
   compare_->setEnabled(session_ && !history_->selectedItems().isEmpty());
 }
 

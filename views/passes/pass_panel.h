@@ -3,6 +3,9 @@
 // selected node's scope), Run pipeline (the default one), an optional numeric check of every step, and the
 // history of steps with their counters, skip reasons, node counts, time and check results. Undone steps are
 // greyed. Selecting one step compares the model before and after it; selecting two compares their states.
+// Measure adds what each step costs to run (latency, peak memory, worst error against the original) as
+// columns; Bisect names the step and the rewrite that first break the outputs; the steps in effect save as
+// a recipe, and a recipe loads and replays.
 #include <QMetaType>
 #include <QString>
 #include <QWidget>
@@ -41,6 +44,10 @@ class PassPanel : public QWidget {
   QTreeWidget* history() const { return history_; }
   QComboBox* scopeChoice() const { return scope_; }
   QCheckBox* verifyOption() const { return verify_; }
+  QCheckBox* measureOption() const { return measure_; }
+  QPushButton* bisectButton() const { return bisect_; }
+  QPushButton* saveRecipeButton() const { return saveRecipe_; }
+  QPushButton* loadRecipeButton() const { return loadRecipe_; }
   // The check's inputs: random, or a test_data_set_N folder beside the model.
   QComboBox* verifyInputs() const { return verifyInputs_; }
   QPushButton* applyButton() const { return apply_; }
@@ -56,6 +63,12 @@ class PassPanel : public QWidget {
   void applySelectedPass();
   void runDefaultPipeline();
   void compareSelectedSteps();
+  // Bisects the steps in effect and shows the answer in the status line; returns that text.
+  QString bisectSteps();
+  // Writes the steps in effect as a recipe; an error message, or empty on success.
+  QString saveRecipe(const QString& path);
+  // Reads a recipe and runs its steps; an error message, or empty when it started.
+  QString loadRecipe(const QString& path);
 
  Q_SIGNALS:
   // Show the diff between two states of the model.
@@ -79,6 +92,10 @@ class PassPanel : public QWidget {
   QTreeWidget* catalogue_ = nullptr;
   QComboBox* scope_ = nullptr;
   QCheckBox* verify_ = nullptr;
+  QCheckBox* measure_ = nullptr;
+  QPushButton* bisect_ = nullptr;
+  QPushButton* saveRecipe_ = nullptr;
+  QPushButton* loadRecipe_ = nullptr;
   QComboBox* verifyInputs_ = nullptr;
   QPushButton* apply_ = nullptr;
   QPushButton* pipeline_ = nullptr;

@@ -73,14 +73,28 @@ void PassSession::run(const PassRequest& request) {
   pending_->request = request;
   pending_->nodesBefore = passes::countNodes(document_.model());
   pending_->manager = std::make_unique<passes::PassManager>(document_.model());
-  if (request.verify && !request.inputsFolder.isEmpty()) {
-    auto set = exec::loadTestDataSet(document_.model(), request.inputsFolder.toStdString());
-    if (!set) {
+  if ((request.verify || request.measure) && !request.inputsFolder.isEmpty()) {
+    auto inputs = inputsFrom(request.inputsFolder);
+    if (!inputs) {
       Q_EMIT runningChanged(true);
-      finish(tr("cannot read the check's inputs %1: %2").arg(request.inputsFolder, qs(set.error().toString())));
+      finish(tr("cannot read the check's inputs %1: %2")
+                 .arg(request.inputsFolder, qs(inputs.error().toString())));
       return;
     }
-    pending_->inputs = std::move(set->inputs);
+    pending_->inputs = std::move(*inputs);
+  }
+  if (request.measure) {
+    // Errors are measured against the session's original model, as `onyx optimize --measure` does.
+    passes::MeasureOptions options{
+        .enabled = true, .inputs = pending_->inputs, .bindings = document_.bindings()};
+    auto measurer = passes::StepMeasurer::create(*baseline_, options);
+    if (!measurer) {
+      Q_EMIT runningChanged(true);
+      finish(tr("cannot measure: %1").arg(qs(measurer.error().toString())));
+      return;
+    }
+    pending_->measurer = std::move(*measurer);
+    if (!baselineCost_) baselineCost_ = pending_->measurer->measure(*baseline_);
   }
   Q_EMIT runningChanged(true);
   Q_EMIT progress(0, static_cast<int>(request.passes.size()), request.passes.front());
@@ -123,7 +137,12 @@ void PassSession::runNext() {
   verify.enabled = pending.request.verify;
   verify.bindings = document_.bindings();
   verify.inputs = pending.inputs;
-  auto step = pending.manager->runPass(*pass, pending.request.scope.toStdString(), {}, verify);
+  const bool perStep = pending.request.scopes.size() == pending.request.passes.size() &&
+                       pending.request.options.size() == size_t(pending.request.passes.size());
+  const QString scope = perStep ? pending.request.scopes[pending.next] : pending.request.scope;
+  const passes::PassOptions options =
+      perStep ? pending.request.options[size_t(pending.next)] : passes::PassOptions{};
+  auto step = pending.manager->runPass(*pass, scope.toStdString(), options, verify);
   if (!step) {
     finish(tr("%1 failed: %2 (its edits were reverted)").arg(name, qs(step.error().toString())));
     return;
@@ -131,13 +150,22 @@ void PassSession::runNext() {
   discardUndoneSteps();
   Step record;
   record.record = std::move(*step);
-  record.scope = pending.request.scope;
+  record.scope = scope;
+  record.options = options;
+  if (pending.measurer) {
+    // An unchanged model costs what it did after the previous step.
+    const Step* previous = steps_.empty() ? nullptr : &steps_.back();
+    if (record.record.changed || !previous || !previous->record.cost)
+      record.record.cost = pending.measurer->measure(document_.model());
+    else
+      record.record.cost = previous->record.cost;
+  }
   if (record.record.changed && record.record.changes && !record.record.changes->empty()) {
     record.command = undoStack_.index();
     record.after = Rewriter::copyModel(document_.model());
     steps_.push_back(std::move(record));
     QString text = name;
-    if (!pending.request.scope.isEmpty()) text += tr(" on %1").arg(pending.request.scope);
+    if (!scope.isEmpty()) text += tr(" on %1").arg(scope);
     undoStack_.push(new PassStepCommand(document_, steps_.back().record.changes, text));
     ++pending.applied;
   } else {
@@ -148,6 +176,45 @@ void PassSession::runNext() {
   ++pending.next;
   if (pending.next < total) Q_EMIT progress(pending.next, total, pending.request.passes[pending.next]);
   QTimer::singleShot(0, this, &PassSession::runNext);
+}
+
+Expected<exec::NamedValues> PassSession::inputsFrom(const QString& folder) const {
+  if (folder.isEmpty()) return exec::NamedValues{};
+  auto set = exec::loadTestDataSet(document_.model(), folder.toStdString());
+  if (!set) return set.error();
+  return std::move(set->inputs);
+}
+
+passes::Recipe PassSession::recipe() const {
+  passes::Recipe recipe;
+  for (int i = 0; i < static_cast<int>(steps_.size()); ++i)
+    if (isApplied(i))
+      recipe.steps.push_back({steps_[i].record.pass, steps_[i].scope.toStdString(), steps_[i].options});
+  return recipe;
+}
+
+void PassSession::runRecipe(const passes::Recipe& recipe, bool verify, bool measure) {
+  PassRequest request;
+  for (const passes::RecipeStep& step : recipe.steps) {
+    request.passes << qs(step.pass);
+    request.scopes << qs(step.scope);
+    request.options.push_back(step.options);
+  }
+  request.verify = verify;
+  request.measure = measure;
+  run(request);
+}
+
+Expected<passes::BisectResult> PassSession::bisect(const QString& inputsFolder) const {
+  auto inputs = inputsFrom(inputsFolder);
+  if (!inputs) return inputs.error();
+  std::vector<passes::BisectStep> steps;
+  for (const passes::RecipeStep& step : recipe().steps)
+    steps.push_back({[name = step.pass] { return passes::createPass(name); }, step.scope, step.options});
+  passes::BisectOptions options;
+  options.inputs = std::move(*inputs);
+  options.bindings = document_.bindings();
+  return passes::bisectPipeline(*baseline_, steps, options);
 }
 
 void PassSession::finish(const QString& error) {

@@ -3,7 +3,9 @@
 // counted and skipped, the node counts, time and numeric check, a snapshot of the model after it (so any two
 // steps can be compared), and a QUndoCommand per step that changed the model. Passes edit the document's
 // model on the UI thread (ModelDocument relays change events directly); a pipeline runs one pass per event
-// loop turn, so the window stays responsive, shows progress and can be cancelled between passes.
+// loop turn, so the window stays responsive, shows progress and can be cancelled between passes. With
+// measuring on, each step also records what it costs to run (passes::StepCost); the applied steps save as a
+// recipe, a recipe replays as a run, and bisect() finds the step and rewrite that break the outputs.
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -12,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "passes/bisect.h"
+#include "passes/measure.h"
 #include "passes/pass_manager.h"
+#include "passes/recipe.h"
 
 class QUndoStack;
 
@@ -25,6 +30,10 @@ struct PassRequest {
   QString scope;          // "" the whole model, else a name scope ("/encoder/layer.0")
   bool verify = false;    // numeric check of every step
   QString inputsFolder;   // a test_data_set_N folder for the check; "" random inputs
+  bool measure = false;   // run the model after each step: latency, peak bytes, worst error vs the original
+  // A recipe's steps: each pass's own scope and options, parallel to `passes` (empty: `scope` and defaults).
+  QStringList scopes;
+  std::vector<passes::PassOptions> options;
 };
 
 class PassSession : public QObject {
@@ -38,6 +47,7 @@ class PassSession : public QObject {
     std::shared_ptr<const Model> after;
     // Index of the step's command in the undo stack; -1 when the step changed nothing.
     int command = -1;
+    passes::PassOptions options;
   };
 
   PassSession(ModelDocument& document, QUndoStack& undoStack, QObject* parent = nullptr);
@@ -54,6 +64,16 @@ class PassSession : public QObject {
   std::shared_ptr<const Model> snapshot(int index) const;
 
   bool isRunning() const { return pending_.has_value(); }
+  // The cost of the model before any step, once a run measured (PassRequest::measure).
+  const std::optional<passes::StepCost>& baselineCost() const { return baselineCost_; }
+
+  // The steps in effect (undone ones left out), as a recipe.
+  passes::Recipe recipe() const;
+  // Runs a recipe's steps (as run() does, with the check and measuring as asked).
+  void runRecipe(const passes::Recipe& recipe, bool verify = false, bool measure = false);
+  // Bisects the steps in effect on the session's original model: which step, and which rewrite in it,
+  // first makes the outputs differ beyond tolerance (inputs: the folder, else random with the bindings).
+  Expected<passes::BisectResult> bisect(const QString& inputsFolder = {}) const;
 
  public Q_SLOTS:
   // Starts running the passes; stepApplied follows per pass, then finished. Ignored while running.
@@ -78,7 +98,9 @@ class PassSession : public QObject {
     int applied = 0;
     std::unique_ptr<passes::PassManager> manager;
     exec::NamedValues inputs;  // the check's inputs; empty: random
+    std::unique_ptr<passes::StepMeasurer> measurer;
   };
+  Expected<exec::NamedValues> inputsFrom(const QString& folder) const;
   void runNext();
   void finish(const QString& error);
   void discardUndoneSteps();
@@ -87,6 +109,7 @@ class PassSession : public QObject {
   QUndoStack& undoStack_;
   std::shared_ptr<const Model> baseline_;
   std::vector<Step> steps_;
+  std::optional<passes::StepCost> baselineCost_;
   std::optional<Pending> pending_;
   bool cancelRequested_ = false;
 };
