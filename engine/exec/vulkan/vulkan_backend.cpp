@@ -54,6 +54,11 @@ class VulkanNode final : public PreparedNode {
   // "cpu-fallback" after a run the device could not do (the profile shows which nodes left the device).
   std::string_view variant() const override { return fellBack_ ? "cpu-fallback" : "vulkan"; }
   const std::vector<int>& hostInputs() const override { return hostInputs_; }
+  // The work the CPU kernel of the same op counts, so device and CPU profiles compare (GFLOP/s).
+  int64_t flops(const KernelContext& context) const override {
+    const KernelDef* cpu = cpuKernels().find(node_, opset_);
+    return cpu && cpu->flops ? cpu->flops(context) : 0;
+  }
   const std::string& fallbackReason() const { return fallbackReason_; }
 
  private:
