@@ -85,6 +85,31 @@ TEST(VulkanKernels, MatMulAndGemmMatchReference) {
     }
 }
 
+// The register-tiled GEMM's paths: vec4 loads where rows are 16-byte aligned (with K and N not multiples of the
+// tile, so the scalar edge runs too), transposed A and B read along their contiguous direction, and the three
+// tile heights (2, 4 and 8 rows per thread, chosen by the problem's size).
+TEST(VulkanKernels, TiledGemmPathsMatchReference) {
+  ONYX_REQUIRE_VULKAN();
+  uint64_t seed = 100;
+  const std::pair<Dims, Dims> matmuls[] = {{{8, 16}, {16, 12}},          {{67, 36}, {36, 70}},
+                                           {{3, 40, 20}, {20, 68}},      {{130, 28}, {28, 132}},
+                                           {{64, 130, 8}, {8, 70}},      {{2, 1, 33, 44}, {3, 44, 65}}};
+  for (const auto& [a, b] : matmuls) {
+    SCOPED_TRACE(describeTensor(DataType::Float, a) + " x " + describeTensor(DataType::Float, b));
+    expectVulkanMatchesReference({"MatMul"}, {randomTensor(DataType::Float, a, seed++), randomTensor(DataType::Float, b, seed++)},
+                                 1e-4, 1e-4);
+  }
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      SCOPED_TRACE("transA " + std::to_string(ta) + " transB " + std::to_string(tb));
+      NodeCase gemm("Gemm", {intAttr("transA", ta), intAttr("transB", tb)});
+      Dims a = ta ? Dims{36, 72} : Dims{72, 36}, b = tb ? Dims{68, 36} : Dims{36, 68};
+      expectVulkanMatchesReference(gemm, {randomTensor(DataType::Float, a, seed++), randomTensor(DataType::Float, b, seed++),
+                                          randomTensor(DataType::Float, {68}, seed++)},
+                                   1e-4, 1e-4);
+    }
+}
+
 TEST(VulkanKernels, ConvolutionsMatchReference) {
   ONYX_REQUIRE_VULKAN();
   struct Case {

@@ -8,6 +8,24 @@
 
 namespace onyx::exec::vulkan {
 
+namespace {
+
+// Rows per thread (the tile is 16*TM x 64): the largest tile that still gives the device enough groups to
+// fill a discrete GPU (a hundred-odd multiprocessors), smaller tiles for thin problems.
+int rowsPerThread(int64_t m, int64_t n, int64_t batches) {
+  auto groups = [&](int64_t tm) { return (m + 16 * tm - 1) / (16 * tm) * ((n + 63) / 64) * batches; };
+  if (m >= 128 && groups(8) >= 256) return 8;
+  if (m > 32 && groups(4) >= 96) return 4;
+  return 2;
+}
+
+// Whether a matrix read along its unit-stride direction starts every vec4 on a 16-byte boundary.
+bool alignedForVec4(int64_t unitStride, int64_t otherStride, int64_t base, const Dims& batchStrides) {
+  if (unitStride != 1 || otherStride % 4 != 0 || base % 4 != 0) return false;
+  return std::all_of(batchStrides.begin(), batchStrides.end(), [](int64_t s) { return s % 4 == 0; });
+}
+
+}  // namespace
 
 Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue& a, const TensorValue& b,
                             const TensorValue& y) {
@@ -20,8 +38,19 @@ Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue
   push.addFloat(g.alpha).addFloat(g.beta).add(g.aBase).add(g.bBase).add(g.yBase).add(g.biasBatch);
   int64_t batches = g.batchDims[0] * g.batchDims[1] * g.batchDims[2];
   const TensorValue* bias = g.bias ? g.bias : &y;
-  return run.dispatchGroups("matmul_vulkan", {}, {&a, &b, bias, &y}, push, uint32_t((g.n + 31) / 32),
-                            uint32_t((g.m + 31) / 32), uint32_t(batches), y.dtype() == DataType::Float16);
+  bool float16 = y.dtype() == DataType::Float16;
+  // Load along the direction that is contiguous in memory, so neighbouring threads read neighbouring words.
+  bool aAlongM = g.aK != 1 && g.aM == 1, bAlongK = g.bN != 1 && g.bK == 1;
+  bool vecA = !float16 && (aAlongM ? alignedForVec4(g.aM, g.aK, g.aBase, g.aBatch)
+                                   : alignedForVec4(g.aK, g.aM, g.aBase, g.aBatch));
+  bool vecB = !float16 && (bAlongK ? alignedForVec4(g.bK, g.bN, g.bBase, g.bBatch)
+                                   : alignedForVec4(g.bN, g.bK, g.bBase, g.bBatch));
+  int tm = rowsPerThread(g.m, g.n, batches);
+  std::vector<const TensorValue*> tensors = {&a, &b, bias, &y};
+  if (!float16) tensors.insert(tensors.end(), {&a, &b});  // the vec4 views
+  return run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB}, tensors, push,
+                            uint32_t((g.n + 63) / 64), uint32_t((g.m + 16 * tm - 1) / (16 * tm)), uint32_t(batches),
+                            float16);
 }
 
 namespace {
