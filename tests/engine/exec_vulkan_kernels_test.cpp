@@ -124,6 +124,11 @@ TEST(VulkanKernels, ConvolutionsMatchReference) {
       {{1, 16, 7, 7}, {16, 8, 1, 1}, {intAttr("group", 2)}, false},                                            // grouped GEMM
       {{1, 12, 13, 13}, {16, 12, 3, 3}, {intsAttr("dilations", {2, 2}), stringAttr("auto_pad", "SAME_UPPER")}, true},
       {{2, 8, 20}, {12, 8, 5}, {intsAttr("strides", {3}), intsAttr("pads", {2, 2})}, true},                   // 1-D
+      {{2, 8, 4, 6}, {12, 8, 1, 1}, {}, true},                          // pointwise, vec4 reads of the input
+      {{1, 6, 5, 5}, {10, 6, 1, 1}, {}, false},                         // pointwise, scalar reads
+      {{1, 4, 9, 9}, {8, 1, 3, 3}, {intAttr("group", 4)}, true},        // depthwise with a channel multiplier
+      {{2, 6, 11, 13}, {6, 1, 5, 5}, {intAttr("group", 6), intsAttr("strides", {2, 2}), intsAttr("pads", {2, 1, 2, 1})}, true},
+      {{16, 4, 32, 32}, {128, 4, 1, 1}, {}, true},                      // 8 rows per thread
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {

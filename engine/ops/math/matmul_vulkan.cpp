@@ -10,15 +10,6 @@ namespace onyx::exec::vulkan {
 
 namespace {
 
-// Rows per thread (the tile is 16*TM x 64): the largest tile that still gives the device enough groups to
-// fill a discrete GPU (a hundred-odd multiprocessors), smaller tiles for thin problems.
-int rowsPerThread(int64_t m, int64_t n, int64_t batches) {
-  auto groups = [&](int64_t tm) { return (m + 16 * tm - 1) / (16 * tm) * ((n + 63) / 64) * batches; };
-  if (m >= 128 && groups(8) >= 256) return 8;
-  if (m > 32 && groups(4) >= 96) return 4;
-  return 2;
-}
-
 // Whether a matrix read along its unit-stride direction starts every vec4 on a 16-byte boundary.
 bool alignedForVec4(int64_t unitStride, int64_t otherStride, int64_t base, const Dims& batchStrides) {
   if (unitStride != 1 || otherStride % 4 != 0 || base % 4 != 0) return false;
@@ -26,6 +17,15 @@ bool alignedForVec4(int64_t unitStride, int64_t otherStride, int64_t base, const
 }
 
 }  // namespace
+
+// The tile is 16*TM x 64: the largest that still gives the device enough groups to fill a discrete GPU (a
+// hundred-odd multiprocessors), smaller tiles for thin problems.
+int gemmRowsPerThread(int64_t m, int64_t n, int64_t batches) {
+  auto groups = [&](int64_t tm) { return (m + 16 * tm - 1) / (16 * tm) * ((n + 63) / 64) * batches; };
+  if (m >= 128 && groups(8) >= 256) return 8;
+  if (m > 32 && groups(4) >= 96) return 4;
+  return 2;
+}
 
 Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue& a, const TensorValue& b,
                             const TensorValue& y) {
@@ -45,7 +45,7 @@ Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue
                                    : alignedForVec4(g.aK, g.aM, g.aBase, g.aBatch));
   bool vecB = !float16 && (bAlongK ? alignedForVec4(g.bK, g.bN, g.bBase, g.bBatch)
                                    : alignedForVec4(g.bN, g.bK, g.bBase, g.bBatch));
-  int tm = rowsPerThread(g.m, g.n, batches);
+  int tm = gemmRowsPerThread(g.m, g.n, batches);
   std::vector<const TensorValue*> tensors = {&a, &b, bias, &y};
   if (!float16) tensors.insert(tensors.end(), {&a, &b});  // the vec4 views
   return run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB}, tensors, push,

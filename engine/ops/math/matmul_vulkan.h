@@ -16,6 +16,9 @@ struct GemmCall {
   int64_t aBase = 0, bBase = 0, yBase = 0;
 };
 
+// Rows per thread of the GEMM tile (matmul_vulkan.comp's and conv_gemm_vulkan.comp's TM) for a problem.
+int gemmRowsPerThread(int64_t m, int64_t n, int64_t batches);
+
 Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue& a, const TensorValue& b,
                             const TensorValue& y);
 
