@@ -193,6 +193,34 @@ TEST(VulkanKernels, ReductionsMatchReference) {
   }
 }
 
+// Rows long enough for a workgroup per row (LayerNorm, InstanceNorm, Softmax along the last axis) and long
+// reductions, contiguous and strided, with workgroup reductions: rows longer than the group, shorter than it,
+// and not a multiple of it.
+TEST(VulkanKernels, WorkgroupPerRowKernelsMatchReference) {
+  ONYX_REQUIRE_VULKAN();
+  for (Dims dims : {Dims{5, 1500}, Dims{3, 40}, Dims{2, 1, 257}}) {
+    SCOPED_TRACE(describeTensor(DataType::Float, dims));
+    TensorValue x = randomTensor(DataType::Float, dims, 1);
+    int64_t len = dims.back();
+    expectVulkanMatchesReference({"LayerNormalization"}, {x, randomTensor(DataType::Float, {len}, 2), randomTensor(DataType::Float, {len}, 3)},
+                                 1e-4, 1e-5);
+    expectVulkanMatchesReference({"LayerNormalization"}, {x, randomTensor(DataType::Float, {len}, 4)}, 1e-4, 1e-5);
+    expectVulkanMatchesReference({"Softmax"}, {x}, 1e-5, 1e-6);
+    expectVulkanMatchesReference({"LogSoftmax"}, {x}, 1e-5, 1e-5);
+  }
+  expectVulkanMatchesReference({"InstanceNormalization"}, {randomTensor(DataType::Float, {2, 3, 20, 30}, 5), randomTensor(DataType::Float, {3}, 6),
+                                                           randomTensor(DataType::Float, {3}, 7)},
+                               1e-4, 1e-5);
+  TensorValue rows = randomTensor(DataType::Float, {4, 3000}, 8, 0.999f, 1.001f);
+  TensorValue columns = randomTensor(DataType::Float, {600, 5}, 9, 0.99f, 1.01f);
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+    SCOPED_TRACE(op);
+    expectVulkanMatchesReference(NodeCase(op, {intAttr("keepdims", 0)}, 18), {rows, ints({1}, {-1})}, 1e-4, 1e-5);
+    expectVulkanMatchesReference(NodeCase(op, {}, 18), {columns, ints({1}, {0})}, 1e-4, 1e-5);
+  }
+}
+
 TensorValue floats(std::vector<float> values) {
   TensorValue t = TensorValue::allocate(DataType::Float, {int64_t(values.size())});
   std::copy(values.begin(), values.end(), t.data<float>());
