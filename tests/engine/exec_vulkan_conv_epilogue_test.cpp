@@ -71,6 +71,7 @@ TEST(VulkanConvEpilogue, ConvChainsRunAsOneDeviceStepEachAndMatchTheCpu) {
     if (e.variant.rfind("fused into", 0) == 0) {
       ++fusedAway;
       EXPECT_EQ(e.backend, "vulkan") << e.opType;
+      EXPECT_EQ(e.durationNs, 0) << e.opType << ": the device time belongs to the Conv's event";
     }
   }
   EXPECT_EQ(variants["conv1"], "vulkan+Relu");
