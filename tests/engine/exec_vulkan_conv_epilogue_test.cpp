@@ -81,6 +81,44 @@ TEST(VulkanConvEpilogue, ConvChainsRunAsOneDeviceStepEachAndMatchTheCpu) {
   EXPECT_EQ(fusedAway, 6);
 }
 
+// A Conv with few output tiles and a long window (64 x 3 x 3) splits K across groups; the pass that adds the
+// parts applies bias, the residual Add and Relu.
+const char* kSplitConv = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+split (float[1, 64, 5, 4] x, float[64, 64, 3, 3] w, float[64] b) => (float[1, 64, 5, 4] y) {
+  c = Conv <pads = [1, 1, 1, 1], name = "conv"> (x, w, b)
+  a = Add (x, c)
+  y = Relu (a)
+}
+)";
+
+TEST(VulkanConvEpilogue, ASplitKConvAppliesItsEpilogueWhenAddingTheParts) {
+  ONYX_REQUIRE_VULKAN();
+  auto model = onyx::testing::parseNamedModelText(kSplitConv);
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  std::mt19937 rng(13);
+  NamedValues inputs = {{"x", randomTensor({1, 64, 5, 4}, rng, -1, 1)},
+                        {"w", randomTensor({64, 64, 3, 3}, rng, -0.1f, 0.1f)},
+                        {"b", randomTensor({64}, rng, -0.5f, 0.5f)}};
+  auto cpu = Executor::create(**model);
+  ASSERT_TRUE(cpu.ok()) << cpu.error().toString();
+  auto expected = (*cpu)->run(inputs);
+  ASSERT_TRUE(expected.ok()) << expected.error().toString();
+  ExecutorOptions options;
+  options.backends = {"vulkan"};
+  options.profile = true;
+  auto gpu = Executor::create(**model, options);
+  ASSERT_TRUE(gpu.ok()) << gpu.error().toString();
+  auto outputs = (*gpu)->run(inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.error().toString();
+  Comparison c = compareValues((*outputs)[0], (*expected)[0], Tolerance{1e-4, 1e-5});
+  EXPECT_TRUE(c.ok) << c.reason;
+  std::string variant;
+  for (const ProfileEvent& e : (*gpu)->profiler().events())
+    if (e.opType == "Conv") variant = e.variant;
+  EXPECT_EQ(variant, "vulkan+Add+Relu");
+}
+
 // A residual that only broadcasts to the Conv's output: the Conv declines to fuse at run time and the Add and
 // Relu run after it as their own device kernels.
 const char* kBroadcastResidual = R"(

@@ -91,7 +91,9 @@ TEST(VulkanKernels, MatMulAndGemmMatchReference) {
 TEST(VulkanKernels, TiledGemmPathsMatchReference) {
   ONYX_REQUIRE_VULKAN();
   uint64_t seed = 100;
-  const std::pair<Dims, Dims> matmuls[] = {{{8, 16}, {16, 12}},          {{67, 36}, {36, 70}},
+  // Thin problems with a long K ([2, 600] x [600, 3], [1, 2048] x [2048, 10]) split K across groups.
+  const std::pair<Dims, Dims> matmuls[] = {{{2, 600}, {600, 3}},        {{1, 2048}, {2048, 10}},
+                                           {{8, 16}, {16, 12}},          {{67, 36}, {36, 70}},
                                            {{3, 40, 20}, {20, 68}},      {{130, 28}, {28, 132}},
                                            {{64, 130, 8}, {8, 70}},      {{2, 1, 33, 44}, {3, 44, 65}}};
   for (const auto& [a, b] : matmuls) {
@@ -106,6 +108,11 @@ TEST(VulkanKernels, TiledGemmPathsMatchReference) {
       Dims a = ta ? Dims{36, 72} : Dims{72, 36}, b = tb ? Dims{68, 36} : Dims{36, 68};
       expectVulkanMatchesReference(gemm, {randomTensor(DataType::Float, a, seed++), randomTensor(DataType::Float, b, seed++),
                                           randomTensor(DataType::Float, {68}, seed++)},
+                                   1e-4, 1e-4);
+      NodeCase scaled("Gemm", {intAttr("transA", ta), intAttr("transB", tb), floatAttr("alpha", 0.5f), floatAttr("beta", 2.0f)});
+      Dims sa = ta ? Dims{1030, 3} : Dims{3, 1030}, sb = tb ? Dims{5, 1030} : Dims{1030, 5};  // split K
+      expectVulkanMatchesReference(scaled, {randomTensor(DataType::Float, sa, seed++), randomTensor(DataType::Float, sb, seed++),
+                                            randomTensor(DataType::Float, {3, 1}, seed++)},
                                    1e-4, 1e-4);
     }
 }
@@ -129,6 +136,7 @@ TEST(VulkanKernels, ConvolutionsMatchReference) {
       {{1, 4, 9, 9}, {8, 1, 3, 3}, {intAttr("group", 4)}, true},        // depthwise with a channel multiplier
       {{2, 6, 11, 13}, {6, 1, 5, 5}, {intAttr("group", 6), intsAttr("strides", {2, 2}), intsAttr("pads", {2, 1, 2, 1})}, true},
       {{16, 4, 32, 32}, {128, 4, 1, 1}, {}, true},                      // 8 rows per thread
+      {{1, 64, 4, 4}, {16, 64, 3, 3}, {intsAttr("pads", {1, 1, 1, 1})}, true},  // split K: few tiles, long K
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {

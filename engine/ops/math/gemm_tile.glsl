@@ -9,12 +9,16 @@
 //   vec4 loadB(int k, int col): B[k][col..col+3] (B_ALONG_K false) or B[k..k+3][col] (B_ALONG_K true),
 //   each 0 outside the matrix, and void storeY(int row, int col, vec4 v) for columns col..col+3.
 // Which way the loads run follows the memory layout, so neighbouring threads read neighbouring addresses.
+// With SPLIT_K > 1 (thin problems, too few tiles to fill the device) each group multiplies one part of K and
+// stores its raw sums into a scratch of SPLIT_K partial outputs, which gemm_splitk_vulkan.comp adds up.
 layout(local_size_x = 16, local_size_y = 16) in;
 // Rows per thread: the tile is 16*TM x 64 (TM 2, 4 or 8).
 layout(constant_id = 0) const int TM = 4;
 // Whether A's contiguous direction is M (a transposed A) and B's is K (a transposed B).
 layout(constant_id = 1) const bool A_ALONG_M = false;
 layout(constant_id = 2) const bool B_ALONG_K = false;
+// Parts of K computed by separate groups (gl_WorkGroupID.z = outer index * SPLIT_K + part).
+layout(constant_id = 9) const int SPLIT_K = 1;
 
 const int BK = 16, BN = 64;
 const int BM = 16 * TM;
@@ -73,22 +77,23 @@ void storeSlice(int stage, int thread) {
   }
 }
 
-// Runs the K loop for the tile at (row0, col0) and hands each thread's outputs to storeY.
-void gemmTile(int row0, int col0, int kTotal) {
+// Runs the K loop over [kBegin, kEnd) (kBegin a multiple of 16) for the tile at (row0, col0) and hands each
+// thread's outputs to storeY.
+void gemmTile(int row0, int col0, int kBegin, int kEnd) {
   int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y);
   int thread = ty * 16 + tx;
   vec4 acc[TM];
   for (int i = 0; i < TM; ++i) acc[i] = vec4(0.0);
-  int slices = (kTotal + BK - 1) / BK;
+  int slices = max(kEnd - kBegin + BK - 1, 0) / BK;
   if (slices > 0) {
-    fetchSlice(row0, col0, 0, thread);
+    fetchSlice(row0, col0, kBegin, thread);
     storeSlice(0, thread);
   }
   barrier();
   for (int s = 0; s < slices; ++s) {
     int current = s & 1;
     bool more = s + 1 < slices;
-    if (more) fetchSlice(row0, col0, (s + 1) * BK, thread);
+    if (more) fetchSlice(row0, col0, kBegin + (s + 1) * BK, thread);
     for (int kk = 0; kk < BK; ++kk) {
       vec4 b = tileB[current][kk][tx];
       for (int i = 0; i < TM; ++i) acc[i] += tileA[current][kk][ty * TM + i] * b;
@@ -97,4 +102,11 @@ void gemmTile(int row0, int col0, int kTotal) {
     barrier();
   }
   for (int i = 0; i < TM; ++i) storeY(row0 + ty * TM + i, col0 + tx * 4, acc[i]);
+}
+
+// The K range of this group's part (whole slices; the last part ends at kTotal).
+ivec2 splitRange(int kTotal) {
+  int part = int(gl_WorkGroupID.z) % SPLIT_K;
+  int chunk = ((kTotal + SPLIT_K - 1) / SPLIT_K + BK - 1) / BK * BK;
+  return ivec2(min(part * chunk, kTotal), min((part + 1) * chunk, kTotal));
 }

@@ -46,7 +46,13 @@ float elementB(int k, int col) { return k < K && col < N ? float(b[bOff + k * B_
 
 void storeY(int row, int col, vec4 v) {
   if (row >= M) return;
-  int batch = int(gl_WorkGroupID.z);
+  int batch = int(gl_WorkGroupID.z) / SPLIT_K;
+  if (SPLIT_K > 1) {  // raw sums into part `part` of the scratch
+    int part = int(gl_WorkGroupID.z) % SPLIT_K;
+    int outputs = int(gl_NumWorkGroups.z) / SPLIT_K * M * N;
+    for (int j = 0; j < 4 && col + j < N; ++j) y[part * outputs + (batch * M + row) * N + col + j] = SCALAR(v[j]);
+    return;
+  }
   for (int j = 0; j < 4; ++j) {
     if (col + j >= N) return;
     float r = ALPHA * v[j];
@@ -56,7 +62,7 @@ void storeY(int row, int col, vec4 v) {
 }
 
 void main() {
-  int rest = int(gl_WorkGroupID.z);
+  int rest = int(gl_WorkGroupID.z) / SPLIT_K;
   aOff = A_BASE;
   bOff = B_BASE;
   for (int d = 2; d >= 0; --d) {
@@ -65,5 +71,6 @@ void main() {
     aOff += c * A_BATCH(d);
     bOff += c * B_BATCH(d);
   }
-  gemmTile(int(gl_WorkGroupID.y) * BM, int(gl_WorkGroupID.x) * BN, K);
+  ivec2 range = splitRange(K);
+  gemmTile(int(gl_WorkGroupID.y) * BM, int(gl_WorkGroupID.x) * BN, range.x, range.y);
 }

@@ -1,6 +1,7 @@
 // Vulkan kernels for MatMul and Gemm: one tiled GEMM shader (matmul_vulkan.comp) reading A and B through
 // strides, so transposes and broadcast batches cost no copies. Conv's GEMM path uses it too (gemmOnDevice).
 #include <algorithm>
+#include <bit>
 
 #include "exec/kernel_util.h"
 #include "exec/vulkan/vulkan_kernel.h"
@@ -27,6 +28,24 @@ int gemmRowsPerThread(int64_t m, int64_t n, int64_t batches) {
   return 2;
 }
 
+int gemmSplitK(VulkanRun& run, int64_t m, int64_t n, int64_t k, int64_t batches, int rowsPerThread, bool float16) {
+  int64_t rows = 16 * rowsPerThread, groups = (m + rows - 1) / rows * ((n + 63) / 64) * batches;
+  if (float16 || groups >= 128 || k < 512) return 1;
+  int64_t parts = std::min<int64_t>({(256 + groups - 1) / groups, k / 256, 16});
+  if (parts < 2 || batches * parts > int64_t(run.context().maxGroupsPerDim())) return 1;
+  return int(parts);
+}
+
+Expected<void> addSplitKParts(VulkanRun& run, const TensorValue& partial, int parts, int mode, Push push,
+                              const std::vector<int32_t>& epilogueCodes, const TensorValue* bias,
+                              const TensorValue* residual, const TensorValue& y) {
+  push.at(0, y.count()).at(1, parts);
+  std::vector<int32_t> spec = {mode};
+  spec.insert(spec.end(), epilogueCodes.begin(), epilogueCodes.end());
+  return run.dispatch("gemm_splitk_vulkan", spec,
+                      {&partial, bias ? bias : &partial, residual ? residual : &partial, &y}, push, y.count(), false);
+}
+
 Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue& a, const TensorValue& b,
                             const TensorValue& y) {
   if (g.m == 0 || g.n == 0) return {};
@@ -46,11 +65,24 @@ Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue
   bool vecB = !float16 && (bAlongK ? alignedForVec4(g.bK, g.bN, g.bBase, g.bBatch)
                                    : alignedForVec4(g.bN, g.bK, g.bBase, g.bBatch));
   int tm = gemmRowsPerThread(g.m, g.n, batches);
-  std::vector<const TensorValue*> tensors = {&a, &b, bias, &y};
+  int parts = g.yBase == 0 && y.count() == batches * g.m * g.n ? gemmSplitK(run, g.m, g.n, g.k, batches, tm, float16) : 1;
+  const TensorValue* out = &y;
+  Expected<TensorValue> partial = TensorValue();
+  if (parts > 1) {
+    partial = run.scratch(DataType::Float, {parts * y.count()});
+    if (!partial) return partial.error();
+    out = &*partial;
+  }
+  std::vector<const TensorValue*> tensors = {&a, &b, bias, out};
   if (!float16) tensors.insert(tensors.end(), {&a, &b});  // the vec4 views
-  return run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB}, tensors, push,
-                            uint32_t((g.n + 63) / 64), uint32_t((g.m + 16 * tm - 1) / (16 * tm)), uint32_t(batches),
-                            float16);
+  auto done = run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB, 0, 0, 0, 0, parts}, tensors, push,
+                                 uint32_t((g.n + 63) / 64), uint32_t((g.m + 16 * tm - 1) / (16 * tm)),
+                                 uint32_t(batches * parts), float16);
+  if (!done || parts == 1) return done;
+  Push finish;
+  finish.at(2, g.m).at(3, g.n).at(4, g.bias ? 1 : 0).at(5, g.biasM).at(6, g.biasN).at(7, g.biasBatch);
+  finish.at(8, std::bit_cast<int32_t>(g.alpha)).at(9, std::bit_cast<int32_t>(g.beta));
+  return addSplitKParts(run, *partial, parts, 0, finish, {0, 0, 0}, g.bias, nullptr, y);
 }
 
 namespace {

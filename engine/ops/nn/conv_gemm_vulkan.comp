@@ -81,6 +81,13 @@ vec4 loadB(int k, int col) {
 void storeY(int row, int col, vec4 v) {
   if (row >= M) return;
   int channel = group * M + row;
+  if (SPLIT_K > 1) {  // raw sums into part `part` of the scratch; gemm_splitk_vulkan.comp adds bias and epilogue
+    int part = int(gl_WorkGroupID.z) % SPLIT_K;
+    int outputs = int(gl_NumWorkGroups.z) / SPLIT_K / GROUPS * M_TOTAL * N;
+    int at = part * outputs + (image * M_TOTAL + channel) * N + col;
+    for (int j = 0; j < 4 && col + j < N; ++j) y[at + j] = SCALAR(v[j]);
+    return;
+  }
   float b = HAS_BIAS != 0 ? float(bias[channel]) : 0.0;
   int base = (image * M_TOTAL + channel) * N;
   for (int j = 0; j < 4; ++j) {
@@ -91,9 +98,11 @@ void storeY(int row, int col, vec4 v) {
 }
 
 void main() {
-  image = int(gl_WorkGroupID.z) / GROUPS;
-  group = int(gl_WorkGroupID.z) % GROUPS;
+  int outer = int(gl_WorkGroupID.z) / SPLIT_K;
+  image = outer / GROUPS;
+  group = outer % GROUPS;
   xOff = (image * C + group * (C / GROUPS)) * H * WIDTH;
   wOff = group * M * K;
-  gemmTile(int(gl_WorkGroupID.y) * BM, int(gl_WorkGroupID.x) * BN, K);
+  ivec2 range = splitRange(K);
+  gemmTile(int(gl_WorkGroupID.y) * BM, int(gl_WorkGroupID.x) * BN, range.x, range.y);
 }

@@ -205,11 +205,24 @@ Expected<void> runConvGemm(VulkanRun& run, const TensorValue& x, const TensorVal
   int tm = gemmRowsPerThread(mg, outPlane, n * groups);
   std::vector<int32_t> spec = {tm, false, false, vecA, vecB, pointwise};
   spec.insert(spec.end(), fused->codes.begin(), fused->codes.end());
-  std::vector<const TensorValue*> tensors = {&x, &w, bias ? bias : &x, &y, fused->residual ? fused->residual : &x};
+  int parts = gemmSplitK(run, mg, outPlane, kSize, n * groups, tm, float16);
+  spec.push_back(parts);  // SPLIT_K (constant 9)
+  const TensorValue* out = &y;
+  Expected<TensorValue> partial = TensorValue();
+  if (parts > 1) {
+    partial = run.scratch(DataType::Float, {parts * y.count()});
+    if (!partial) return partial.error();
+    out = &*partial;
+  }
+  std::vector<const TensorValue*> tensors = {&x, &w, bias ? bias : &x, out, fused->residual ? fused->residual : &x};
   if (!float16) tensors.insert(tensors.end(), {&w, &x});  // the vec4 views
   int64_t rows = 16 * tm;
-  return run.dispatchGroups("conv_gemm_vulkan", spec, tensors, push, uint32_t((outPlane + 63) / 64),
-                            uint32_t((mg + rows - 1) / rows), uint32_t(n * groups), float16);
+  auto done = run.dispatchGroups("conv_gemm_vulkan", spec, tensors, push, uint32_t((outPlane + 63) / 64),
+                                 uint32_t((mg + rows - 1) / rows), uint32_t(n * groups * parts), float16);
+  if (!done || parts == 1) return done;
+  Push finish = push;  // keeps the epilogue parameters (19-24)
+  finish.at(2, m).at(3, outPlane).at(4, bias != nullptr);
+  return addSplitKParts(run, *partial, parts, 1, finish, fused->codes, bias, fused->residual, y);
 }
 
 Expected<void> runConv(VulkanRun& run) {
