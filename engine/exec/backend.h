@@ -51,6 +51,9 @@ class Backend {
   virtual std::string_view name() const = 0;  // "cpu", "vulkan"
   // Host backends compute on host memory; others need transfers in and out.
   virtual bool usesHostMemory() const = 0;
+  // Whether the planner offers this backend's steps the element-wise nodes after them (setEpilogue): host
+  // backends, and device backends that run those nodes' own kernels on the device when a run declines.
+  virtual bool fusesEpilogues() const { return usesHostMemory(); }
   virtual bool supports(const Node& node, int opset) const = 0;
   virtual Expected<std::unique_ptr<PreparedNode>> prepare(
       const Node& node, int opset, const NodeShapes& shapes,

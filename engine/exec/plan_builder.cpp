@@ -164,7 +164,7 @@ Expected<void> GraphPlanning::prepare(Step& step, const std::vector<const onyx::
 Expected<void> GraphPlanning::bindOutputs(Step& step) {
   const Node& node = *step.node;
   const onyx::Value* fusedOutput = nullptr;
-  if (context_.fuseEpilogues && step.backend->usesHostMemory() && node.outputCount() > 0 && node.output(0)) {
+  if (context_.fuseEpilogues && step.backend->fusesEpilogues() && node.outputCount() > 0 && node.output(0)) {
     auto fused = fuseEpilogue(step, *plan_, context_, facts_, transfers_, absorbed_);
     if (!fused) return fused.error();
     fusedOutput = *fused;

@@ -67,14 +67,16 @@ std::optional<Chain> extended(const Chain& chain, const std::vector<const Node*>
   return next;
 }
 
-// The accepted chain as the step's epilogue: each node prepared on the host fallback, with frame slots.
+// The accepted chain as the step's epilogue: each node prepared where the step's values live (the host
+// fallback, or the step's device, whose kernel accepted only nodes that device runs), with frame slots.
 Expected<void> adoptChain(Step& step, const Chain& chain, GraphPlan& plan, const PlanContext& context,
                           Transfers& transfers, std::unordered_set<const Node*>& absorbed) {
+  Backend& owner = step.backend->usesHostMemory() ? context.fallback() : *step.backend;
   for (const EpilogueOp& op : chain.ops) {
     EpilogueStep ep;
     ep.node = op.node;
     ep.opset = op.opset;
-    auto prepared = context.fallback().prepare(*op.node, op.opset, NodeShapes{}, op.constants);
+    auto prepared = owner.prepare(*op.node, op.opset, NodeShapes{}, op.constants);
     if (!prepared) return prepared.error();
     ep.prepared = std::move(*prepared);
     for (size_t i = 0; i < op.inputs.size(); ++i) {

@@ -60,7 +60,7 @@ ProfileEvent fusedEvent(const Profiler& profiler, const GraphPlan& plan, const S
   f.startNs = profiler.nowNs();
   f.iteration = profiler.iteration();
   f.depth = plan.depth;
-  f.backend = std::string(hostBackend);
+  f.backend = std::string(step.backend ? step.backend->name() : hostBackend);
   f.node = fusedNode.id();
   f.name = fusedNode.name();
   f.opType = fusedNode.opType();
@@ -95,7 +95,7 @@ void recordStep(Profiler& profiler, const GraphPlan& plan, const Step& step,
   for (ProfileEvent& after : epilogueEvents) {
     after.iteration = profiler.iteration();
     after.depth = plan.depth;
-    after.backend = std::string(hostBackend);
+    after.backend = std::string(step.backend ? step.backend->name() : hostBackend);
     profiler.record(std::move(after));
   }
   for (const Node* transpose : step.transposedInputs)

@@ -71,8 +71,10 @@ Expected<std::vector<RunValue>> PlanRun::run(int64_t arenaLimitBytes) {
     if (profiler_ && deviceStep) step.backend->beginProfiledStep(*profiler_);
     if (auto ran = runStep(step, outcome); !ran) return ran.error();
     if (profiler_) {
+      // The step's own event comes first; the nodes fused into it follow with no time of their own.
+      size_t stepEvent = profiler_->events().size();
       recordStep(*profiler_, plan_, step, frame_.slots, outcome, epilogueEvents_, env_.hostBackend);
-      if (deviceStep) step.backend->endProfiledStep(*profiler_, profiler_->events().size() - 1);
+      if (deviceStep) step.backend->endProfiledStep(*profiler_, stepEvent);
     }
     releaseAfter(step, s);
   }

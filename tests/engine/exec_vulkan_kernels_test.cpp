@@ -85,6 +85,38 @@ TEST(VulkanKernels, MatMulAndGemmMatchReference) {
     }
 }
 
+// The register-tiled GEMM's paths: vec4 loads where rows are 16-byte aligned (with K and N not multiples of the
+// tile, so the scalar edge runs too), transposed A and B read along their contiguous direction, and the three
+// tile heights (2, 4 and 8 rows per thread, chosen by the problem's size).
+TEST(VulkanKernels, TiledGemmPathsMatchReference) {
+  ONYX_REQUIRE_VULKAN();
+  uint64_t seed = 100;
+  // Thin problems with a long K ([2, 600] x [600, 3], [1, 2048] x [2048, 10]) split K across groups.
+  const std::pair<Dims, Dims> matmuls[] = {{{2, 600}, {600, 3}},        {{1, 2048}, {2048, 10}},
+                                           {{8, 16}, {16, 12}},          {{67, 36}, {36, 70}},
+                                           {{3, 40, 20}, {20, 68}},      {{130, 28}, {28, 132}},
+                                           {{64, 130, 8}, {8, 70}},      {{2, 1, 33, 44}, {3, 44, 65}}};
+  for (const auto& [a, b] : matmuls) {
+    SCOPED_TRACE(describeTensor(DataType::Float, a) + " x " + describeTensor(DataType::Float, b));
+    expectVulkanMatchesReference({"MatMul"}, {randomTensor(DataType::Float, a, seed++), randomTensor(DataType::Float, b, seed++)},
+                                 1e-4, 1e-4);
+  }
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      SCOPED_TRACE("transA " + std::to_string(ta) + " transB " + std::to_string(tb));
+      NodeCase gemm("Gemm", {intAttr("transA", ta), intAttr("transB", tb)});
+      Dims a = ta ? Dims{36, 72} : Dims{72, 36}, b = tb ? Dims{68, 36} : Dims{36, 68};
+      expectVulkanMatchesReference(gemm, {randomTensor(DataType::Float, a, seed++), randomTensor(DataType::Float, b, seed++),
+                                          randomTensor(DataType::Float, {68}, seed++)},
+                                   1e-4, 1e-4);
+      NodeCase scaled("Gemm", {intAttr("transA", ta), intAttr("transB", tb), floatAttr("alpha", 0.5f), floatAttr("beta", 2.0f)});
+      Dims sa = ta ? Dims{1030, 3} : Dims{3, 1030}, sb = tb ? Dims{5, 1030} : Dims{1030, 5};  // split K
+      expectVulkanMatchesReference(scaled, {randomTensor(DataType::Float, sa, seed++), randomTensor(DataType::Float, sb, seed++),
+                                            randomTensor(DataType::Float, {3, 1}, seed++)},
+                                   1e-4, 1e-4);
+    }
+}
+
 TEST(VulkanKernels, ConvolutionsMatchReference) {
   ONYX_REQUIRE_VULKAN();
   struct Case {
@@ -99,6 +131,12 @@ TEST(VulkanKernels, ConvolutionsMatchReference) {
       {{1, 16, 7, 7}, {16, 8, 1, 1}, {intAttr("group", 2)}, false},                                            // grouped GEMM
       {{1, 12, 13, 13}, {16, 12, 3, 3}, {intsAttr("dilations", {2, 2}), stringAttr("auto_pad", "SAME_UPPER")}, true},
       {{2, 8, 20}, {12, 8, 5}, {intsAttr("strides", {3}), intsAttr("pads", {2, 2})}, true},                   // 1-D
+      {{2, 8, 4, 6}, {12, 8, 1, 1}, {}, true},                          // pointwise, vec4 reads of the input
+      {{1, 6, 5, 5}, {10, 6, 1, 1}, {}, false},                         // pointwise, scalar reads
+      {{1, 4, 9, 9}, {8, 1, 3, 3}, {intAttr("group", 4)}, true},        // depthwise with a channel multiplier
+      {{2, 6, 11, 13}, {6, 1, 5, 5}, {intAttr("group", 6), intsAttr("strides", {2, 2}), intsAttr("pads", {2, 1, 2, 1})}, true},
+      {{16, 4, 32, 32}, {128, 4, 1, 1}, {}, true},                      // 8 rows per thread
+      {{1, 64, 4, 4}, {16, 64, 3, 3}, {intsAttr("pads", {1, 1, 1, 1})}, true},  // split K: few tiles, long K
   };
   uint64_t seed = 1;
   for (const Case& c : cases) {
@@ -160,6 +198,34 @@ TEST(VulkanKernels, ReductionsMatchReference) {
     expectVulkanMatchesReference(NodeCase(op, {intAttr("keepdims", 0)}, 18), {x, ints({2}, {1, -1})}, 1e-4, 1e-5);
     expectVulkanMatchesReference(NodeCase(op, {}, 18), {x}, 1e-4, 1e-5);  // all axes
     expectVulkanMatchesReference(NodeCase(op, {intsAttr("axes", {0, 2})}, 13), {x}, 1e-4, 1e-5);
+  }
+}
+
+// Rows long enough for a workgroup per row (LayerNorm, InstanceNorm, Softmax along the last axis) and long
+// reductions, contiguous and strided, with workgroup reductions: rows longer than the group, shorter than it,
+// and not a multiple of it.
+TEST(VulkanKernels, WorkgroupPerRowKernelsMatchReference) {
+  ONYX_REQUIRE_VULKAN();
+  for (Dims dims : {Dims{5, 1500}, Dims{3, 40}, Dims{2, 1, 257}}) {
+    SCOPED_TRACE(describeTensor(DataType::Float, dims));
+    TensorValue x = randomTensor(DataType::Float, dims, 1);
+    int64_t len = dims.back();
+    expectVulkanMatchesReference({"LayerNormalization"}, {x, randomTensor(DataType::Float, {len}, 2), randomTensor(DataType::Float, {len}, 3)},
+                                 1e-4, 1e-5);
+    expectVulkanMatchesReference({"LayerNormalization"}, {x, randomTensor(DataType::Float, {len}, 4)}, 1e-4, 1e-5);
+    expectVulkanMatchesReference({"Softmax"}, {x}, 1e-5, 1e-6);
+    expectVulkanMatchesReference({"LogSoftmax"}, {x}, 1e-5, 1e-5);
+  }
+  expectVulkanMatchesReference({"InstanceNormalization"}, {randomTensor(DataType::Float, {2, 3, 20, 30}, 5), randomTensor(DataType::Float, {3}, 6),
+                                                           randomTensor(DataType::Float, {3}, 7)},
+                               1e-4, 1e-5);
+  TensorValue rows = randomTensor(DataType::Float, {4, 3000}, 8, 0.999f, 1.001f);
+  TensorValue columns = randomTensor(DataType::Float, {600, 5}, 9, 0.99f, 1.01f);
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                         "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}) {
+    SCOPED_TRACE(op);
+    expectVulkanMatchesReference(NodeCase(op, {intAttr("keepdims", 0)}, 18), {rows, ints({1}, {-1})}, 1e-4, 1e-5);
+    expectVulkanMatchesReference(NodeCase(op, {}, 18), {columns, ints({1}, {0})}, 1e-4, 1e-5);
   }
 }
 

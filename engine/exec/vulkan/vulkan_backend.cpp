@@ -54,10 +54,20 @@ class VulkanNode final : public PreparedNode {
   // "cpu-fallback" after a run the device could not do (the profile shows which nodes left the device).
   std::string_view variant() const override { return fellBack_ ? "cpu-fallback" : "vulkan"; }
   const std::vector<int>& hostInputs() const override { return hostInputs_; }
+  // The work the CPU kernel of the same op counts, so device and CPU profiles compare (GFLOP/s).
+  int64_t flops(const KernelContext& context) const override {
+    const KernelDef* cpu = cpuKernels().find(node_, opset_);
+    return cpu && cpu->flops ? cpu->flops(context) : 0;
+  }
   const std::string& fallbackReason() const { return fallbackReason_; }
+  bool setEpilogue(const std::vector<EpilogueOp>& ops) override;
+  bool canFuseEpilogue(const KernelContext& context) const override {
+    return !epilogue_.empty() && (!def_.canFuseEpilogue || def_.canFuseEpilogue(context, epilogue_));
+  }
 
  private:
   Expected<void> runOnCpu(KernelContext& context, const std::string& reason);
+  Expected<std::vector<TensorValue>> deviceEpilogueOperands(const KernelContext& context);
 
   VulkanBackend& backend_;
   const VulkanKernelDef& def_;
@@ -66,6 +76,7 @@ class VulkanNode final : public PreparedNode {
   std::vector<TensorValue> weights_;  // per input: the device copy of a constant input, else empty
   std::vector<const onyx::Tensor*> constants_;
   std::vector<int> hostInputs_;
+  std::vector<EpilogueOp> epilogue_;   // fused element-wise nodes (setEpilogue)
   std::unique_ptr<PreparedNode> cpu_;  // prepared on the first fallback
   bool fellBack_ = false;               // the last run went to the CPU
   std::string fallbackReason_;
@@ -83,6 +94,7 @@ class VulkanBackend final : public Backend {
 
   std::string_view name() const override { return "vulkan"; }
   bool usesHostMemory() const override { return false; }
+  bool fusesEpilogues() const override { return true; }  // the epilogue nodes run on the device when declined
   std::string deviceName() const override { return context_->info().name; }
 
   bool supports(const Node& node, int opset) const override {
@@ -247,9 +259,38 @@ Expected<void> VulkanNode::run(KernelContext& context) {
   if (host) return runOnCpu(context, why);
   fellBack_ = false;
   VulkanRun run(context, backend_.stream(), std::move(inputs), &backend_);
+  if (context.fusingEpilogue()) {
+    auto operands = deviceEpilogueOperands(context);
+    if (!operands) return operands.error();
+    run.setEpilogue(epilogue_, std::move(*operands));
+  }
   auto ran = def_.function(run);
   if (ran || !run.fellBack()) return ran;
   return runOnCpu(context, run.fallbackReason());
+}
+
+bool VulkanNode::setEpilogue(const std::vector<EpilogueOp>& ops) {
+  // Every node of the chain must have a device kernel: when a run cannot fuse it, those kernels run it.
+  if (!def_.acceptsEpilogue || !def_.acceptsEpilogue(ops)) return false;
+  for (const EpilogueOp& op : ops)
+    if (!backend_.supports(*op.node, op.opset)) return false;
+  epilogue_ = ops;
+  return true;
+}
+
+Expected<std::vector<TensorValue>> VulkanNode::deviceEpilogueOperands(const KernelContext& context) {
+  std::vector<TensorValue> operands;
+  for (const EpilogueOp& op : epilogue_) {
+    for (int index : op.inputs) {
+      if (index < 0) continue;
+      if (operands.size() <= size_t(index)) operands.resize(size_t(index) + 1);
+      const TensorValue& t = context.epilogueOperand(size_t(index));
+      auto moved = backend_.toDevice(t);
+      if (!moved) return moved.error();
+      operands[size_t(index)] = *moved;
+    }
+  }
+  return operands;
 }
 
 Expected<void> VulkanNode::runOnCpu(KernelContext& context, const std::string& reason) {
@@ -261,6 +302,21 @@ Expected<void> VulkanNode::runOnCpu(KernelContext& context, const std::string& r
     auto prepared = cpu.prepare(node_, opset_, {}, constants_);
     if (!prepared) return prepared.error();
     cpu_ = std::move(*prepared);
+    // The executor expects output 0 to be the epilogue's last value: the CPU kernel must fuse it too.
+    if (!epilogue_.empty() && !cpu_->setEpilogue(epilogue_))
+      return context.error("falls back to the CPU, whose kernel cannot compute its fused epilogue");
+  }
+  std::vector<RunValue> hostOperands;
+  if (context.fusingEpilogue()) {
+    for (const EpilogueOp& op : epilogue_) {
+      for (int index : op.inputs) {
+        if (index < 0) continue;
+        if (hostOperands.size() <= size_t(index)) hostOperands.resize(size_t(index) + 1);
+        auto moved = backend_.toHost(context.epilogueOperand(size_t(index)));
+        if (!moved) return moved.error();
+        hostOperands[size_t(index)] = std::move(*moved);
+      }
+    }
   }
   std::vector<RunValue> inputs(context.inputCount());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -279,6 +335,12 @@ Expected<void> VulkanNode::runOnCpu(KernelContext& context, const std::string& r
   std::vector<RunValue> outputs(context.outputCount());
   HeapHost heap;
   KernelContext cpuContext(node_, opset_, pointers, outputs, heap, context.pool());
+  std::vector<const RunValue*> operandPointers;
+  for (const RunValue& v : hostOperands) operandPointers.push_back(&v);
+  cpuContext.setEpilogueOperands(operandPointers);
+  cpuContext.setFusingEpilogue(context.fusingEpilogue());
+  if (context.fusingEpilogue() && !cpu_->canFuseEpilogue(cpuContext))
+    return context.error("falls back to the CPU, whose kernel cannot fuse its epilogue for these inputs");
   auto ran = cpu_->run(cpuContext);
   if (!ran) return ran;
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -209,6 +209,9 @@ Expected<void> Context::init(std::string_view selector) {
   props2.pNext = &subgroup;
   vkGetPhysicalDeviceProperties2(physical_, &props2);
   subgroupSize_ = subgroup.subgroupSize;
+  subgroupArithmetic_ = props.apiVersion >= VK_API_VERSION_1_1 && (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                        (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+                        (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
 
   VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};

@@ -67,6 +67,8 @@ class Context : public std::enable_shared_from_this<Context> {
   uint64_t maxStorageRange() const { return maxStorageRange_; }
   uint32_t maxGroupsPerDim() const { return maxGroups_; }
   uint32_t subgroupSize() const { return subgroupSize_; }
+  // Subgroup add/min/max/mul in compute shaders (GL_KHR_shader_subgroup_arithmetic).
+  bool subgroupArithmetic() const { return subgroupArithmetic_; }
   std::mutex& queueMutex() { return queueMutex_; }
 
   // Device-local buffer (host-visible when the device has such memory, as lavapipe and UMA GPUs do), or a
@@ -95,6 +97,7 @@ class Context : public std::enable_shared_from_this<Context> {
   uint64_t maxStorageRange_ = 0;
   uint32_t maxGroups_ = 65535;
   uint32_t subgroupSize_ = 1;
+  bool subgroupArithmetic_ = false;
   std::mutex queueMutex_;
 
   std::mutex poolMutex_;

@@ -66,6 +66,16 @@ class VulkanRun {
   const std::string& fallbackReason() const { return fallbackReason_; }
   Error error(std::string message) const { return kernel_.error(std::move(message)); }
 
+  // The element-wise nodes after this one that the kernel computes in its output pass this run (empty when
+  // none; see VulkanKernelDef::acceptsEpilogue), and their operands computed earlier (device tensors, indexed
+  // by EpilogueOp::inputs).
+  const std::vector<EpilogueOp>& epilogue() const { return epilogue_; }
+  const TensorValue& epilogueOperand(size_t i) const { return epilogueOperands_.at(i); }
+  void setEpilogue(std::vector<EpilogueOp> ops, std::vector<TensorValue> operands) {
+    epilogue_ = std::move(ops);
+    epilogueOperands_ = std::move(operands);
+  }
+
  private:
   Expected<TensorValue> allocate(DataType dtype, Dims dims);
 
@@ -75,6 +85,8 @@ class VulkanRun {
   const Backend* backend_;
   bool fellBack_ = false;
   std::string fallbackReason_;
+  std::vector<EpilogueOp> epilogue_;
+  std::vector<TensorValue> epilogueOperands_;
 };
 
 using VulkanKernelFunction = Expected<void> (*)(VulkanRun&);
@@ -89,6 +101,11 @@ struct VulkanKernelDef {
   std::vector<int> hostInputs;
   // Attributes and input counts the kernel handles; null: all.
   bool (*supports)(const Node& node, int opset) = nullptr;
+  // Epilogue fusion (EpilogueOp in exec/kernel.h): whether the kernel can compute this chain of element-wise
+  // nodes in its output pass, and whether this run's inputs and operands let it (else the executor runs the
+  // nodes' own device kernels after it). Null: the kernel fuses nothing.
+  bool (*acceptsEpilogue)(const std::vector<EpilogueOp>& ops) = nullptr;
+  bool (*canFuseEpilogue)(const KernelContext& context, const std::vector<EpilogueOp>& ops) = nullptr;
   // Cast: the output type differs from the inputs'.
   bool convertsType = false;
   // The source file that registered the kernel, as the compiler named it; set by VulkanKernelRegistry::add.

@@ -1,13 +1,20 @@
 #version 450
-// Batched GEMM: y[b] = alpha * A[b] x B[b] + beta * bias, tiled 32 x 32 per group of 16 x 16 threads (2 x 2
-// outputs each), 16-deep K slices staged in shared memory. A and B are read through strides, so transposes,
-// broadcast batches and convolution weights need no copy. Serves MatMul, Gemm and Conv (after im2col).
+// Batched GEMM: y[b] = alpha * A[b] x B[b] + beta * bias, register-tiled (gemm_tile.glsl). A and B are read
+// through strides, so transposes, broadcast batches and convolution weights need no copy; where a matrix is
+// contiguous along the loaded direction and 16-byte aligned (VEC_A, VEC_B), each thread reads a vec4.
+// Serves MatMul, Gemm and pointwise Conv.
 #include "onyx_common.glsl"
-layout(local_size_x = 16, local_size_y = 16) in;
 layout(std430, binding = 0) readonly buffer A { SCALAR a[]; };
 layout(std430, binding = 1) readonly buffer B { SCALAR b[]; };
 layout(std430, binding = 2) readonly buffer C { SCALAR bias[]; };
 layout(std430, binding = 3) writeonly buffer Y { SCALAR y[]; };
+#ifndef ONYX_F16
+// The same buffers as A and B, read four floats at a time.
+layout(std430, binding = 4) readonly buffer A4 { vec4 a4[]; };
+layout(std430, binding = 5) readonly buffer B4 { vec4 b4[]; };
+#endif
+layout(constant_id = 3) const bool VEC_A = false;
+layout(constant_id = 4) const bool VEC_B = false;
 #define M p[0]
 #define N p[1]
 #define K p[2]
@@ -28,52 +35,42 @@ layout(std430, binding = 3) writeonly buffer Y { SCALAR y[]; };
 #define Y_BASE p[23]
 #define BIAS_BATCH p[24]
 
-const int TILE = 32, DEPTH = 16;
-shared float tileA[DEPTH][TILE + 1];
-shared float tileB[DEPTH][TILE + 1];
+#include "gemm_tile.glsl"
+
+int aOff, bOff;
+
+float elementA(int row, int k) { return row < M && k < K ? float(a[aOff + row * A_M + k * A_K]) : 0.0; }
+float elementB(int k, int col) { return k < K && col < N ? float(b[bOff + k * B_K + col * B_N]) : 0.0; }
+
+#include "gemm_tile_loads.glsl"
+
+void storeY(int row, int col, vec4 v) {
+  if (row >= M) return;
+  int batch = int(gl_WorkGroupID.z) / SPLIT_K;
+  if (SPLIT_K > 1) {  // raw sums into part `part` of the scratch
+    int part = int(gl_WorkGroupID.z) % SPLIT_K;
+    int outputs = int(gl_NumWorkGroups.z) / SPLIT_K * M * N;
+    for (int j = 0; j < 4 && col + j < N; ++j) y[part * outputs + (batch * M + row) * N + col + j] = SCALAR(v[j]);
+    return;
+  }
+  for (int j = 0; j < 4; ++j) {
+    if (col + j >= N) return;
+    float r = ALPHA * v[j];
+    if (HAS_BIAS != 0) r += BETA * float(bias[batch * BIAS_BATCH + row * BIAS_M + (col + j) * BIAS_N]);
+    y[Y_BASE + (batch * M + row) * N + col + j] = SCALAR(r);
+  }
+}
 
 void main() {
-  int batch = int(gl_WorkGroupID.z);
-  int aOff = A_BASE, bOff = B_BASE, rest = batch;
+  int rest = int(gl_WorkGroupID.z) / SPLIT_K;
+  aOff = A_BASE;
+  bOff = B_BASE;
   for (int d = 2; d >= 0; --d) {
     int c = rest % BATCH_DIM(d);
     rest /= BATCH_DIM(d);
     aOff += c * A_BATCH(d);
     bOff += c * B_BATCH(d);
   }
-  int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y);
-  int row0 = int(gl_WorkGroupID.y) * TILE, col0 = int(gl_WorkGroupID.x) * TILE;
-  int thread = ty * 16 + tx;
-  float acc[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
-  for (int k0 = 0; k0 < K; k0 += DEPTH) {
-    // 512 elements of each tile, two per thread.
-    for (int e = thread; e < DEPTH * TILE; e += 256) {
-      int kk = e / TILE, mm = e % TILE;
-      int row = row0 + mm, k = k0 + kk;
-      tileA[kk][mm] = (row < M && k < K) ? float(a[aOff + row * A_M + k * A_K]) : 0.0;
-      int col = col0 + mm;
-      tileB[kk][mm] = (col < N && k < K) ? float(b[bOff + k * B_K + col * B_N]) : 0.0;
-    }
-    barrier();
-    for (int kk = 0; kk < DEPTH; ++kk) {
-      float a0 = tileA[kk][ty], a1 = tileA[kk][ty + 16];
-      float b0 = tileB[kk][tx], b1 = tileB[kk][tx + 16];
-      acc[0][0] += a0 * b0;
-      acc[0][1] += a0 * b1;
-      acc[1][0] += a1 * b0;
-      acc[1][1] += a1 * b1;
-    }
-    barrier();
-  }
-  for (int i = 0; i < 2; ++i) {
-    int row = row0 + ty + 16 * i;
-    if (row >= M) continue;
-    for (int j = 0; j < 2; ++j) {
-      int col = col0 + tx + 16 * j;
-      if (col >= N) continue;
-      float v = ALPHA * acc[i][j];
-      if (HAS_BIAS != 0) v += BETA * float(bias[batch * BIAS_BATCH + row * BIAS_M + col * BIAS_N]);
-      y[Y_BASE + (batch * M + row) * N + col] = SCALAR(v);
-    }
-  }
+  ivec2 range = splitRange(K);
+  gemmTile(int(gl_WorkGroupID.y) * BM, int(gl_WorkGroupID.x) * BN, range.x, range.y);
 }

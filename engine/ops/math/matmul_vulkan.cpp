@@ -1,6 +1,7 @@
 // Vulkan kernels for MatMul and Gemm: one tiled GEMM shader (matmul_vulkan.comp) reading A and B through
 // strides, so transposes and broadcast batches cost no copies. Conv's GEMM path uses it too (gemmOnDevice).
 #include <algorithm>
+#include <bit>
 
 #include "exec/kernel_util.h"
 #include "exec/vulkan/vulkan_kernel.h"
@@ -8,6 +9,42 @@
 
 namespace onyx::exec::vulkan {
 
+namespace {
+
+// Whether a matrix read along its unit-stride direction starts every vec4 on a 16-byte boundary.
+bool alignedForVec4(int64_t unitStride, int64_t otherStride, int64_t base, const Dims& batchStrides) {
+  if (unitStride != 1 || otherStride % 4 != 0 || base % 4 != 0) return false;
+  return std::all_of(batchStrides.begin(), batchStrides.end(), [](int64_t s) { return s % 4 == 0; });
+}
+
+}  // namespace
+
+// The tile is 16*TM x 64: the largest that still gives the device enough groups to fill a discrete GPU (a
+// hundred-odd multiprocessors), smaller tiles for thin problems.
+int gemmRowsPerThread(int64_t m, int64_t n, int64_t batches) {
+  auto groups = [&](int64_t tm) { return (m + 16 * tm - 1) / (16 * tm) * ((n + 63) / 64) * batches; };
+  if (m >= 128 && groups(8) >= 256) return 8;
+  if (m > 32 && groups(4) >= 96) return 4;
+  return 2;
+}
+
+int gemmSplitK(VulkanRun& run, int64_t m, int64_t n, int64_t k, int64_t batches, int rowsPerThread, bool float16) {
+  int64_t rows = 16 * rowsPerThread, groups = (m + rows - 1) / rows * ((n + 63) / 64) * batches;
+  if (float16 || groups >= 128 || k < 512) return 1;
+  int64_t parts = std::min<int64_t>({(256 + groups - 1) / groups, k / 256, 16});
+  if (parts < 2 || batches * parts > int64_t(run.context().maxGroupsPerDim())) return 1;
+  return int(parts);
+}
+
+Expected<void> addSplitKParts(VulkanRun& run, const TensorValue& partial, int parts, int mode, Push push,
+                              const std::vector<int32_t>& epilogueCodes, const TensorValue* bias,
+                              const TensorValue* residual, const TensorValue& y) {
+  push.at(0, y.count()).at(1, parts);
+  std::vector<int32_t> spec = {mode};
+  spec.insert(spec.end(), epilogueCodes.begin(), epilogueCodes.end());
+  return run.dispatch("gemm_splitk_vulkan", spec,
+                      {&partial, bias ? bias : &partial, residual ? residual : &partial, &y}, push, y.count(), false);
+}
 
 Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue& a, const TensorValue& b,
                             const TensorValue& y) {
@@ -20,8 +57,32 @@ Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue
   push.addFloat(g.alpha).addFloat(g.beta).add(g.aBase).add(g.bBase).add(g.yBase).add(g.biasBatch);
   int64_t batches = g.batchDims[0] * g.batchDims[1] * g.batchDims[2];
   const TensorValue* bias = g.bias ? g.bias : &y;
-  return run.dispatchGroups("matmul_vulkan", {}, {&a, &b, bias, &y}, push, uint32_t((g.n + 31) / 32),
-                            uint32_t((g.m + 31) / 32), uint32_t(batches), y.dtype() == DataType::Float16);
+  bool float16 = y.dtype() == DataType::Float16;
+  // Load along the direction that is contiguous in memory, so neighbouring threads read neighbouring words.
+  bool aAlongM = g.aK != 1 && g.aM == 1, bAlongK = g.bN != 1 && g.bK == 1;
+  bool vecA = !float16 && (aAlongM ? alignedForVec4(g.aM, g.aK, g.aBase, g.aBatch)
+                                   : alignedForVec4(g.aK, g.aM, g.aBase, g.aBatch));
+  bool vecB = !float16 && (bAlongK ? alignedForVec4(g.bK, g.bN, g.bBase, g.bBatch)
+                                   : alignedForVec4(g.bN, g.bK, g.bBase, g.bBatch));
+  int tm = gemmRowsPerThread(g.m, g.n, batches);
+  int parts = g.yBase == 0 && y.count() == batches * g.m * g.n ? gemmSplitK(run, g.m, g.n, g.k, batches, tm, float16) : 1;
+  const TensorValue* out = &y;
+  Expected<TensorValue> partial = TensorValue();
+  if (parts > 1) {
+    partial = run.scratch(DataType::Float, {parts * y.count()});
+    if (!partial) return partial.error();
+    out = &*partial;
+  }
+  std::vector<const TensorValue*> tensors = {&a, &b, bias, out};
+  if (!float16) tensors.insert(tensors.end(), {&a, &b});  // the vec4 views
+  auto done = run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB, 0, 0, 0, 0, parts}, tensors, push,
+                                 uint32_t((g.n + 63) / 64), uint32_t((g.m + 16 * tm - 1) / (16 * tm)),
+                                 uint32_t(batches * parts), float16);
+  if (!done || parts == 1) return done;
+  Push finish;
+  finish.at(2, g.m).at(3, g.n).at(4, g.bias ? 1 : 0).at(5, g.biasM).at(6, g.biasN).at(7, g.biasBatch);
+  finish.at(8, std::bit_cast<int32_t>(g.alpha)).at(9, std::bit_cast<int32_t>(g.beta));
+  return addSplitKParts(run, *partial, parts, 0, finish, {0, 0, 0}, g.bias, nullptr, y);
 }
 
 namespace {

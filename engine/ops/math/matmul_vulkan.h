@@ -16,6 +16,18 @@ struct GemmCall {
   int64_t aBase = 0, bBase = 0, yBase = 0;
 };
 
+// Rows per thread of the GEMM tile (matmul_vulkan.comp's and conv_gemm_vulkan.comp's TM) for a problem.
+int gemmRowsPerThread(int64_t m, int64_t n, int64_t batches);
+
+// Parts of K for a problem with too few tiles to fill a discrete GPU (1: no split). Each part's group writes
+// raw sums into a float32 scratch of `parts` outputs; addSplitKParts adds them and finishes the output.
+int gemmSplitK(VulkanRun& run, int64_t m, int64_t n, int64_t k, int64_t batches, int rowsPerThread, bool float16);
+// gemm_splitk_vulkan.comp over y: `push` holds M (2), N (3), bias fields (4-9) and epilogue parameters
+// (19-24); mode 0 finishes a GEMM (alpha, beta, bias strides), mode 1 a Conv (bias per channel, epilogue).
+Expected<void> addSplitKParts(VulkanRun& run, const TensorValue& partial, int parts, int mode, Push push,
+                              const std::vector<int32_t>& epilogueCodes, const TensorValue* bias,
+                              const TensorValue* residual, const TensorValue& y);
+
 Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue& a, const TensorValue& b,
                             const TensorValue& y);
 

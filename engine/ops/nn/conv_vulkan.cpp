@@ -1,5 +1,10 @@
-// Vulkan kernels for Conv (direct for depthwise and small channel counts, im2col + tiled GEMM otherwise;
-// grouped, bias fused) and ConvTranspose, 1-D and 2-D. Window sizes come from the CPU kernels' geometry.
+// Vulkan kernels for Conv (a depthwise kernel for one channel per group, an implicit GEMM otherwise; grouped,
+// bias and the executor's fused epilogue computed in the output pass) and ConvTranspose, 1-D and 2-D. Window
+// sizes come from the CPU kernels' geometry.
+#include <bit>
+#include <limits>
+#include <optional>
+
 #include "exec/cpu/window_geometry.h"
 #include "exec/vulkan/vulkan_kernel.h"
 #include "ops/math/matmul_vulkan.h"
@@ -42,62 +47,207 @@ void pushWindow(Push& push, int64_t count, int64_t c, int64_t m, const Window2d&
   push.at(9, v.sh).at(10, v.sw).at(11, v.pt).at(12, v.pl).at(13, v.dh).at(14, v.dw).at(15, groups).at(16, bias);
 }
 
+// The fused epilogue's ops as conv_epilogue.glsl numbers them, with their parameters.
+enum EpilogueCode { kNone = 0, kRelu = 1, kLeakyRelu = 2, kClip = 3, kSigmoid = 4, kSilu = 5, kTanh = 6, kAddResidual = 7 };
+struct EpilogueStage {
+  int code = kNone;
+  float a = 0, b = 0;
+  int residual = -1;  // KernelContext::epilogueOperand index
+};
+constexpr size_t kMaxEpilogueStages = 3;
+
+std::optional<float> floatScalar(const onyx::Tensor* t) {
+  if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
+  return TensorValue::fromConstant(*t).data<float>()[0];
+}
+
+// The chain as stages, or nullopt when an op is not one the shaders compute. The same ops, in the same
+// combinations, as the CPU's oneDNN Conv fuses (conv_dnnl_cpu.cpp): a node that falls back to the CPU at run
+// time hands its epilogue to that kernel.
+std::optional<std::vector<EpilogueStage>> epilogueStages(const std::vector<EpilogueOp>& ops) {
+  std::vector<EpilogueStage> out;
+  bool summed = false;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const EpilogueOp& op = ops[i];
+    const Node& node = *op.node;
+    const std::string& type = node.opType();
+    bool chainFirst = !op.inputs.empty() && op.inputs[0] <= kEpilogueChain;
+    if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
+    if (type == "Relu" && chainFirst) {
+      out.push_back({kRelu});
+    } else if (type == "LeakyRelu" && chainFirst) {
+      out.push_back({kLeakyRelu, node.attrFloat("alpha", 0.01f)});
+    } else if (type == "Tanh" && chainFirst) {
+      out.push_back({kTanh});
+    } else if (type == "Clip" && chainFirst) {
+      float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
+      if (op.opset < 11) {
+        lo = node.attrFloat("min", lo);
+        hi = node.attrFloat("max", hi);
+      } else {
+        for (size_t k = 1; k < 3 && k < op.inputs.size(); ++k) {
+          const onyx::Value* bound = node.input(k);
+          if (!bound || bound->name().empty()) continue;
+          auto v = floatScalar(op.constants[k]);
+          if (!v) return std::nullopt;  // a bound computed at run time
+          (k == 1 ? lo : hi) = *v;
+        }
+      }
+      if (!(lo <= hi)) return std::nullopt;
+      out.push_back({kClip, lo, hi});
+    } else if (type == "Sigmoid" && chainFirst) {
+      // Sigmoid then Mul of the Sigmoid's input: SiLU; a lone Sigmoid: logistic.
+      bool silu = i + 1 < ops.size() && ops[i + 1].node->opType() == "Mul" && ops[i + 1].inputs.size() == 2;
+      if (silu) {
+        int before = op.inputs[0], sigmoid = kEpilogueChain - int(i + 1);
+        const std::vector<int>& m = ops[i + 1].inputs;
+        silu = (m[0] == before && m[1] == sigmoid) || (m[0] == sigmoid && m[1] == before);
+      }
+      out.push_back({silu ? kSilu : kSigmoid});
+      if (silu) ++i;
+    } else if (type == "Add" && op.inputs.size() == 2 && !summed) {
+      // A run-time residual read before the Conv ran (constants are biases, which conv-add-fusion folds).
+      int chain = op.inputs[0] <= kEpilogueChain ? 0 : 1;
+      int other = op.inputs[size_t(1 - chain)];
+      if (op.inputs[size_t(chain)] != kEpilogueChain - int(i) || other < 0) return std::nullopt;
+      out.push_back({kAddResidual, 0, 0, other});
+      summed = true;
+    } else {
+      return std::nullopt;
+    }
+    // oneDNN refuses a repeated eltwise algorithm; so do we, so the CPU fallback can always take the chain.
+    for (size_t k = 0; k + 1 < out.size(); ++k)
+      if (out[k].code == out.back().code && out.back().code != kAddResidual) return std::nullopt;
+    if (out.size() > kMaxEpilogueStages) return std::nullopt;
+  }
+  return out;
+}
+
+bool acceptsConvEpilogue(const std::vector<EpilogueOp>& ops) { return epilogueStages(ops).has_value(); }
+
+Expected<Dims> convOutputDims(const KernelContext& ctx, const TensorValue& x, const TensorValue& w) {
+  std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
+  std::vector<int64_t> kernel =
+      ctx.node().attrInts("kernel_shape").value_or(std::vector<int64_t>(w.dims().begin() + 2, w.dims().end()));
+  auto g = windowGeometry(ctx, spatial, kernel, false);
+  if (!g) return g.error();
+  Dims out = {x.dim(0), w.dim(0)};
+  out.insert(out.end(), g->outSize.begin(), g->outSize.end());
+  return out;
+}
+
+// A residual must have exactly the Conv's output shape and type (the shaders read it at the output's index).
+bool canFuseConvEpilogue(const KernelContext& ctx, const std::vector<EpilogueOp>& ops) {
+  auto stages = epilogueStages(ops);
+  const TensorValue& x = ctx.input(0);
+  const TensorValue& w = ctx.input(1);
+  if (!stages || x.rank() < 3 || x.rank() > 4 || w.rank() != x.rank()) return false;
+  for (const EpilogueStage& stage : *stages) {
+    if (stage.residual < 0) continue;
+    const TensorValue& r = ctx.epilogueOperand(size_t(stage.residual));
+    auto out = convOutputDims(ctx, x, w);
+    if (!out || r.dtype() != x.dtype() || r.dims() != *out || r.channelsLast()) return false;
+  }
+  return true;
+}
+
+// The epilogue's specialization constants (three op codes), push constants 19..24 (two parameters each) and
+// residual operand, for this run.
+struct FusedEpilogue {
+  std::vector<int32_t> codes = std::vector<int32_t>(kMaxEpilogueStages, kNone);
+  const TensorValue* residual = nullptr;
+};
+
+Expected<FusedEpilogue> fusedEpilogue(VulkanRun& run, Push& push) {
+  FusedEpilogue fused;
+  if (run.epilogue().empty()) return fused;
+  auto stages = epilogueStages(run.epilogue());
+  if (!stages) return run.error("cannot compute its fused epilogue");
+  for (size_t i = 0; i < stages->size(); ++i) {
+    const EpilogueStage& stage = (*stages)[i];
+    fused.codes[i] = stage.code;
+    push.at(19 + 2 * int(i), std::bit_cast<int32_t>(stage.a)).at(20 + 2 * int(i), std::bit_cast<int32_t>(stage.b));
+    if (stage.residual >= 0) fused.residual = &run.epilogueOperand(size_t(stage.residual));
+  }
+  return fused;
+}
+
+Expected<void> runDepthwise(VulkanRun& run, const TensorValue& x, const TensorValue& w, const TensorValue* bias,
+                            const TensorValue& y, const Window2d& v) {
+  Push push;
+  int64_t quads = (v.ow + 3) / 4, count = x.dim(0) * x.dim(1) * v.oh * quads;
+  pushWindow(push, count, x.dim(1), w.dim(0), v, x.dim(1), bias != nullptr);
+  auto fused = fusedEpilogue(run, push);
+  if (!fused) return fused.error();
+  std::vector<int32_t> spec = {int32_t(v.kh), int32_t(v.kw)};
+  spec.insert(spec.end(), fused->codes.begin(), fused->codes.end());
+  return run.dispatch("conv_depthwise_vulkan", spec,
+                      {&x, &w, bias ? bias : &x, &y, fused->residual ? fused->residual : &x}, push, count,
+                      x.dtype() == DataType::Float16);
+}
+
+// Implicit GEMM per image and group: M = output channels of the group, N = output pixels, K = the window.
+Expected<void> runConvGemm(VulkanRun& run, const TensorValue& x, const TensorValue& w, const TensorValue* bias,
+                           const TensorValue& y, const Window2d& v, int64_t groups) {
+  int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), cg = w.dim(1), mg = m / groups;
+  int64_t kSize = cg * v.kh * v.kw, outPlane = v.oh * v.ow;
+  Push push;
+  push.at(0, mg).at(1, outPlane).at(2, kSize).at(3, c).at(4, v.h).at(5, v.w).at(6, v.oh).at(7, v.ow);
+  push.at(8, v.kh).at(9, v.kw).at(10, v.sh).at(11, v.sw).at(12, v.pt).at(13, v.pl).at(14, v.dh).at(15, v.dw);
+  push.at(16, groups).at(17, bias != nullptr).at(18, m);
+  auto fused = fusedEpilogue(run, push);
+  if (!fused) return fused.error();
+  bool float16 = x.dtype() == DataType::Float16;
+  bool pointwise = v.kh == 1 && v.kw == 1 && v.sh == 1 && v.sw == 1 && v.pt == 0 && v.pl == 0 &&
+                   v.oh == v.h && v.ow == v.w;
+  bool vecA = !float16 && kSize % 4 == 0;
+  bool vecB = !float16 && pointwise && outPlane % 4 == 0;
+  int tm = gemmRowsPerThread(mg, outPlane, n * groups);
+  std::vector<int32_t> spec = {tm, false, false, vecA, vecB, pointwise};
+  spec.insert(spec.end(), fused->codes.begin(), fused->codes.end());
+  int parts = gemmSplitK(run, mg, outPlane, kSize, n * groups, tm, float16);
+  spec.push_back(parts);  // SPLIT_K (constant 9)
+  const TensorValue* out = &y;
+  Expected<TensorValue> partial = TensorValue();
+  if (parts > 1) {
+    partial = run.scratch(DataType::Float, {parts * y.count()});
+    if (!partial) return partial.error();
+    out = &*partial;
+  }
+  std::vector<const TensorValue*> tensors = {&x, &w, bias ? bias : &x, out, fused->residual ? fused->residual : &x};
+  if (!float16) tensors.insert(tensors.end(), {&w, &x});  // the vec4 views
+  int64_t rows = 16 * tm;
+  auto done = run.dispatchGroups("conv_gemm_vulkan", spec, tensors, push, uint32_t((outPlane + 63) / 64),
+                                 uint32_t((mg + rows - 1) / rows), uint32_t(n * groups * parts), float16);
+  if (!done || parts == 1) return done;
+  Push finish = push;  // keeps the epilogue parameters (19-24)
+  finish.at(2, m).at(3, outPlane).at(4, bias != nullptr);
+  return addSplitKParts(run, *partial, parts, 1, finish, fused->codes, bias, fused->residual, y);
+}
+
 Expected<void> runConv(VulkanRun& run) {
   const TensorValue& x = run.input(0);
   const TensorValue& w = run.input(1);
   if (x.rank() < 3 || x.rank() > 4 || w.rank() != x.rank()) return run.fallback("not a 1-D or 2-D convolution");
   int64_t groups = run.node().attrInt("group", 1);
-  int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), cg = w.dim(1);
+  int64_t c = x.dim(1), m = w.dim(0), cg = w.dim(1);
   if (groups <= 0 || c != cg * groups || m % groups != 0)
     return run.error("channels of " + x.describe() + " do not match weights " + w.describe());
+  auto outDims = convOutputDims(run.kernel(), x, w);
+  if (!outDims) return outDims.error();
+  auto y = run.output(0, x.dtype(), *outDims);
+  if (!y) return y.error();
+  if (y->count() == 0) return {};
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
   std::vector<int64_t> kernel = run.node().attrInts("kernel_shape").value_or(
       std::vector<int64_t>(w.dims().begin() + 2, w.dims().end()));
   auto g = windowGeometry(run.kernel(), spatial, kernel, false);
   if (!g) return g.error();
-  Dims outDims = {n, m};
-  outDims.insert(outDims.end(), g->outSize.begin(), g->outSize.end());
-  auto y = run.output(0, x.dtype(), outDims);
-  if (!y) return y.error();
-  if (y->count() == 0) return {};
   Window2d v = window2d(spatial, *g);
   const TensorValue* bias = run.hasInput(2) ? &run.input(2) : nullptr;
-  int64_t kSize = cg * v.kh * v.kw, outPlane = v.oh * v.ow, mg = m / groups;
-  bool gemm = cg > 4 && mg >= 8 && outPlane >= 16;
-  if (!gemm) {
-    Push push;
-    pushWindow(push, y->count(), c, m, v, groups, bias != nullptr);
-    return run.dispatch("conv_vulkan", {}, {&x, &w, bias ? bias : &x, &*y}, push, y->count(), x.dtype() == DataType::Float16);
-  }
-  // im2col per image into [groups, cg*kh*kw, oh*ow], then one batched GEMM over the groups.
-  auto col = run.scratch(x.dtype(), {groups * kSize, outPlane});
-  if (!col) return col.error();
-  for (int64_t b = 0; b < n; ++b) {
-    Push push;
-    pushWindow(push, col->count(), c, m, v, groups, false);
-    push.at(17, b * c * v.h * v.w);
-    auto done = run.dispatch("conv_im2col_vulkan", {}, {&x, &*col}, push, col->count(), x.dtype() == DataType::Float16);
-    if (!done) return done;
-    GemmCall call;
-    call.m = mg;
-    call.n = outPlane;
-    call.k = kSize;
-    call.batchDims = {1, 1, groups};
-    call.aBatch = {0, 0, mg * kSize};
-    call.bBatch = {0, 0, kSize * outPlane};
-    call.aM = kSize;
-    call.aK = 1;
-    call.bK = outPlane;
-    call.bN = 1;
-    call.bias = bias;
-    call.biasM = 1;
-    call.biasN = 0;
-    call.biasBatch = mg;
-    call.yBase = b * m * outPlane;
-    done = gemmOnDevice(run, call, w, *col, *y);
-    if (!done) return done;
-  }
-  return {};
+  if (cg == 1 && m == groups) return runDepthwise(run, x, w, bias, *y, v);
+  if (x.dim(0) * groups > int64_t(run.context().maxGroupsPerDim())) return run.fallback("too many images and groups");
+  return runConvGemm(run, x, w, bias, *y, v, groups);
 }
 
 Expected<void> runConvTranspose(VulkanRun& run) {
@@ -141,6 +291,8 @@ Expected<void> runConvTranspose(VulkanRun& run) {
 void registerConvVulkanKernels(VulkanKernelRegistry& registry) {
   VulkanKernelDef conv{"Conv", 1};
   conv.function = runConv;
+  conv.acceptsEpilogue = acceptsConvEpilogue;
+  conv.canFuseEpilogue = canFuseConvEpilogue;
   registry.add(std::move(conv));
   VulkanKernelDef transpose{"ConvTranspose", 1};
   transpose.function = runConvTranspose;

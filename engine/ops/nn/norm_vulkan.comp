@@ -1,7 +1,8 @@
 #version 450
-// Normalizations. MODE 0 BatchNormalization (inference statistics, one thread per element); MODE 1
-// LayerNormalization (one thread per row over the trailing axes); MODE 2 InstanceNormalization (one thread per
-// (n, c) plane); MODE 3 Softmax, MODE 4 LogSoftmax (one thread per (outer, inner) row along the axis).
+// Normalizations by one thread per element or row. MODE 0 BatchNormalization (inference statistics, one
+// thread per element); MODE 3 Softmax, MODE 4 LogSoftmax along a strided axis (one thread per (outer, inner)
+// row; neighbouring threads read neighbouring elements). LayerNormalization, InstanceNormalization and a
+// Softmax along the last axis run one workgroup per row (norm_rows.glsl).
 #include "onyx_common.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int MODE = 0;
@@ -16,9 +17,6 @@ layout(std430, binding = 5) writeonly buffer Y { SCALAR y[]; };
 #define EPS PF(2)
 #define CHANNELS p[3]
 #define INNER p[4]
-#define HAS_BIAS p[5]
-#define SCALE_STRIDE p[6]
-#define BIAS_STRIDE p[7]
 
 void main() {
   uint i = linearIndex();
@@ -40,27 +38,5 @@ void main() {
       float v = float(x[base + j * INNER]) - top;
       y[base + j * INNER] = SCALAR(MODE == 3 ? exp(v) / sum : v - log(sum));
     }
-    return;
-  }
-  uint base = i * uint(LEN);
-  float sum = 0.0;
-  for (int j = 0; j < LEN; ++j) sum += float(x[base + j]);
-  float mu = sum / float(LEN);
-  float sq = 0.0;
-  for (int j = 0; j < LEN; ++j) {
-    float d = float(x[base + j]) - mu;
-    sq += d * d;
-  }
-  float inv = 1.0 / sqrt(sq / float(LEN) + EPS);
-  if (MODE == 1) {
-    for (int j = 0; j < LEN; ++j) {
-      float v = (float(x[base + j]) - mu) * inv * float(scale[j * SCALE_STRIDE]);
-      if (HAS_BIAS != 0) v += float(bias[j * BIAS_STRIDE]);
-      y[base + j] = SCALAR(v);
-    }
-  } else {
-    int c = int(i % uint(CHANNELS));
-    float s = float(scale[c]), b = float(bias[c]);
-    for (int j = 0; j < LEN; ++j) y[base + j] = SCALAR((float(x[base + j]) - mu) * inv * s + b);
   }
 }

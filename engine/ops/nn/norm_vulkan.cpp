@@ -1,5 +1,10 @@
 // Vulkan kernels for BatchNormalization (inference), LayerNormalization, InstanceNormalization, Softmax and
-// LogSoftmax: one shader (norm_vulkan.comp), the op chosen by a specialization constant.
+// LogSoftmax, the op chosen by a specialization constant: rows normalized by one workgroup each with
+// workgroup reductions (norm_rows_vulkan.comp, or norm_rows_subgroup_vulkan.comp where the device has
+// subgroup arithmetic), and BatchNorm and a Softmax along a strided axis by one thread per element or row
+// (norm_vulkan.comp).
+#include <algorithm>
+
 #include "exec/kernel_util.h"
 #include "exec/vulkan/vulkan_kernel.h"
 
@@ -12,6 +17,20 @@ Expected<void> normDispatch(VulkanRun& run, int mode, const Push& push, int64_t 
                             std::vector<const TensorValue*> tensors) {
   bool float16 = half(*tensors[0]);
   return run.dispatch("norm_vulkan", {mode}, std::move(tensors), push, threads, float16);
+}
+
+// One workgroup per row, over a 2-D grid of groups; smaller groups for short rows (four elements a thread).
+Expected<void> rowsDispatch(VulkanRun& run, int mode, const Push& push, int64_t rows, int64_t len,
+                            std::vector<const TensorValue*> tensors) {
+  if (rows <= 0) return {};
+  int32_t groupSize = 32;
+  while (groupSize < 256 && groupSize * 4 < len) groupSize *= 2;
+  int64_t limit = run.context().maxGroupsPerDim();
+  int64_t x = std::min(rows, limit), y = (rows + x - 1) / x;
+  if (y > limit) return run.fallback("too many rows for one dispatch");
+  const char* shader = run.context().subgroupArithmetic() ? "norm_rows_subgroup_vulkan" : "norm_rows_vulkan";
+  bool float16 = half(*tensors[0]);
+  return run.dispatchGroups(shader, {mode, groupSize}, std::move(tensors), push, uint32_t(x), uint32_t(y), 1, float16);
 }
 
 Expected<void> runBatchNorm(VulkanRun& run) {
@@ -43,7 +62,7 @@ Expected<void> runLayerNorm(VulkanRun& run) {
   Push push;
   push.add(rows).add(len).addFloat(run.node().attrFloat("epsilon", 1e-5f)).add(1).add(1).add(bias ? 1 : 0);
   push.add(stride(scale)).add(bias ? stride(*bias) : 0);
-  return normDispatch(run, 1, push, rows, {&x, &scale, bias ? bias : &x, &x, &x, &*y});
+  return rowsDispatch(run, 1, push, rows, len, {&x, &scale, bias ? bias : &x, &*y});
 }
 
 Expected<void> runInstanceNorm(VulkanRun& run) {
@@ -55,7 +74,7 @@ Expected<void> runInstanceNorm(VulkanRun& run) {
   if (!y) return y.error();
   Push push;
   push.add(rows).add(len).addFloat(run.node().attrFloat("epsilon", 1e-5f)).add(c);
-  return normDispatch(run, 2, push, rows, {&x, &run.input(1), &run.input(2), &x, &x, &*y});
+  return rowsDispatch(run, 2, push, rows, len, {&x, &run.input(1), &run.input(2), &*y});
 }
 
 Expected<void> runSoftmax(VulkanRun& run) {
@@ -71,9 +90,11 @@ Expected<void> runSoftmax(VulkanRun& run) {
   auto y = run.output(0, x.dtype(), x.dims());
   if (!y) return y.error();
   if (len == 0) return {};
+  int mode = run.node().opType() == "Softmax" ? 3 : 4;
   Push push;
   push.add(outer * inner).add(len).addFloat(0).add(1).add(inner);
-  return normDispatch(run, run.node().opType() == "Softmax" ? 3 : 4, push, outer * inner, {&x, &x, &x, &x, &x, &*y});
+  if (inner == 1) return rowsDispatch(run, mode, push, outer, len, {&x, &x, &x, &*y});
+  return normDispatch(run, mode, push, outer * inner, {&x, &x, &x, &x, &x, &*y});
 }
 
 bool inferenceOnly(const Node& node, int) {

@@ -1,5 +1,8 @@
 // Vulkan kernels for ReduceSum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum and LogSumExp
-// (reduce_vulkan.comp). Axes come from the attribute or, from the opset that made them an input, the host.
+// (reduce.glsl: a thread per output, or a workgroup per output for long reductions, with subgroup arithmetic
+// where the device has it). Axes come from the attribute or, from the opset that made them an input, the host.
+#include <algorithm>
+
 #include "exec/kernel_util.h"
 #include "exec/vulkan/vulkan_kernel.h"
 
@@ -62,7 +65,18 @@ Expected<void> runReduce(VulkanRun& run) {
   push.add(y->count()).add(int64_t(keptDims.size())).add(int64_t(redDims.size())).add(redCount);
   for (size_t d = 0; d < keptDims.size(); ++d) push.at(4 + int(d), keptDims[d]).at(10 + int(d), keptStrides[d]);
   for (size_t d = 0; d < redDims.size(); ++d) push.at(16 + int(d), redDims[d]).at(22 + int(d), redStrides[d]);
-  return run.dispatch("reduce_vulkan", {op->code}, {&x, &*y}, push, y->count(), x.dtype() == DataType::Float16);
+  bool float16 = x.dtype() == DataType::Float16;
+  const char* shader = run.context().subgroupArithmetic() ? "reduce_subgroup_vulkan" : "reduce_vulkan";
+  // A long reduction, read contiguously or with few outputs to spread threads over: a workgroup per output.
+  bool perGroup = redCount >= 256 && ((!redStrides.empty() && redStrides.back() == 1) || y->count() < 2048);
+  if (!perGroup) return run.dispatch(shader, {op->code, 256, false}, {&x, &*y}, push, y->count(), float16);
+  int32_t groupSize = 32;
+  while (groupSize < 256 && groupSize * 4 < redCount) groupSize *= 2;
+  int64_t limit = run.context().maxGroupsPerDim();
+  int64_t gx = std::min(y->count(), limit), gy = (y->count() + gx - 1) / gx;
+  if (gy > limit) return run.fallback("too many outputs for one dispatch");
+  return run.dispatchGroups(shader, {op->code, groupSize, true}, {&x, &*y}, push, uint32_t(gx), uint32_t(gy), 1,
+                            float16);
 }
 
 }  // namespace
