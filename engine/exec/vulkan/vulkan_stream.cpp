@@ -144,28 +144,37 @@ Expected<void> Stream::copy(const BufferRef& from, VkDeviceSize fromOffset, cons
 
 Expected<void> Stream::upload(const void* data, VkDeviceSize bytes, const BufferRef& to) {
   if (bytes == 0) return {};
-  auto staging = context_->allocate(bytes, /*staging=*/true);
+  auto staging = context_->allocate(bytes, BufferUse::Upload);
   if (!staging) return staging.error();
   std::memcpy((*staging)->mapped, data, bytes);
+  counters_.bytesUp += int64_t(bytes);
   return copy(*staging, 0, to, 0, bytes);
 }
 
-Expected<void> Stream::download(const BufferRef& from, VkDeviceSize bytes, void* data) {
+Expected<void> Stream::downloadLater(const BufferRef& from, VkDeviceSize bytes, void* data,
+                                     std::shared_ptr<const void> keep) {
   if (bytes == 0) return {};
-  if (from->mapped) {
-    auto done = flush();
-    if (!done) return done;
-    std::memcpy(data, from->mapped, bytes);
-    return {};
+  auto started = begin();
+  if (!started) return started;
+  BufferRef source = from;
+  if (!from->mapped || !from->hostCached) {
+    // A discrete GPU's memory, or a mapping the CPU would read uncached: copy into cached staging first.
+    auto staging = context_->allocate(bytes, BufferUse::Readback);
+    if (!staging) return staging.error();
+    auto copied = copy(from, 0, *staging, 0, bytes);
+    if (!copied) return copied;
+    source = *staging;
   }
-  auto staging = context_->allocate(bytes, /*staging=*/true);
-  if (!staging) return staging.error();
-  auto copied = copy(from, 0, *staging, 0, bytes);
-  if (!copied) return copied;
-  auto done = flush();
-  if (!done) return done;
-  std::memcpy(data, (*staging)->mapped, bytes);
+  keepAlive_.push_back(from);
+  counters_.bytesDown += int64_t(bytes);
+  readbacks_.push_back({std::move(source), bytes, data, std::move(keep)});
   return {};
+}
+
+Expected<void> Stream::download(const BufferRef& from, VkDeviceSize bytes, void* data) {
+  auto recorded = downloadLater(from, bytes, data, nullptr);
+  if (!recorded) return recorded;
+  return flush();
 }
 
 void Stream::beginTimed() {
@@ -185,6 +194,14 @@ Expected<void> Stream::flush(std::function<int64_t()> hostNowNs) {
   recording_ = false;
   VkDevice device = context_->device();
   std::string where = lastLabel.empty() ? "" : "work recorded up to " + lastLabel;
+  if (!readbacks_.empty()) {
+    // The host reads what the device wrote: make it visible in the host's memory domain.
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(commands_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, nullptr, 0, nullptr);
+  }
   VkResult r = vkEndCommandBuffer(commands_);
   int64_t submittedNs = hostNowNs ? hostNowNs() : 0;
   if (r == VK_SUCCESS) {
@@ -193,8 +210,10 @@ Expected<void> Stream::flush(std::function<int64_t()> hostNowNs) {
     submit.pCommandBuffers = &commands_;
     std::lock_guard lock(context_->queueMutex());
     r = vkQueueSubmit(context_->queue(), 1, &submit, fence_);
+    ++counters_.submits;
   }
   if (r == VK_SUCCESS) {
+    ++counters_.waits;
     // Generous: lavapipe runs whole models on the CPU. A hang becomes an error, not a frozen process.
     r = vkWaitForFences(device, 1, &fence_, VK_TRUE, 600ull * 1000 * 1000 * 1000);
   }
@@ -214,6 +233,13 @@ Expected<void> Stream::flush(std::function<int64_t()> hostNowNs) {
     }
   }
   timed_.clear();
+  if (r == VK_SUCCESS) {
+    for (const Readback& b : readbacks_) {
+      context_->invalidate(*b.source);
+      std::memcpy(b.data, b.source->mapped, b.bytes);
+    }
+  }
+  readbacks_.clear();
   vkResetFences(device, 1, &fence_);
   vkResetCommandBuffer(commands_, 0);
   for (size_t i = 0; i < descriptorPools_.size(); ++i) vkResetDescriptorPool(device, descriptorPools_[i], 0);

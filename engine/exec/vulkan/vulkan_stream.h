@@ -2,13 +2,24 @@
 // Records work for one executor into a single command buffer: dispatches and copies over many nodes, each
 // followed by a barrier, submitted only when the host needs a result (a download, the end of a run). Buffers
 // the recorded work touches are kept alive until it completed. Timestamp pairs bracket profiled steps.
+// Uploads go through staging buffers; readbacks copy into HOST_CACHED staging and are memcpy'd once the
+// work completed, so the CPU never reads a device buffer through an uncached mapping. It counts its
+// submits, host waits and bytes moved (StreamCounters) for the run reports.
 #include <functional>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "exec/vulkan/vulkan_context.h"
 
 namespace onyx::exec::vulkan {
+
+struct StreamCounters {
+  int64_t submits = 0;
+  int64_t waits = 0;
+  int64_t bytesUp = 0;
+  int64_t bytesDown = 0;
+};
 
 struct Binding {
   BufferRef buffer;
@@ -33,6 +44,12 @@ class Stream {
   Expected<void> upload(const void* data, VkDeviceSize bytes, const BufferRef& to);
   // Waits for everything recorded, then copies device bytes to host memory.
   Expected<void> download(const BufferRef& from, VkDeviceSize bytes, void* data);
+  // Records the copy of device bytes to `data`, which holds them once the next flush returned; `keep` owns
+  // `data` until then.
+  Expected<void> downloadLater(const BufferRef& from, VkDeviceSize bytes, void* data,
+                               std::shared_ptr<const void> keep);
+  // What the stream did since the last call.
+  StreamCounters takeCounters() { return std::exchange(counters_, {}); }
 
   // Profiling: a timestamp before and after the work of one step; `done(startNs, durationNs)` runs once
   // the work completed, with device time mapped onto the host clock of `hostNowNs`.
@@ -65,6 +82,14 @@ class Stream {
     std::function<void(int64_t, int64_t)> done;
   };
   std::vector<Timed> timed_;
+  struct Readback {
+    BufferRef source;  // a HOST_CACHED buffer the recorded work filled
+    VkDeviceSize bytes;
+    void* data;
+    std::shared_ptr<const void> keep;
+  };
+  std::vector<Readback> readbacks_;
+  StreamCounters counters_;
 };
 
 }  // namespace onyx::exec::vulkan
