@@ -225,8 +225,9 @@ int runModel(const RunOptions& o) {
     hostNodesJson += fmt::format("{}{{\"node\":\"{}\",\"why\":\"{}\"}}", hostNodesJson.empty() ? "" : ",",
                                  jsonEscape(n.node), jsonEscape(n.why));
   const std::string deviceRunJson = fmt::format(
-      "{{\"submits\":{},\"waits\":{},\"bytes_up\":{},\"bytes_down\":{},\"cpu_nodes\":[{}]}}",
-      report.device.submits, report.device.waits, report.device.bytesUp, report.device.bytesDown, hostNodesJson);
+      "{{\"submits\":{},\"waits\":{},\"replays\":{},\"bytes_up\":{},\"bytes_down\":{},\"cpu_nodes\":[{}]}}",
+      report.device.submits, report.device.waits, report.device.replays, report.device.bytesUp,
+      report.device.bytesDown, hostNodesJson);
   if (o.json) {
     std::cout << fmt::format(
         "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."
@@ -240,9 +241,10 @@ int runModel(const RunOptions& o) {
     {
       std::cout << "device: " << ex.devices().front().second << " (" << options.backends.front() << ", "
                 << ex.transferCount() << " transfers planned)\n";
-      std::cout << fmt::format("device run: {} submits, {} host waits, {} bytes up, {} bytes down, {} CPU nodes\n",
-                               report.device.submits, report.device.waits, report.device.bytesUp,
-                               report.device.bytesDown, report.hostNodes.size());
+      std::cout << fmt::format(
+          "device run: {} submits ({} replayed), {} host waits, {} bytes up, {} bytes down, {} CPU nodes\n",
+          report.device.submits, report.device.replays, report.device.waits, report.device.bytesUp,
+          report.device.bytesDown, report.hostNodes.size());
       for (const exec::HostNodeRun& n : report.hostNodes) std::cout << "  on the CPU: " << n.node << ": " << n.why << "\n";
     }
     std::cout << fmt::format(

@@ -27,6 +27,7 @@ struct DeviceRunCounters {
   int64_t waits = 0;      // times the host waited for the device
   int64_t bytesUp = 0;    // host to device: inputs, values CPU nodes computed, kernels' host inputs
   int64_t bytesDown = 0;  // device to host: outputs, inputs of CPU nodes
+  int64_t replays = 0;    // submits of a command buffer recorded by an earlier run (same input dims)
 };
 
 // A node that ran on the host while a device backend was in use, and why (a run report's CPU nodes).

@@ -168,6 +168,7 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
     lastRun_.device.waits += c.waits;
     lastRun_.device.bytesUp += c.bytesUp;
     lastRun_.device.bytesDown += c.bytesDown;
+    lastRun_.device.replays += c.replays;
   }
   if (profiler) profiler->endIteration();
   return result;

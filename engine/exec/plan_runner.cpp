@@ -82,6 +82,11 @@ Expected<std::vector<RunValue>> PlanRun::run(int64_t arenaLimitBytes) {
   if (pendingReadback_ && plan_.depth > 0) {
     if (auto synced = pendingReadback_->sync(); !synced) return synced.error();
   }
+  // Every step ran or had its kept outputs checked against this run's dims: the shape arithmetic kept now
+  // holds for the epoch the run ended in, even where a later Shape step of the run started a new one (else
+  // the next run would compute it again, and a device would record its commands once more).
+  for (Step& step : plan_.steps)
+    if (step.fold == Fold::Shape && step.folded) step.foldedEpoch = plan_.shapeEpoch;
   std::vector<RunValue> out = results();
   if (recording_) {
     auto planned = planArena(plan_, *arena_, arenaLimitBytes);

@@ -4,6 +4,8 @@
 // one data set each, two runs.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "exec/compare.h"
 #include "exec/executor.h"
 #include "exec_vulkan_test_util.h"
@@ -64,6 +66,78 @@ TEST_P(VulkanSteadyRun, OneSubmitAndOnlyInputAndOutputBytes) {
 INSTANTIATE_TEST_SUITE_P(Exec, VulkanSteadyRun,
                          ::testing::Values("resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
                                            "bert_small", "gpt2_small"));
+
+// The first `length` tokens of each [batch, sequence] input.
+NamedValues truncated(const NamedValues& inputs, int64_t length) {
+  NamedValues out;
+  for (const auto& [name, value] : inputs) {
+    const TensorValue& t = std::get<TensorValue>(value);
+    TensorValue shorter = TensorValue::allocate(t.dtype(), {t.dim(0), length});
+    for (int64_t b = 0; b < t.dim(0); ++b)
+      for (int64_t i = 0; i < length; ++i) shorter.data<int64_t>()[b * length + i] = t.data<int64_t>()[b * t.dim(1) + i];
+    out.push_back({name, shorter});
+  }
+  return out;
+}
+
+void expectIdentical(const std::vector<RunValue>& a, const std::vector<RunValue>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t k = 0; k < a.size(); ++k) {
+    const TensorValue& x = std::get<TensorValue>(a[k]);
+    const TensorValue& y = std::get<TensorValue>(b[k]);
+    ASSERT_EQ(x.dims(), y.dims());
+    EXPECT_EQ(std::memcmp(x.raw(), y.raw(), size_t(x.byteSize())), 0) << "output " << k << " differs";
+  }
+}
+
+// Record once, replay: runs with the dims of the last run submit the command buffer recorded then (and give
+// the very same outputs); new dims record again, and match the CPU.
+TEST(VulkanReplay, SameDimsReplayNewDimsRecordAgain) {
+  ONYX_REQUIRE_VULKAN();
+  ONYX_REQUIRE_SHARED(dir, "models/bert_small");
+  auto model = loadModel(dir / "model.onnx");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  ExecutorOptions options;
+  options.backends = {"vulkan"};
+  auto executor = Executor::create(**model, options);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  auto data = loadTestDataSet(**model, dir / "test_data_set_0");
+  ASSERT_TRUE(data.ok()) << data.error().toString();
+  Executor& ex = **executor;
+
+  auto first = ex.run(data->inputs);
+  ASSERT_TRUE(first.ok()) << first.error().toString();
+  EXPECT_EQ(ex.lastRunReport().device.replays, 0);  // nothing recorded yet
+  auto second = ex.run(data->inputs);
+  ASSERT_TRUE(second.ok()) << second.error().toString();
+  auto third = ex.run(data->inputs);
+  ASSERT_TRUE(third.ok()) << third.error().toString();
+  EXPECT_EQ(ex.lastRunReport().device.submits, 1);
+  EXPECT_EQ(ex.lastRunReport().device.replays, 1);
+  expectIdentical(*second, *third);
+  expectIdentical(*first, *third);
+
+  const NamedValues shorter = truncated(data->inputs, 32);
+  auto fourth = ex.run(shorter);
+  ASSERT_TRUE(fourth.ok()) << fourth.error().toString();
+  EXPECT_EQ(ex.lastRunReport().device.replays, 0);  // new dims: recorded again
+  auto fifth = ex.run(shorter);
+  ASSERT_TRUE(fifth.ok()) << fifth.error().toString();
+  auto sixth = ex.run(shorter);
+  ASSERT_TRUE(sixth.ok()) << sixth.error().toString();
+  EXPECT_EQ(ex.lastRunReport().device.replays, 1);
+  expectIdentical(*fourth, *sixth);
+  ASSERT_EQ(std::get<TensorValue>((*sixth)[0]).dim(1), 32);
+
+  auto cpu = Executor::create(**model, ExecutorOptions{});
+  ASSERT_TRUE(cpu.ok()) << cpu.error().toString();
+  auto expected = (*cpu)->run(shorter);
+  ASSERT_TRUE(expected.ok()) << expected.error().toString();
+  for (size_t k = 0; k < expected->size(); ++k) {
+    Comparison c = compareValues((*sixth)[k], (*expected)[k], Tolerance{1e-3, 1e-4});
+    EXPECT_TRUE(c.ok) << "output " << k << ": " << c.reason;
+  }
+}
 
 }  // namespace
 }  // namespace onyx::exec

@@ -173,7 +173,7 @@ class VulkanBackend final : public Backend {
 
   DeviceRunCounters takeRunCounters() override {
     StreamCounters c = stream_.takeCounters();
-    return {c.submits, c.waits, c.bytesUp, c.bytesDown};
+    return {c.submits, c.waits, c.bytesUp, c.bytesDown, c.replays};
   }
 
   void beginProfiledStep(Profiler& profiler) override {
@@ -191,7 +191,9 @@ class VulkanBackend final : public Backend {
   }
   Expected<void> finishRun() override {
     closeTimedStep();
-    return flush();
+    auto done = flush();
+    stream_.endRun();
+    return done;
   }
 
   Expected<void> flush() {

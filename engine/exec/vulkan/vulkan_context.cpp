@@ -302,8 +302,8 @@ Expected<BufferRef> Context::allocate(VkDeviceSize bytes, BufferUse use) {
   auto wrap = [self](Buffer* b) { return BufferRef(b, [self](Buffer* p) { self->release(p); }); };
   {
     std::lock_guard lock(poolMutex_);
-    auto it = free_.find({capacity, use});
-    if (it != free_.end()) {
+    auto it = free_.lower_bound({capacity, use, 0});
+    if (it != free_.end() && std::get<0>(it->first) == capacity && std::get<1>(it->first) == use) {
       Buffer* b = it->second;
       free_.erase(it);
       return wrap(b);
@@ -312,6 +312,10 @@ Expected<BufferRef> Context::allocate(VkDeviceSize bytes, BufferUse use) {
   auto buffer = std::make_unique<Buffer>();
   buffer->size = capacity;
   buffer->use = use;
+  {
+    std::lock_guard lock(poolMutex_);
+    buffer->serial = created_++;
+  }
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = capacity;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -346,7 +350,7 @@ Expected<BufferRef> Context::allocate(VkDeviceSize bytes, BufferUse use) {
 
 void Context::release(Buffer* buffer) {
   std::lock_guard lock(poolMutex_);
-  free_.insert({{buffer->size, buffer->use}, buffer});
+  free_.insert({{buffer->size, buffer->use, buffer->serial}, buffer});
 }
 
 Expected<const Pipeline*> Context::pipeline(const std::string& shader, bool float16,

@@ -44,6 +44,7 @@ struct Buffer {
   BufferUse use = BufferUse::Device;
   bool hostCached = false;    // the CPU reads `mapped` through its caches
   bool hostCoherent = false;  // else a read needs vkInvalidateMappedMemoryRanges
+  uint64_t serial = 0;        // creation order
 };
 using BufferRef = std::shared_ptr<Buffer>;
 
@@ -109,7 +110,10 @@ class Context : public std::enable_shared_from_this<Context> {
   std::mutex queueMutex_;
 
   std::mutex poolMutex_;
-  std::multimap<std::pair<VkDeviceSize, BufferUse>, Buffer*> free_;  // (capacity, use) -> idle buffer
+  // Idle buffers by (capacity, use, serial). The pool hands out the oldest fitting one, so a run that
+  // allocates and releases as the last did gets the same buffers (Stream then replays its commands).
+  std::map<std::tuple<VkDeviceSize, BufferUse, uint64_t>, Buffer*> free_;
+  uint64_t created_ = 0;
   std::mutex pipelineMutex_;
   std::map<std::tuple<std::string, bool, std::vector<int32_t>>, std::unique_ptr<Pipeline>> pipelines_;
 };

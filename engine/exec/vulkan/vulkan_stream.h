@@ -5,6 +5,11 @@
 // Uploads go through staging buffers; readbacks copy into HOST_CACHED staging and are memcpy'd once the
 // work completed, so the CPU never reads a device buffer through an uncached mapping. It counts its
 // submits, host waits and bytes moved (StreamCounters) for the run reports.
+// Record once, replay: commands are kept as data until the flush. When a run's n-th flush holds exactly the
+// commands of the last run's n-th (same pipelines, buffers, push constants and groups: the same input dims),
+// the command buffer recorded then is submitted again with its descriptor sets; otherwise it is recorded
+// anew (new dims record again).
+#include <array>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -19,6 +24,7 @@ struct StreamCounters {
   int64_t waits = 0;
   int64_t bytesUp = 0;
   int64_t bytesDown = 0;
+  int64_t replays = 0;  // submits of a command buffer recorded by an earlier run
 };
 
 struct Binding {
@@ -58,24 +64,45 @@ class Stream {
   // Submits what is recorded and waits. Errors (device lost, timeout) leave the stream usable.
   Expected<void> flush(std::function<int64_t()> hostNowNs = {});
   bool idle() const { return !recording_; }
+  // The end of a run: the next flush is the first of the next run (matched against this run's first).
+  void endRun() { flushInRun_ = 0; }
   // Everything recorded since the last flush, for error messages ("after Conv 'x' (#3)").
   std::string lastLabel;
 
  private:
+  // One command, as data: a dispatch, a copy, a timestamp or the host-read barrier.
+  struct Command {
+    enum Kind : uint8_t { Dispatch, Copy, TimestampTop, TimestampBottom, HostBarrier } kind = Dispatch;
+    const Pipeline* pipeline = nullptr;
+    std::vector<VkBuffer> buffers;  // dispatch: per binding; copy: from, to
+    std::vector<VkDeviceSize> offsets, ranges;
+    std::array<int32_t, 32> push{};
+    uint32_t x = 0, y = 0, z = 0;  // groups; a timestamp's query in x
+    VkDeviceSize bytes = 0;        // copy
+    bool operator==(const Command&) const = default;
+  };
+  // A command buffer recorded from a list of commands, with the descriptor sets it binds.
+  struct Recording {
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    std::vector<VkDescriptorPool> descriptorPools;
+    std::vector<Command> list;
+    bool valid = false;
+  };
+
   Expected<void> begin();
-  void barrier();
-  Expected<VkDescriptorSet> descriptorSet(const Pipeline& pipeline);
+  Expected<void> record(Recording& recording);
+  Expected<VkDescriptorSet> descriptorSet(Recording& recording, size_t& poolInUse, const Pipeline& pipeline);
 
   std::shared_ptr<Context> context_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
-  VkCommandBuffer commands_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool queries_ = VK_NULL_HANDLE;
   uint32_t queryCapacity_ = 4096;
   uint32_t queriesUsed_ = 0;
-  std::vector<VkDescriptorPool> descriptorPools_;
-  size_t descriptorPoolInUse_ = 0;
-  bool recording_ = false;
+  bool recording_ = false;  // commands are pending
+  std::vector<Command> pending_;
+  std::vector<std::unique_ptr<Recording>> recordings_;  // per flush of a run, in order
+  size_t flushInRun_ = 0;
   std::vector<BufferRef> keepAlive_;
   struct Timed {
     uint32_t query;
