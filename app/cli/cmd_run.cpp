@@ -260,17 +260,35 @@ int runModel(const RunOptions& o) {
   double lo = *std::min_element(latencies.begin(), latencies.end());
   double hi = *std::max_element(latencies.begin(), latencies.end());
   auto memory = ex.memoryReport();
+  // The last timed run's device work (after the warm-up runs: the steady state).
+  const exec::RunReport& report = ex.lastRunReport();
+  std::string hostNodesJson;
+  for (const exec::HostNodeRun& n : report.hostNodes)
+    hostNodesJson += fmt::format("{}{{\"node\":\"{}\",\"why\":\"{}\"}}", hostNodesJson.empty() ? "" : ",",
+                                 jsonEscape(n.node), jsonEscape(n.why));
+  const std::string deviceRunJson = fmt::format(
+      "{{\"submits\":{},\"waits\":{},\"replays\":{},\"bytes_up\":{},\"bytes_down\":{},\"cpu_nodes\":[{}]}}",
+      report.device.submits, report.device.waits, report.device.replays, report.device.bytesUp,
+      report.device.bytesDown, hostNodesJson);
   if (o.json) {
     std::cout << fmt::format(
         "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."
         "4f}}},"
-        "\"arena_bytes\":{},\"peak_bytes\":{},\"backend\":\"{}\",\"device\":\"{}\",\"check\":[{}]}}\n",
+        "\"arena_bytes\":{},\"peak_bytes\":{},\"backend\":\"{}\",\"device\":\"{}\",\"device_run\":{},"
+        "\"check\":[{}]}}\n",
         o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, options.backends.front(),
-        jsonEscape(ex.devices().front().second), checkJson);
+        jsonEscape(ex.devices().front().second), deviceRunJson, checkJson);
   } else {
     if (options.backends.front() != "cpu")
+    {
       std::cout << "device: " << ex.devices().front().second << " (" << options.backends.front() << ", "
-                << ex.transferCount() << " transfers)\n";
+                << ex.transferCount() << " transfers planned)\n";
+      std::cout << fmt::format(
+          "device run: {} submits ({} replayed), {} host waits, {} bytes up, {} bytes down, {} CPU nodes\n",
+          report.device.submits, report.device.replays, report.device.waits, report.device.bytesUp,
+          report.device.bytesDown, report.hostNodes.size());
+      for (const exec::HostNodeRun& n : report.hostNodes) std::cout << "  on the CPU: " << n.node << ": " << n.why << "\n";
+    }
     std::cout << fmt::format(
         "latency: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms ({} iterations, {} threads)\n", med, lo, hi,
         latencies.size(), o.threads);

@@ -21,6 +21,21 @@ struct NodeShapes {
   std::vector<std::optional<Dims>> outputs;
 };
 
+// What a device backend did in one run (Backend::takeRunCounters).
+struct DeviceRunCounters {
+  int64_t submits = 0;    // queue submissions
+  int64_t waits = 0;      // times the host waited for the device
+  int64_t bytesUp = 0;    // host to device: inputs, values CPU nodes computed, kernels' host inputs
+  int64_t bytesDown = 0;  // device to host: outputs, inputs of CPU nodes
+  int64_t replays = 0;    // submits of a command buffer recorded by an earlier run (same input dims)
+};
+
+// A node that ran on the host while a device backend was in use, and why (a run report's CPU nodes).
+struct HostNodeRun {
+  std::string node;  // Node::describe()
+  std::string why;
+};
+
 // One node prepared by a backend.
 class PreparedNode {
  public:
@@ -41,6 +56,8 @@ class PreparedNode {
   virtual bool readsChannelsLastOnlyToKeepIt() const { return false; }
   // See Kernel::algorithm.
   virtual std::string_view algorithm() const { return {}; }
+  // Why the last run of a device node went to the CPU instead ("" when it ran on the device).
+  virtual std::string_view fallbackReason() const { return {}; }
 };
 
 class Profiler;
@@ -61,6 +78,14 @@ class Backend {
   // Copies between host memory and this backend's memory (device backends only).
   virtual Expected<TensorValue> toDevice(const TensorValue& host) { return host; }
   virtual Expected<TensorValue> toHost(const TensorValue& device) { return device; }
+  // toHost that need not wait: the returned tensor holds the device's bytes once sync() or finishRun()
+  // returned (graph outputs read back together at the end of a run).
+  virtual Expected<TensorValue> toHostLater(const TensorValue& device) { return toHost(device); }
+  virtual Expected<void> sync() { return {}; }
+  // Why supports() declines a node, for run reports ("no Vulkan kernel for Trilu").
+  virtual std::string unsupportedReason(const Node&, int /*opset*/) const { return {}; }
+  // Device backends: what they did since the last call.
+  virtual DeviceRunCounters takeRunCounters() { return {}; }
   // The device the backend runs on, for reports ("llvmpipe (LLVM 15.0.6, 256 bits)").
   virtual std::string deviceName() const { return std::string(name()); }
   // Device backends that queue work: when profiling, the executor brackets each of their steps (nodes and

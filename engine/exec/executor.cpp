@@ -155,12 +155,20 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   }
   Profiler* profiler = options_.profile ? &profiler_ : nullptr;
   if (profiler) profiler->beginIteration();
-  const RunEnvironment env{bodies_, pool_, profiler, backends_.back()->name()};
+  lastRun_ = RunReport();
+  for (const auto& backend : backends_) (void)backend->takeRunCounters();  // work done before this run
+  const RunEnvironment env{bodies_, pool_, profiler, backends_.back()->name(), &lastRun_.hostNodes};
   auto result = runPlan(env, *main_, frame, options_.useArena, options_.arenaLimitBytes);
   main_->keptSlots = std::move(frame.slots);
   for (const auto& backend : backends_) {
     auto finished = backend->finishRun();
     if (!finished && result) result = finished.error();
+    DeviceRunCounters c = backend->takeRunCounters();
+    lastRun_.device.submits += c.submits;
+    lastRun_.device.waits += c.waits;
+    lastRun_.device.bytesUp += c.bytesUp;
+    lastRun_.device.bytesDown += c.bytesDown;
+    lastRun_.device.replays += c.replays;
   }
   if (profiler) profiler->endIteration();
   return result;

@@ -51,6 +51,13 @@ struct MemoryReport {
   int peakStep = -1;
 };
 
+// What the last run did besides computing: per device backend, its queue submits, host waits and bytes
+// moved; and the nodes that ran on the host while a device backend was in use, with why.
+struct RunReport {
+  DeviceRunCounters device;  // summed over the device backends in use
+  std::vector<HostNodeRun> hostNodes;
+};
+
 struct Assignment {
   const Node* node;
   std::string backend;
@@ -82,6 +89,7 @@ class Executor {
   // Which backend and kernel each node of the main graph runs on.
   std::vector<Assignment> assignments() const;
   int transferCount() const;
+  const RunReport& lastRunReport() const { return lastRun_; }
   // The device each backend in use runs on, preference order: {"vulkan", "llvmpipe (...)"}, {"cpu", "cpu"}.
   std::vector<std::pair<std::string, std::string>> devices() const;
 
@@ -99,6 +107,7 @@ class Executor {
   std::unique_ptr<GraphPlan> main_;
   std::map<const Graph*, std::unique_ptr<GraphPlan>> bodies_;
   SymBindings bindings_;
+  RunReport lastRun_;
 };
 
 // Reads `name=value` symbol bindings and random inputs for `onyx run --random`.

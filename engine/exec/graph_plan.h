@@ -54,6 +54,8 @@ struct Step {
   std::vector<int> outputs;            // slot per node output, -1 when omitted
   std::vector<int> captures;           // outer values the node's bodies read (kept alive until it ran)
   bool toHost = false;                 // transfers: direction
+  // A node on the host fallback while a device backend is in use: why the device does not run it.
+  std::string hostReason;
   std::vector<EpilogueStep> epilogue;  // output 0 is then the value of the last epilogue node
   std::string fusedOps;                // "+Relu", for profiles
   // Per input: the Transpose folded into this step (the kernel reads its input through the permutation,

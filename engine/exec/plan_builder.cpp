@@ -150,14 +150,31 @@ Expected<void> GraphPlanning::bindConcatenatedParts(Step& step) {
 Expected<void> GraphPlanning::prepare(Step& step, const std::vector<const onyx::Tensor*>& constants) {
   const Node& node = *step.node;
   const Function* function = context_.model.findFunction(node.domain(), node.opType(), node.overload());
+  const Backend* device = nullptr;
+  for (const Backend* b : context_.backends)
+    if (!b->usesHostMemory() && !device) device = b;
   if (function && !anyBackendSupports(context_.backends, node, step.opset)) {
     auto prepared = builder_.prepareCall(node, *function, depth_);
     if (!prepared) return prepared.error();
     step.backend = &context_.fallback();
     step.prepared = std::move(*prepared);
+    if (device) step.hostReason = "a call of function " + node.opType() + " runs its body on the host";
     return {};
   }
-  return prepareOnFirstBackend(step, context_.backends, constants);
+  if (device && context_.foldConstants && readsOnlyFoldableValues(*plan_, step)) {
+    std::vector<Backend*> hosts;
+    for (Backend* b : context_.backends)
+      if (b->usesHostMemory()) hosts.push_back(b);
+    auto prepared = prepareOnFirstBackend(step, hosts, constants);
+    if (prepared) step.hostReason = "reads only constants and shapes: computed once, kept for later runs";
+    if (prepared || hosts.empty()) return prepared;
+  }
+  auto prepared = prepareOnFirstBackend(step, context_.backends, constants);
+  if (prepared && device && step.backend->usesHostMemory()) {
+    step.hostReason = device->unsupportedReason(node, step.opset);
+    if (step.hostReason.empty()) step.hostReason = std::string(device->name()) + " declined it";
+  }
+  return prepared;
 }
 
 // Output slots; output 0 is the epilogue's last value when one is fused.

@@ -102,6 +102,19 @@ void decideFold(GraphPlan& plan, Step& step, bool foldConstants) {
   }
 }
 
+bool readsOnlyFoldableValues(const GraphPlan& plan, const Step& step) {
+  const Node& node = *step.node;
+  if (!isOnnxDomain(node) || !node.subgraphs().empty() || !step.captures.empty()) return false;
+  bool any = false;
+  for (int slot : step.inputs) {
+    if (slot < 0) continue;
+    if (plan.isInputSlot(slot) || !(plan.isConstant[size_t(slot)] || plan.isShapeDerived[size_t(slot)]))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
 void markConstantInputs(const GraphPlan& plan, Step& step) {
   for (size_t i = 0; i < std::min(step.inputs.size(), step.partsBegin); ++i) {
     const int slot = step.inputs[i];

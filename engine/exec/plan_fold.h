@@ -29,6 +29,10 @@ InputFolds findInputFolds(const std::vector<const Node*>& order, const ValueFact
 // shape-derived for the steps after it. Fold::None for every step when `foldConstants` is off.
 void decideFold(GraphPlan& plan, Step& step, bool foldConstants);
 
+// Whether every input of the node is a constant or shape arithmetic (and there is at least one): the host
+// fallback then runs it once and later runs reuse it, where a device would run it every run.
+bool readsOnlyFoldableValues(const GraphPlan& plan, const Step& step);
+
 // Step::constantInputs: the node inputs whose value is the same every run.
 void markConstantInputs(const GraphPlan& plan, Step& step);
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "exec/plan_context.h"
+
 namespace onyx::exec {
 
 Expected<void> prepareOnFirstBackend(Step& step, const std::vector<Backend*>& backends,
@@ -43,6 +45,14 @@ int Transfers::placeOn(int slot, Backend* target) {
   t.toHost = want == nullptr;
   t.inputs = {slot};
   int temp = plan_.addSlot(nullptr);
+  // A constant or shape-arithmetic value moves once; its copy is kept as the value is (Fold).
+  if (plan_.isConstant[size_t(slot)] && !plan_.isInputSlot(slot)) {
+    t.fold = Fold::Constant;
+    plan_.isConstant[size_t(temp)] = true;
+  } else if (plan_.isShapeDerived[size_t(slot)]) {
+    t.fold = Fold::Shape;
+    plan_.isShapeDerived[size_t(temp)] = true;
+  }
   location_.resize(plan_.slotValue.size(), nullptr);
   location_[size_t(temp)] = want;
   t.outputs = {temp};
@@ -54,8 +64,12 @@ int Transfers::placeOn(int slot, Backend* target) {
 
 void Transfers::placeInputs(Step& step) {
   const std::vector<int>& hostInputs = step.prepared->hostInputs();
+  // Shape and Size read only dims, which a device tensor carries on the host: its data stays where it is.
+  const bool dimsOnly = step.node && step.backend->usesHostMemory() && isOnnxDomain(*step.node) &&
+                        (step.node->opType() == "Shape" || step.node->opType() == "Size");
   for (size_t i = 0; i < step.inputs.size(); ++i) {
     int& slot = step.inputs[i];
+    if (dimsOnly && i == 0) continue;
     bool onHost = std::find(hostInputs.begin(), hostInputs.end(), int(i)) != hostInputs.end();
     if (slot >= 0) slot = placeOn(slot, onHost ? nullptr : step.backend);
   }

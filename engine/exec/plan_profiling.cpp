@@ -42,8 +42,13 @@ ProfileEvent stepEvent(const Profiler& profiler, const GraphPlan& plan, const St
     e.variant = outcome.reused ? std::string("folded")
                                : profiledVariant(*step.prepared) + (outcome.fused ? step.fusedOps : "");
   } else {
+    // Named after the value it moves and its size: "download 'logits' (4194304 bytes)".
     e.opType = "Transfer";
-    e.variant = "transfer";
+    e.variant = outcome.reused ? "folded" : "transfer";
+    const onyx::Value* value = step.inputs.empty() ? nullptr : plan.slotValue[size_t(step.inputs[0])];
+    const int64_t bytes = step.inputs.empty() ? 0 : valueBytes(slots[size_t(step.inputs[0])]);
+    e.name = std::string(step.toHost ? "download '" : "upload '") + (value ? value->name() : "?") + "' (" +
+             std::to_string(bytes) + " bytes)";
   }
   for (int slot : step.inputs)
     if (slot >= 0) e.bytesRead += valueBytes(slots[size_t(slot)]);

@@ -52,6 +52,7 @@ class PlanRun {
   std::vector<ProfileEvent> epilogueEvents_;  // epilogue nodes run one by one
   std::vector<RunValue> converted_;           // channels-last inputs in plain storage, for this step
   const RunValue absent_;
+  Backend* pendingReadback_ = nullptr;  // a device whose readbacks complete at its next sync
 };
 
 Expected<std::vector<RunValue>> PlanRun::run(int64_t arenaLimitBytes) {
@@ -78,6 +79,16 @@ Expected<std::vector<RunValue>> PlanRun::run(int64_t arenaLimitBytes) {
     }
     releaseAfter(step, s);
   }
+  // The main graph's readbacks complete in the executor's finishRun, with the run's one submit; a body's
+  // outputs are read by the node that ran it as soon as this returns.
+  if (pendingReadback_ && plan_.depth > 0) {
+    if (auto synced = pendingReadback_->sync(); !synced) return synced.error();
+  }
+  // Every step ran or had its kept outputs checked against this run's dims: the shape arithmetic kept now
+  // holds for the epoch the run ended in, even where a later Shape step of the run started a new one (else
+  // the next run would compute it again, and a device would record its commands once more).
+  for (Step& step : plan_.steps)
+    if (step.fold == Fold::Shape && step.folded) step.foldedEpoch = plan_.shapeEpoch;
   std::vector<RunValue> out = results();
   if (recording_) {
     auto planned = planArena(plan_, *arena_, arenaLimitBytes);
@@ -107,14 +118,30 @@ void PlanRun::releaseAfter(const Step& step, size_t s) {
 }
 
 Expected<void> PlanRun::runStep(Step& step, StepOutcome& outcome) {
-  if (!step.node) return runTransfer(step);
   if (step.folded && keptOutputsHold(plan_, step, frame_.slots)) {
     for (size_t i = 0; i < step.outputs.size(); ++i)
       if (step.outputs[i] >= 0) frame_.slots[size_t(step.outputs[i])] = (*step.folded)[i];
     outcome.reused = true;
     return {};
   }
-  return runNode(step, outcome);
+  if (!step.node) {
+    auto moved = runTransfer(step);
+    if (moved && step.fold != Fold::None) keepFolded(step);
+    return moved;
+  }
+  // A node reads host memory: readbacks recorded before it must have landed.
+  if (pendingReadback_) {
+    if (auto synced = pendingReadback_->sync(); !synced) return synced.error();
+    pendingReadback_ = nullptr;
+  }
+  auto ran = runNode(step, outcome);
+  if (ran && env_.hostNodes) {
+    if (!step.hostReason.empty())
+      env_.hostNodes->push_back({step.node->describe(), step.hostReason});
+    else if (std::string_view why = step.prepared->fallbackReason(); !why.empty())
+      env_.hostNodes->push_back({step.node->describe(), "fell back to the CPU: " + std::string(why)});
+  }
+  return ran;
 }
 
 Expected<void> PlanRun::runTransfer(const Step& step) {
@@ -124,8 +151,10 @@ Expected<void> PlanRun::runTransfer(const Step& step) {
     return {};
   }
   TensorValue plain = t->toPlainLayout();
-  auto moved = step.toHost ? step.backend->toHost(plain) : step.backend->toDevice(plain);
+  // Readbacks are recorded, not waited for: the next node step (or the end of the run) syncs once for all.
+  auto moved = step.toHost ? step.backend->toHostLater(plain) : step.backend->toDevice(plain);
   if (!moved) return moved.error();
+  if (step.toHost) pendingReadback_ = step.backend;
   frame_.slots[size_t(step.outputs[0])] = std::move(*moved);
   return {};
 }

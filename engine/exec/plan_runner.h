@@ -36,6 +36,9 @@ struct RunEnvironment {
   ThreadPool& pool;
   Profiler* profiler = nullptr;
   std::string_view hostBackend;
+  // When set, receives every node that ran on the host while a device backend is in use (Step::hostReason)
+  // and every device node that fell back to the CPU in this run.
+  std::vector<HostNodeRun>* hostNodes = nullptr;
 };
 
 // Runs `plan` on `frame` (its input slots filled) and returns the graph outputs in plain layout. With

@@ -166,6 +166,7 @@ Expected<RunResult> runProfiled(const Model& model, const RunRequest& request,
     result.profile.mapped.assign(result.profile.events.size(), true);
   }
   result.memory = ex.memoryReport();
+  result.device = ex.lastRunReport();
   return result;
 }
 

@@ -60,6 +60,7 @@ struct RunResult {
   std::vector<OutputSummary> outputs;
   Profile profile;            // the timed iterations' events (empty when request.profile is false)
   exec::MemoryReport memory;  // the executor's memory plan after the runs
+  exec::RunReport device;     // the last timed iteration's submits, waits, bytes moved and CPU nodes
   std::string backendUsed;    // what "auto" resolved to
   bool cancelled = false;     // stopped between iterations: latency holds the iterations that ran
 };

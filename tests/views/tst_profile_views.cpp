@@ -474,6 +474,15 @@ class TestProfileViews : public QObject {
     QVERIFY(results->outputs()->item(0, RunResultsPanel::Type)->text().contains(QStringLiteral("1000")));
     QVERIFY(!results->outputs()->item(0, RunResultsPanel::First)->text().isEmpty());
     QCOMPARE(session()->profile().iterationCount(), 3);
+    QVERIFY(results->deviceText().isEmpty());  // a CPU run moves nothing to a device
+    // A device run's counters and CPU nodes show under the latency.
+    profile::RunResult deviceRun = *session()->lastRun();
+    deviceRun.device.device = {1, 1, 602112, 4000};
+    deviceRun.device.hostNodes = {{"Trilu 'mask' (#7)", "no Vulkan kernel for Trilu at opset 14"}};
+    session()->setRunResult(deviceRun);
+    QVERIFY(results->deviceText().startsWith(
+        QStringLiteral("Last run on the device: 1 queue submits, 1 host waits, 602112 bytes up, 4000 bytes down")));
+    QVERIFY(results->deviceText().contains(QStringLiteral("On the CPU: Trilu 'mask' (#7) (no Vulkan kernel for Trilu")));
     grab(panel_.get(), QStringLiteral("profile-results.png"));
     grab(dialog, QStringLiteral("profile-run-dialog.png"));
     dialog->close();

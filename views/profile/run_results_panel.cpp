@@ -13,6 +13,9 @@ RunResultsPanel::RunResultsPanel(ProfileSession* session, QWidget* parent)
     : QWidget(parent), session_(session) {
   latency_ = new QLabel(this);
   latency_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  device_ = new QLabel(this);
+  device_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  device_->setWordWrap(true);
   outputs_ = new QTableWidget(this);
   outputs_->setColumnCount(ColumnCount);
   outputs_->setHorizontalHeaderLabels(
@@ -23,6 +26,7 @@ RunResultsPanel::RunResultsPanel(ProfileSession* session, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(latency_);
+  layout->addWidget(device_);
   layout->addWidget(outputs_, 1);
   connect(session_, &ProfileSession::runFinished, this, &RunResultsPanel::rebuild);
   rebuild();
@@ -32,10 +36,16 @@ QString RunResultsPanel::latencyText() const {
   return latency_->text();
 }
 
+QString RunResultsPanel::deviceText() const {
+  return device_->text();
+}
+
 void RunResultsPanel::rebuild() {
   const auto& run = session_->lastRun();
   if (!run) {
     latency_->setText(tr("No run yet: Profile > Run… runs the model here."));
+    device_->clear();
+    device_->hide();
     outputs_->setRowCount(0);
     return;
   }
@@ -48,6 +58,17 @@ void RunResultsPanel::rebuild() {
                         .arg(l.min(), 0, 'f', 3)
                         .arg(l.max(), 0, 'f', 3)
                         .arg(l.mean(), 0, 'f', 3));
+  const exec::RunReport& d = run->device;
+  const bool onDevice = d.device.submits > 0 || !d.hostNodes.empty();
+  QString device = tr("Last run on the device: %1 queue submits, %2 host waits, %3 bytes up, %4 bytes down")
+                       .arg(d.device.submits)
+                       .arg(d.device.waits)
+                       .arg(d.device.bytesUp)
+                       .arg(d.device.bytesDown);
+  for (const exec::HostNodeRun& n : d.hostNodes)
+    device += QStringLiteral("\n") + tr("On the CPU: %1 (%2)").arg(QString::fromStdString(n.node), QString::fromStdString(n.why));
+  device_->setText(onDevice ? device : QString());
+  device_->setVisible(onDevice);
   outputs_->setRowCount(int(run->outputs.size()));
   for (size_t r = 0; r < run->outputs.size(); ++r) {
     const profile::OutputSummary& o = run->outputs[r];

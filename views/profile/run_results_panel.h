@@ -1,6 +1,7 @@
 #pragma once
 // The results of the last run: latency statistics over the timed iterations and each output's type with
-// summary values (min, max, mean, first values).
+// summary values (min, max, mean, first values); on a device backend, what the last run moved: queue submits,
+// host waits, bytes up and down, and the nodes that ran on the CPU with why.
 #include <QWidget>
 
 class QLabel;
@@ -16,6 +17,7 @@ class RunResultsPanel : public QWidget {
  public:
   explicit RunResultsPanel(ProfileSession* session, QWidget* parent = nullptr);
   QString latencyText() const;
+  QString deviceText() const;
   QTableWidget* outputs() const { return outputs_; }
   enum Column { Name, Type, Min, Max, Mean, First, ColumnCount };
 
@@ -23,6 +25,7 @@ class RunResultsPanel : public QWidget {
   void rebuild();
   ProfileSession* session_;
   QLabel* latency_;
+  QLabel* device_;
   QTableWidget* outputs_;
 };
 

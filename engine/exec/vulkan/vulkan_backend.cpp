@@ -1,9 +1,12 @@
 #include "exec/vulkan/vulkan_backend.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "exec/cpu_backend.h"
+#include "exec/plan_context.h"
 #include "exec/profiler.h"
 #include "exec/vulkan/vulkan_kernel.h"
 #include "shapes/shape_inference.h"
@@ -42,24 +45,25 @@ class VulkanNode final : public PreparedNode {
  public:
   VulkanNode(VulkanBackend& backend, const VulkanKernelDef& def, const Node& node, int opset,
              std::vector<TensorValue> weights, std::vector<const onyx::Tensor*> constants,
-             std::vector<int> hostInputs)
+             std::vector<int> hostInputs, bool hostInputsStable)
       : backend_(backend),
         def_(def),
         node_(node),
         opset_(opset),
         weights_(std::move(weights)),
         constants_(std::move(constants)),
-        hostInputs_(std::move(hostInputs)) {}
+        hostInputs_(std::move(hostInputs)),
+        hostInputsStable_(hostInputsStable) {}
   Expected<void> run(KernelContext& context) override;
   // "cpu-fallback" after a run the device could not do (the profile shows which nodes left the device).
   std::string_view variant() const override { return fellBack_ ? "cpu-fallback" : "vulkan"; }
   const std::vector<int>& hostInputs() const override { return hostInputs_; }
+  std::string_view fallbackReason() const override { return fellBack_ ? std::string_view(fallbackReason_) : ""; }
   // The work the CPU kernel of the same op counts, so device and CPU profiles compare (GFLOP/s).
   int64_t flops(const KernelContext& context) const override {
     const KernelDef* cpu = cpuKernels().find(node_, opset_);
     return cpu && cpu->flops ? cpu->flops(context) : 0;
   }
-  const std::string& fallbackReason() const { return fallbackReason_; }
   bool setEpilogue(const std::vector<EpilogueOp>& ops) override;
   bool canFuseEpilogue(const KernelContext& context) const override {
     return !epilogue_.empty() && (!def_.canFuseEpilogue || def_.canFuseEpilogue(context, epilogue_));
@@ -76,6 +80,8 @@ class VulkanNode final : public PreparedNode {
   std::vector<TensorValue> weights_;  // per input: the device copy of a constant input, else empty
   std::vector<const onyx::Tensor*> constants_;
   std::vector<int> hostInputs_;
+  bool hostInputsStable_;
+  UploadCache uploads_;
   std::vector<EpilogueOp> epilogue_;   // fused element-wise nodes (setEpilogue)
   std::unique_ptr<PreparedNode> cpu_;  // prepared on the first fallback
   bool fellBack_ = false;               // the last run went to the CPU
@@ -97,25 +103,32 @@ class VulkanBackend final : public Backend {
   bool fusesEpilogues() const override { return true; }  // the epilogue nodes run on the device when declined
   std::string deviceName() const override { return context_->info().name; }
 
-  bool supports(const Node& node, int opset) const override {
+  bool supports(const Node& node, int opset) const override { return unsupportedReason(node, opset).empty(); }
+
+  std::string unsupportedReason(const Node& node, int opset) const override {
     const VulkanKernelDef* def = vulkanKernels().find(node, opset);
-    if (!def) return false;
+    if (!def) return "no Vulkan kernel for " + node.opType() + " at opset " + std::to_string(opset);
     DataType common = DataType::Undefined;
     for (size_t i = 0; i < node.inputCount(); ++i) {
       const onyx::Value* v = node.input(i);
       if (!v || v->name().empty()) continue;
       if (std::find(def->hostInputs.begin(), def->hostInputs.end(), int(i)) != def->hostInputs.end()) continue;
       DataType t = typeOf(v);
-      if (!usable(t) || (common != DataType::Undefined && t != common)) return false;
+      if (!usable(t) && !(def->integerData && integerStaysOnDevice(node, i, t)))
+        return "input '" + v->name() + "' is " + std::string(dataTypeName(t)) + "; the Vulkan kernels take " +
+               (context_->float16() ? "float32 and float16" : "float32");
+      if (common != DataType::Undefined && t != common) return "its inputs differ in element type";
       common = t;
     }
     for (size_t i = 0; i < node.outputCount(); ++i) {
       const onyx::Value* v = node.output(i);
       if (!v || v->name().empty()) continue;
       DataType t = typeOf(v);
-      if (!usable(t) || (!def->convertsType && common != DataType::Undefined && t != common)) return false;
+      const bool same = common == DataType::Undefined || t == common;
+      if (def->convertsType ? !usable(t) : !same)
+        return "output '" + v->name() + "' is " + std::string(dataTypeName(t));
     }
-    return true;
+    return {};
   }
 
   Expected<std::unique_ptr<PreparedNode>> prepare(const Node& node, int opset, const NodeShapes&,
@@ -132,9 +145,11 @@ class VulkanBackend final : public Backend {
       weights[i] = *uploaded;
       hostInputs.push_back(int(i));
     }
-    return std::unique_ptr<PreparedNode>(std::make_unique<VulkanNode>(*this, *def, node, opset,
-                                                                      std::move(weights), constants,
-                                                                      std::move(hostInputs)));
+    bool stable = true;
+    for (int i : def->hostInputs)
+      if (size_t(i) < node.inputCount()) stable = stable && computedFromConstantsAndDims(node.input(size_t(i)));
+    return std::unique_ptr<PreparedNode>(std::make_unique<VulkanNode>(
+        *this, *def, node, opset, std::move(weights), constants, std::move(hostInputs), stable));
   }
 
   Expected<TensorValue> toDevice(const TensorValue& host) override {
@@ -150,13 +165,27 @@ class VulkanBackend final : public Backend {
   }
 
   Expected<TensorValue> toHost(const TensorValue& device) override {
+    auto host = toHostLater(device);
+    if (!host) return host;
+    auto done = flush();
+    if (!done) return done.error();
+    return host;
+  }
+
+  Expected<TensorValue> toHostLater(const TensorValue& device) override {
     if (device.device() != this) return device;
     closeTimedStep();
     TensorValue host = TensorValue::allocate(device.dtype(), device.dims());
-    auto buffer = bufferOf(device);
-    auto done = stream_.download(buffer, host.byteSize(), host.raw());
-    if (!done) return done.error();
+    auto recorded = stream_.downloadLater(bufferOf(device), host.byteSize(), host.raw(), host.owner());
+    if (!recorded) return recorded.error();
     return host;
+  }
+
+  Expected<void> sync() override { return flush(); }
+
+  DeviceRunCounters takeRunCounters() override {
+    StreamCounters c = stream_.takeCounters();
+    return {c.submits, c.waits, c.bytesUp, c.bytesDown, c.replays};
   }
 
   void beginProfiledStep(Profiler& profiler) override {
@@ -174,7 +203,9 @@ class VulkanBackend final : public Backend {
   }
   Expected<void> finishRun() override {
     closeTimedStep();
-    return flush();
+    auto done = flush();
+    stream_.endRun();
+    return done;
   }
 
   Expected<void> flush() {
@@ -211,6 +242,61 @@ class VulkanBackend final : public Backend {
     weights_[&tensor] = *uploaded;
     return *uploaded;
   }
+  // An integer tensor lives on the device only on its way from a graph input, through views, into a Cast to
+  // float (BERT's attention mask): it goes up once as the input and nothing reads it back. Any other integer
+  // tensor (shape arithmetic, indices) stays on the host, where its readers are.
+  bool integerStaysOnDevice(const Node& node, size_t input, DataType t) const {
+    if (input != 0 || (t != DataType::Int64 && t != DataType::Int32)) return false;
+    if (!fromGraphInputThroughViews(node.input(0))) return false;
+    return node.opType() == "Cast" || reachesCastThroughViews(node.output(0));
+  }
+  static bool integerView(const Node& node) {
+    static const std::unordered_set<std::string> kViews = {"Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                                           "Identity"};
+    return isOnnxDomain(node) && kViews.count(node.opType());
+  }
+  static bool fromGraphInputThroughViews(const onyx::Value* v) {
+    for (int depth = 0; v && depth < 64; ++depth) {
+      if (v->isGraphInput()) return true;
+      const Node* producer = v->producer();
+      if (!producer || !integerView(*producer) || producer->inputCount() == 0) return false;
+      v = producer->input(0);
+    }
+    return false;
+  }
+  static bool reachesCastThroughViews(const onyx::Value* v, int depth = 0) {
+    if (!v || v->uses().empty() || depth > 64) return false;
+    for (const Use& use : v->uses()) {
+      if (!use.node || use.index != 0) return false;
+      const Node& reader = *use.node;
+      if (isOnnxDomain(reader) && reader.opType() == "Cast") {
+        DataType to = DataType(reader.attrInt("to", 0));
+        if (to != DataType::Float && to != DataType::Float16) return false;
+      } else if (!integerView(reader) || !reachesCastThroughViews(reader.output(0), depth + 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  // Whether `v` is the same every run with the same input dims: an initializer, or computed from them and
+  // from Shape/Size of anything (exporters' shape arithmetic), never from a graph input's data.
+  bool computedFromConstantsAndDims(const onyx::Value* v) const {
+    if (!v || v->name().empty()) return true;
+    if (auto it = stable_.find(v); it != stable_.end()) return it->second;
+    bool stable = false;
+    if (v->isGraphInput()) {
+      stable = false;
+    } else if (v->initializer()) {
+      stable = true;
+    } else if (const Node* producer = v->producer(); producer && producer->subgraphs().empty()) {
+      const bool dimsOnly = isOnnxDomain(*producer) && (producer->opType() == "Shape" || producer->opType() == "Size");
+      stable = dimsOnly || std::all_of(producer->inputs().begin(), producer->inputs().end(),
+                                       [&](const onyx::Value* in) { return computedFromConstantsAndDims(in); });
+    }
+    stable_[v] = stable;
+    return stable;
+  }
+
   void closeTimedStep() {
     if (!open_) return;
     std::shared_ptr<TimedSlot> slot = open_;
@@ -227,6 +313,7 @@ class VulkanBackend final : public Backend {
   Stream stream_;
   std::unordered_map<const onyx::Value*, DataType> types_;
   std::unordered_map<const onyx::Tensor*, TensorValue> weights_;
+  mutable std::unordered_map<const onyx::Value*, bool> stable_;
   std::shared_ptr<TimedSlot> open_;
   Profiler* profiler_ = nullptr;
 };
@@ -243,7 +330,8 @@ Expected<void> VulkanNode::run(KernelContext& context) {
                context.hasInput(i)) {
       const auto* t = std::get_if<TensorValue>(&context.inputValue(i));
       if (!t) return runOnCpu(context, "input " + std::to_string(i) + " is not a tensor");
-      if (t->dtype() != DataType::Float && t->dtype() != DataType::Float16) {
+      const bool integer = t->dtype() == DataType::Int64 || t->dtype() == DataType::Int32;
+      if (t->dtype() != DataType::Float && t->dtype() != DataType::Float16 && !(def_.integerData && integer)) {
         host = true;
         why = "input " + std::to_string(i) + " is " + t->describe();
       }
@@ -258,7 +346,7 @@ Expected<void> VulkanNode::run(KernelContext& context) {
   }
   if (host) return runOnCpu(context, why);
   fellBack_ = false;
-  VulkanRun run(context, backend_.stream(), std::move(inputs), &backend_);
+  VulkanRun run(context, backend_.stream(), std::move(inputs), &backend_, hostInputsStable_ ? &uploads_ : nullptr);
   if (context.fusingEpilogue()) {
     auto operands = deviceEpilogueOperands(context);
     if (!operands) return operands.error();
@@ -381,10 +469,23 @@ Expected<TensorValue> VulkanRun::allocate(DataType dtype, Dims dims) {
 }
 
 Expected<TensorValue> VulkanRun::upload(const TensorValue& host) {
+  const size_t index = uploadsDone_++;
+  auto sameBytes = [&](const TensorValue& kept) {
+    return kept.dtype() == host.dtype() && kept.dims() == host.dims() &&
+           std::memcmp(kept.raw(), host.raw(), host.byteSize()) == 0;
+  };
+  if (uploads_ && index < uploads_->entries.size() && sameBytes(uploads_->entries[index].host))
+    return uploads_->entries[index].device;
   auto t = allocate(host.dtype(), host.dims());
   if (!t) return t;
   auto done = stream_.upload(host.raw(), host.byteSize(), static_cast<const VulkanBackend*>(backend_)->bufferOf(*t));
   if (!done) return done.error();
+  if (uploads_) {
+    TensorValue kept = TensorValue::allocate(host.dtype(), host.dims());
+    std::memcpy(kept.raw(), host.raw(), host.byteSize());
+    uploads_->entries.resize(std::max(uploads_->entries.size(), index + 1));
+    uploads_->entries[index] = {std::move(kept), *t};
+  }
   return t;
 }
 

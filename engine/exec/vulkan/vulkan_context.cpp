@@ -254,29 +254,59 @@ Context::~Context() {
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }
 
-Expected<uint32_t> Context::memoryType(uint32_t typeBits, bool staging) const {
-  auto find = [&](VkMemoryPropertyFlags wanted) -> int {
-    for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i)
-      if ((typeBits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & wanted) == wanted) return int(i);
+Expected<uint32_t> Context::memoryType(uint32_t typeBits, BufferUse use) const {
+  // The first allowed type that has every `wanted` flag and none of `unwanted`.
+  auto find = [&](VkMemoryPropertyFlags wanted, VkMemoryPropertyFlags unwanted = 0) -> int {
+    for (uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+      VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
+      if ((typeBits & (1u << i)) && (flags & wanted) == wanted && !(flags & unwanted)) return int(i);
+    }
     return -1;
   };
-  const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  int type = staging ? find(host | VK_MEMORY_PROPERTY_HOST_CACHED_BIT) : find(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | host);
-  if (type < 0) type = staging ? find(host) : find(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  if (type < 0) type = find(0);
+  const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  const VkMemoryPropertyFlags visible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+  const VkMemoryPropertyFlags coherent = VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  const VkMemoryPropertyFlags cached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  int type = -1;
+  switch (use) {
+    case BufferUse::Device:
+      // A discrete GPU's own memory, not its host-visible BAR window (which the CPU reads uncached).
+      type = find(local, visible);
+      if (type < 0) type = find(local);
+      break;
+    case BufferUse::Upload:
+      // Host memory the GPU reads over the bus; the CPU only writes it (write-combined is fine).
+      type = find(visible | coherent, local);
+      if (type < 0) type = find(visible | coherent);
+      break;
+    case BufferUse::Readback:
+      type = find(visible | cached | coherent);
+      if (type < 0) type = find(visible | cached);
+      if (type < 0) type = find(visible | coherent);
+      break;
+  }
+  if (type < 0) type = find(use == BufferUse::Device ? 0 : visible);
   if (type < 0) return makeError("Vulkan: no memory type for buffers", info_.name);
   return uint32_t(type);
 }
 
-Expected<BufferRef> Context::allocate(VkDeviceSize bytes, bool staging) {
+void Context::invalidate(const Buffer& buffer) const {
+  if (buffer.hostCoherent || !buffer.mapped) return;
+  VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
+  range.memory = buffer.memory;
+  range.size = VK_WHOLE_SIZE;
+  vkInvalidateMappedMemoryRanges(device_, 1, &range);
+}
+
+Expected<BufferRef> Context::allocate(VkDeviceSize bytes, BufferUse use) {
   VkDeviceSize capacity = 256;
   while (capacity < bytes) capacity *= 2;
   auto self = shared_from_this();
   auto wrap = [self](Buffer* b) { return BufferRef(b, [self](Buffer* p) { self->release(p); }); };
   {
     std::lock_guard lock(poolMutex_);
-    auto it = free_.find({capacity, staging});
-    if (it != free_.end()) {
+    auto it = free_.lower_bound({capacity, use, 0});
+    if (it != free_.end() && std::get<0>(it->first) == capacity && std::get<1>(it->first) == use) {
       Buffer* b = it->second;
       free_.erase(it);
       return wrap(b);
@@ -284,7 +314,11 @@ Expected<BufferRef> Context::allocate(VkDeviceSize bytes, bool staging) {
   }
   auto buffer = std::make_unique<Buffer>();
   buffer->size = capacity;
-  buffer->staging = staging;
+  buffer->use = use;
+  {
+    std::lock_guard lock(poolMutex_);
+    buffer->serial = created_++;
+  }
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = capacity;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -294,7 +328,7 @@ Expected<BufferRef> Context::allocate(VkDeviceSize bytes, bool staging) {
   if (r != VK_SUCCESS) return vkError("creating a buffer of " + std::to_string(capacity) + " bytes", r);
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, buffer->buffer, &req);
-  auto type = memoryType(req.memoryTypeBits, staging);
+  auto type = memoryType(req.memoryTypeBits, use);
   if (!type) {
     vkDestroyBuffer(device_, buffer->buffer, nullptr);
     return type.error();
@@ -304,7 +338,10 @@ Expected<BufferRef> Context::allocate(VkDeviceSize bytes, bool staging) {
   alloc.memoryTypeIndex = *type;
   r = vkAllocateMemory(device_, &alloc, nullptr, &buffer->memory);
   if (r == VK_SUCCESS) r = vkBindBufferMemory(device_, buffer->buffer, buffer->memory, 0);
-  if (r == VK_SUCCESS && (memory_.memoryTypes[*type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+  const VkMemoryPropertyFlags flags = memory_.memoryTypes[*type].propertyFlags;
+  buffer->hostCached = flags & VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  buffer->hostCoherent = flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  if (r == VK_SUCCESS && (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
     r = vkMapMemory(device_, buffer->memory, 0, VK_WHOLE_SIZE, 0, &buffer->mapped);
   if (r != VK_SUCCESS) {
     vkDestroyBuffer(device_, buffer->buffer, nullptr);
@@ -316,7 +353,7 @@ Expected<BufferRef> Context::allocate(VkDeviceSize bytes, bool staging) {
 
 void Context::release(Buffer* buffer) {
   std::lock_guard lock(poolMutex_);
-  free_.insert({{buffer->size, buffer->staging}, buffer});
+  free_.insert({{buffer->size, buffer->use, buffer->serial}, buffer});
 }
 
 Expected<const Pipeline*> Context::pipeline(const std::string& shader, bool float16,

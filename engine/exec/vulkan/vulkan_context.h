@@ -28,13 +28,23 @@ Expected<std::vector<DeviceInfo>> listDevices();
 
 class Context;
 
+// What a buffer is for, which decides its memory type (Context::memoryType).
+enum class BufferUse {
+  Device,    // tensors: DEVICE_LOCAL, preferably not host-visible (a discrete GPU's own memory)
+  Upload,    // staging the host writes: HOST_VISIBLE|HOST_COHERENT
+  Readback,  // staging the host reads: HOST_VISIBLE|HOST_CACHED (HOST_COHERENT only when none is cached)
+};
+
 // A device buffer from the pool: returned to it when the last reference goes.
 struct Buffer {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
   VkDeviceSize size = 0;   // capacity (the pool rounds requests up)
   void* mapped = nullptr;  // host pointer when the memory is host-visible
-  bool staging = false;
+  BufferUse use = BufferUse::Device;
+  bool hostCached = false;    // the CPU reads `mapped` through its caches
+  bool hostCoherent = false;  // else a read needs vkInvalidateMappedMemoryRanges
+  uint64_t serial = 0;        // creation order
 };
 using BufferRef = std::shared_ptr<Buffer>;
 
@@ -71,9 +81,11 @@ class Context : public std::enable_shared_from_this<Context> {
   bool subgroupArithmetic() const { return subgroupArithmetic_; }
   std::mutex& queueMutex() { return queueMutex_; }
 
-  // Device-local buffer (host-visible when the device has such memory, as lavapipe and UMA GPUs do), or a
-  // host-visible staging buffer. Out of memory is an error, never a crash.
-  Expected<BufferRef> allocate(VkDeviceSize bytes, bool staging = false);
+  // A pooled buffer for `use`. Device buffers are host-visible only where all memory is (lavapipe, UMA
+  // GPUs). Out of memory is an error, never a crash.
+  Expected<BufferRef> allocate(VkDeviceSize bytes, BufferUse use = BufferUse::Device);
+  // Makes the device's writes to a mapped buffer visible to the host (non-coherent memory).
+  void invalidate(const Buffer& buffer) const;
   // Compiled once per shader, precision and specialization.
   Expected<const Pipeline*> pipeline(const std::string& shader, bool float16, std::span<const int32_t> spec,
                                      uint32_t bindings, uint32_t pushBytes);
@@ -81,7 +93,7 @@ class Context : public std::enable_shared_from_this<Context> {
  private:
   Context() = default;
   Expected<void> init(std::string_view selector);
-  Expected<uint32_t> memoryType(uint32_t typeBits, bool staging) const;
+  Expected<uint32_t> memoryType(uint32_t typeBits, BufferUse use) const;
   void release(Buffer* buffer);
 
   VkInstance instance_ = VK_NULL_HANDLE;
@@ -101,7 +113,10 @@ class Context : public std::enable_shared_from_this<Context> {
   std::mutex queueMutex_;
 
   std::mutex poolMutex_;
-  std::multimap<std::pair<VkDeviceSize, bool>, Buffer*> free_;  // (capacity, staging) -> idle buffer
+  // Idle buffers by (capacity, use, serial). The pool hands out the oldest fitting one, so a run that
+  // allocates and releases as the last did gets the same buffers (Stream then replays its commands).
+  std::map<std::tuple<VkDeviceSize, BufferUse, uint64_t>, Buffer*> free_;
+  uint64_t created_ = 0;
   std::mutex pipelineMutex_;
   std::map<std::tuple<std::string, bool, std::vector<int32_t>>, std::unique_ptr<Pipeline>> pipelines_;
 };

@@ -30,10 +30,23 @@ struct Push {
   }
 };
 
+// Device copies of host data a node's kernel uploads (index tables, programs), kept from one run to the next
+// while the same bytes are uploaded again: one per upload of the kernel, in order.
+struct UploadCache {
+  struct Entry {
+    TensorValue host;    // the bytes uploaded
+    TensorValue device;  // their device copy
+  };
+  std::vector<Entry> entries;
+};
+
 class VulkanRun {
  public:
-  VulkanRun(KernelContext& kernel, Stream& stream, std::vector<TensorValue> deviceInputs, const Backend* backend)
-      : kernel_(kernel), stream_(stream), inputs_(std::move(deviceInputs)), backend_(backend) {}
+  // `uploads`: the node's cache when its host inputs are the same from run to run (constants and shape
+  // arithmetic), else null and every upload goes up.
+  VulkanRun(KernelContext& kernel, Stream& stream, std::vector<TensorValue> deviceInputs, const Backend* backend,
+            UploadCache* uploads = nullptr)
+      : kernel_(kernel), stream_(stream), inputs_(std::move(deviceInputs)), backend_(backend), uploads_(uploads) {}
 
   KernelContext& kernel() { return kernel_; }
   const Node& node() const { return kernel_.node(); }
@@ -47,8 +60,12 @@ class VulkanRun {
   Expected<TensorValue> output(size_t i, DataType dtype, Dims dims);
   // A device tensor that is not an output (im2col columns, partial results).
   Expected<TensorValue> scratch(DataType dtype, Dims dims);
-  // A device copy of host data (indices, conditions).
+  // A device copy of host data (indices, conditions); the copy of the last run when the node's host inputs
+  // are stable and the bytes are the same.
   Expected<TensorValue> upload(const TensorValue& host);
+  // Whether the node's host inputs are computed from constants and dims only, never from a graph input's
+  // data (so they are usually the same next run).
+  bool hostInputsStable() const { return uploads_ != nullptr; }
 
   // Records one dispatch over `invocations` threads (groups of 256, spread over two dimensions).
   Expected<void> dispatch(const std::string& shader, std::vector<int32_t> spec,
@@ -83,6 +100,8 @@ class VulkanRun {
   Stream& stream_;
   std::vector<TensorValue> inputs_;
   const Backend* backend_;
+  UploadCache* uploads_;
+  size_t uploadsDone_ = 0;
   bool fellBack_ = false;
   std::string fallbackReason_;
   std::vector<EpilogueOp> epilogue_;
@@ -108,6 +127,9 @@ struct VulkanKernelDef {
   bool (*canFuseEpilogue)(const KernelContext& context, const std::vector<EpilogueOp>& ops) = nullptr;
   // Cast: the output type differs from the inputs'.
   bool convertsType = false;
+  // Its data input may be an int32/int64 tensor (views; Cast to float): integer graph inputs on their way
+  // into float arithmetic (an attention mask) stay on the device (VulkanBackend::supports).
+  bool integerData = false;
   // The source file that registered the kernel, as the compiler named it; set by VulkanKernelRegistry::add.
   const char* source = nullptr;
 };

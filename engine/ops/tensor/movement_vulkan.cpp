@@ -2,6 +2,7 @@
 // input's device buffer; Transpose, Slice, Expand, Concat and Split are strided copies (movement_vulkan.comp);
 // Pad, Gather and Cast have their own shaders.
 #include <algorithm>
+#include <cstring>
 
 #include "exec/kernel_util.h"
 #include "exec/vulkan/vulkan_kernel.h"
@@ -320,12 +321,25 @@ Expected<void> runGather(VulkanRun& run) {
   auto axis = normalizeAxis(run.node().attrInt("axis", 0), x.rank());
   if (!axis) return run.error("axis is out of range for " + x.describe());
   int64_t len = x.dim(*axis);
-  TensorValue index = TensorValue::allocate(DataType::Int32, indices.dims());
+  // Indices the run computed from its inputs (token ids) go up as they are, int64 or int32, so a run moves
+  // its input bytes and no more; others (a Range from shapes, a constant) are uploaded once as int32
+  // (VulkanRun::upload keeps them while they hold).
+  const bool raw = !run.hostInputsStable() && (indices.dtype() == DataType::Int64 || indices.dtype() == DataType::Int32);
+  TensorValue index = raw ? indices : TensorValue::allocate(DataType::Int32, indices.dims());
   for (int64_t i = 0; i < indices.count(); ++i) {
     int64_t v = indices.intAt(i);
     if (v < -len || v >= len)
       return run.error("index " + std::to_string(v) + " is out of range for dim " + std::to_string(len));
-    index.data<int32_t>()[i] = int32_t(v < 0 ? v + len : v);
+    if (raw && v >= 0) continue;
+    if (raw && index.storageId() == indices.storageId()) {
+      TensorValue copy = TensorValue::allocate(indices.dtype(), indices.dims());
+      std::memcpy(copy.raw(), indices.raw(), indices.byteSize());
+      index = std::move(copy);
+    }
+    if (index.dtype() == DataType::Int64)
+      index.data<int64_t>()[i] = v < 0 ? v + len : v;
+    else
+      index.data<int32_t>()[i] = int32_t(v < 0 ? v + len : v);
   }
   Dims dims(x.dims().begin(), x.dims().begin() + *axis);
   dims.insert(dims.end(), indices.dims().begin(), indices.dims().end());
@@ -339,22 +353,34 @@ Expected<void> runGather(VulkanRun& run) {
   if (!device) return device.error();
   Push push;
   push.add(y->count()).add(len).add(std::max<int64_t>(indices.count(), 1)).add(std::max<int64_t>(inner, 1));
-  return run.dispatch("gather_vulkan", {}, {&x, &*device, &*y}, push, y->count(), half(x));
+  const int32_t words = index.dtype() == DataType::Int64 ? 2 : 1;
+  return run.dispatch("gather_vulkan", {words}, {&x, &*device, &*y}, push, y->count(), half(x));
 }
 
 Expected<void> runCast(VulkanRun& run) {
   const TensorValue& x = run.input(0);
   DataType to = DataType(run.node().attrInt("to", 0));
   if (to == x.dtype()) return setView(run, x.dims());
+  const bool toHalf = to == DataType::Float16;
+  if (x.dtype() == DataType::Int64 || x.dtype() == DataType::Int32) {
+    // Masks and ids on their way from a graph input into float arithmetic (VulkanKernelDef::integerData).
+    if (toHalf && !run.context().float16()) return run.fallback("no 16-bit storage");
+    auto y = run.output(0, to, x.dims());
+    if (!y) return y.error();
+    Push push;
+    push.add(x.count());
+    const int32_t words = x.dtype() == DataType::Int64 ? 2 : 1;
+    return run.dispatch("cast_int_vulkan", {words}, {&x, &*y}, push, x.count(), toHalf);
+  }
   if (!run.context().float16()) return run.fallback("no 16-bit storage");
   auto y = run.output(0, to, x.dims());
   if (!y) return y.error();
   Push push;
   push.add(x.count());
-  return run.dispatch("cast_vulkan", {to == DataType::Float16 ? 1 : 0}, {&x, &x, &*y, &*y}, push, x.count(), true);
+  return run.dispatch("cast_vulkan", {toHalf ? 1 : 0}, {&x, &x, &*y, &*y}, push, x.count(), true);
 }
 
-bool castsBetweenFloats(const Node& node, int) {
+bool castsToFloat(const Node& node, int) {
   DataType to = DataType(node.attrInt("to", 0));
   return to == DataType::Float || to == DataType::Float16;
 }
@@ -362,17 +388,20 @@ bool castsBetweenFloats(const Node& node, int) {
 }  // namespace
 
 void registerMovementVulkanKernels(VulkanKernelRegistry& registry) {
-  auto add = [&](const char* op, int since, VulkanKernelFunction f, std::vector<int> host = {}) {
+  auto add = [&](const char* op, int since, VulkanKernelFunction f, std::vector<int> host = {},
+                 bool integerData = false) {
     VulkanKernelDef def{op, since};
     def.function = f;
     def.hostInputs = std::move(host);
+    def.integerData = integerData;
     registry.add(std::move(def));
   };
-  add("Reshape", 1, runReshape, {1});
-  add("Flatten", 1, runFlatten);
-  add("Squeeze", 1, runSqueeze, {1});
-  add("Unsqueeze", 1, runUnsqueeze, {1});
-  add("Identity", 1, runIdentity);
+  // The views relabel dims whatever the element type, so integer tensors may pass through them.
+  add("Reshape", 1, runReshape, {1}, true);
+  add("Flatten", 1, runFlatten, {}, true);
+  add("Squeeze", 1, runSqueeze, {1}, true);
+  add("Unsqueeze", 1, runUnsqueeze, {1}, true);
+  add("Identity", 1, runIdentity, {}, true);
   add("Transpose", 1, runTranspose);
   add("Slice", 1, runSlice, {1, 2, 3, 4});
   add("Expand", 8, runExpand, {1});
@@ -382,8 +411,9 @@ void registerMovementVulkanKernels(VulkanKernelRegistry& registry) {
   add("Gather", 1, runGather, {1});
   VulkanKernelDef cast{"Cast", 6};
   cast.function = runCast;
-  cast.supports = castsBetweenFloats;
+  cast.supports = castsToFloat;
   cast.convertsType = true;
+  cast.integerData = true;
   registry.add(std::move(cast));
 }
 
