@@ -124,7 +124,11 @@ TensorValue TensorValue::fromConstant(const onyx::Tensor& tensor) {
   if (bytes.size() < size_t(elementCount(tensor.dims())) * elementBytes(dtype)) {
     return allocate(dtype, tensor.dims());  // malformed constant: zeros (the loader reports it)
   }
-  if (reinterpret_cast<uintptr_t>(bytes.data()) % 64 == 0 || bytes.empty()) {
+  // float32/float64 weights are read straight by the vector kernels, which prefer a 64-byte start; packed
+  // and 16-bit weights (int4 blocks of MatMulNBits, float16 sets) are decoded panel by panel, where the
+  // element's own alignment is enough, so they are never copied: a 4-bit model stays about its file size.
+  size_t alignment = dtype == DataType::Float || dtype == DataType::Double ? 64 : size_t(elementBytes(dtype));
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % std::max<size_t>(alignment, 1) == 0 || bytes.empty()) {
     // Zero-copy: keep the tensor's buffer alive.
     auto owner = tensor.buffer();
     if (owner) {
