@@ -6,14 +6,18 @@
 #include <numeric>
 #include <set>
 
+#include "exec/backend_registry.h"
 #include "exec/compare.h"
 #include "onnx/onnx_io.h"
 
 namespace onyx::profile {
 
 std::vector<std::string> availableBackends() {
-  // The Vulkan backend joins this list when it is part of the build; "auto" then prefers it.
-  return {"auto", "cpu"};
+  // "auto" first, then every backend this build registers (cpu, vulkan); whether a device is present is
+  // known only when a run tries it.
+  std::vector<std::string> names{"auto"};
+  for (const std::string& name : exec::BackendRegistry::builtin().names()) names.push_back(name);
+  return names;
 }
 
 std::vector<std::string> inputSymbols(const Model& model) {
@@ -120,8 +124,11 @@ Expected<RunResult> runProfiled(const Model& model, const RunRequest& request,
                                 const std::function<void(const RunProgress&)>& progress,
                                 const std::atomic<bool>* cancel) {
   auto backends = availableBackends();
-  if (std::find(backends.begin(), backends.end(), request.backend) == backends.end())
-    return makeError("backend '" + request.backend + "' is not in this build: choose one of auto, cpu");
+  if (std::find(backends.begin(), backends.end(), request.backend) == backends.end()) {
+    std::string choices;
+    for (const std::string& b : backends) choices += (choices.empty() ? "" : ", ") + b;
+    return makeError("backend '" + request.backend + "' is not in this build: choose one of " + choices);
+  }
   if (request.iterations < 1) return makeError("iterations must be at least 1");
   auto inputs = makeInputs(model, request);
   if (!inputs) return inputs.error();
@@ -129,12 +136,32 @@ Expected<RunResult> runProfiled(const Model& model, const RunRequest& request,
   exec::ExecutorOptions options;
   options.threads = std::max(1, request.threads);
   options.profile = request.profile;
+  // "auto" prefers a device backend (the first registered one that is not the CPU) and falls back to the CPU
+  // with a note when it cannot start (no driver, no device); a named backend that cannot start is an error.
+  std::string chosen = request.backend;
+  std::string note;
+  if (chosen == "auto") {
+    chosen = "cpu";
+    for (const std::string& b : backends)
+      if (b != "auto" && b != "cpu") {
+        chosen = b;
+        break;
+      }
+  }
+  options.backends = {chosen};
   auto executor = exec::Executor::create(model, options);
+  if (!executor && request.backend == "auto" && chosen != "cpu") {
+    note = chosen + " is not available here (" + executor.error().message + "); ran on cpu";
+    options.backends = {"cpu"};
+    chosen = "cpu";
+    executor = exec::Executor::create(model, options);
+  }
   if (!executor) return executor.error();
   exec::Executor& ex = **executor;
 
   RunResult result;
-  result.backendUsed = "cpu";
+  result.backendUsed = chosen;
+  result.backendNote = note;
   auto cancelled = [&] { return cancel && cancel->load(); };
   for (int i = 0; i < request.warmup; ++i) {
     if (cancelled()) return result.cancelled = true, result;

@@ -62,6 +62,7 @@ struct RunResult {
   exec::MemoryReport memory;  // the executor's memory plan after the runs
   exec::RunReport device;     // the last timed iteration's submits, waits, bytes moved and CPU nodes
   std::string backendUsed;    // what "auto" resolved to
+  std::string backendNote;    // why "auto" ran on the CPU when a device backend could not start, else empty
   bool cancelled = false;     // stopped between iterations: latency holds the iterations that ran
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "exec/vulkan/vulkan_backend.h"
 #include "onnx/onnx_io.h"
 #include "support/named_text_model.h"
 #include "profile/profile_run.h"
@@ -157,6 +158,37 @@ TEST(ProfileRun, TestDataSetOfASharedModelRuns) {
   EXPECT_EQ(result->outputs[0].elements, 1000);
   EXPECT_GT(result->profile.events.size(), 50u);
   EXPECT_GT(result->memory.peakBytes, 0);
+}
+
+// The Run dialog's backends are the build's: "auto" and every registered backend. On the Vulkan backend
+// (lavapipe in CI) the run reports the device's work, so the run results show submits and bytes.
+TEST(ProfileRun, TheDialogRunsOnTheVulkanBackendAndReportsItsWork) {
+  auto backends = availableBackends();
+  ASSERT_FALSE(backends.empty());
+  EXPECT_EQ(backends.front(), "auto");
+  EXPECT_NE(std::find(backends.begin(), backends.end(), "cpu"), backends.end());
+  ASSERT_NE(std::find(backends.begin(), backends.end(), "vulkan"), backends.end());
+  ONYX_REQUIRE_SHARED(folder, "models/squeezenet1_1");
+  if (!exec::vulkan::probeDevice()) GTEST_SKIP() << "no Vulkan device";
+  auto model = loadModel(folder / "model.onnx");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  for (const char* backend : {"vulkan", "auto"}) {
+    RunRequest request;
+    request.backend = backend;
+    request.inputs = InputSource::TestDataSet;
+    request.dataSet = folder / "test_data_set_0";
+    request.warmup = 1;
+    request.iterations = 2;
+    auto result = runProfiled(**model, request);
+    ASSERT_TRUE(result.ok()) << result.error().toString();
+    EXPECT_EQ(result->backendUsed, "vulkan") << backend;
+    EXPECT_TRUE(result->backendNote.empty()) << result->backendNote;
+    EXPECT_EQ(result->device.device.submits, 1) << backend;
+    EXPECT_EQ(result->device.device.bytesUp, int64_t(3 * 224 * 224 * 4)) << backend;
+    EXPECT_EQ(result->device.device.bytesDown, int64_t(1000 * 4)) << backend;
+    ASSERT_EQ(result->outputs.size(), 1u);
+    EXPECT_EQ(result->outputs[0].elements, 1000);
+  }
 }
 
 }  // namespace

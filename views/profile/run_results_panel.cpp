@@ -67,8 +67,9 @@ void RunResultsPanel::rebuild() {
                        .arg(d.device.bytesDown);
   for (const exec::HostNodeRun& n : d.hostNodes)
     device += QStringLiteral("\n") + tr("On the CPU: %1 (%2)").arg(QString::fromStdString(n.node), QString::fromStdString(n.why));
-  device_->setText(onDevice ? device : QString());
-  device_->setVisible(onDevice);
+  if (!run->backendNote.empty()) device = (onDevice ? device + QStringLiteral("\n") : QString()) + QString::fromStdString(run->backendNote);
+  device_->setText(onDevice || !run->backendNote.empty() ? device : QString());
+  device_->setVisible(onDevice || !run->backendNote.empty());
   outputs_->setRowCount(int(run->outputs.size()));
   for (size_t r = 0; r < run->outputs.size(); ++r) {
     const profile::OutputSummary& o = run->outputs[r];
