@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <mutex>
 
 #include "exec/kernel_util.h"
@@ -359,6 +360,25 @@ KernelDef kernelFactory(std::string opType, KernelFactory factory, int sinceVers
   def.factory = factory;
   def.sinceVersion = sinceVersion;
   return def;
+}
+
+std::optional<ClipBounds> epilogueClipBounds(const EpilogueOp& op) {
+  const Node& node = *op.node;
+  ClipBounds bounds{std::numeric_limits<float>::lowest(), std::numeric_limits<float>::max()};
+  if (op.opset < 11) {
+    bounds.lo = node.attrFloat("min", bounds.lo);
+    bounds.hi = node.attrFloat("max", bounds.hi);
+  } else {
+    for (size_t k = 1; k < 3 && k < op.inputs.size(); ++k) {
+      const onyx::Value* bound = node.input(k);
+      if (!bound || bound->name().empty()) continue;
+      const onyx::Tensor* t = k < op.constants.size() ? op.constants[k] : nullptr;
+      if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
+      (k == 1 ? bounds.lo : bounds.hi) = TensorValue::fromConstant(*t).data<float>()[0];
+    }
+  }
+  if (!(bounds.lo <= bounds.hi)) return std::nullopt;
+  return bounds;
 }
 
 }  // namespace onyx::exec

@@ -157,6 +157,14 @@ struct EpilogueOp {
 constexpr int kEpilogueChain = -2;
 constexpr size_t kEpilogueOperands = SIZE_MAX;
 
+struct ClipBounds {
+  float lo, hi;
+};
+// A Clip epilogue's bounds: attributes before opset 11, then its optional constant scalar inputs (absent:
+// unbounded). nullopt when a bound is computed at run time or lo > hi (ONNX then gives hi everywhere, which
+// no fused kernel reproduces): the Clip then runs as its own node. Shared by every kernel that fuses Clip.
+std::optional<ClipBounds> epilogueClipBounds(const EpilogueOp& op);
+
 // A kernel with state prepared once per node (parsed attributes, packed weights, oneDNN primitives).
 class Kernel {
  public:

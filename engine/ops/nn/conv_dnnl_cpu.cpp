@@ -92,21 +92,9 @@ std::optional<std::vector<PostOp>> postOpsOf(const std::vector<EpilogueOp>& ops)
     } else if (type == "Tanh" && chainFirst) {
       out.push_back({dnnl::algorithm::eltwise_tanh, 0.0f, 0.0f});
     } else if (type == "Clip" && chainFirst) {
-      float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
-      if (op.opset < 11) {
-        lo = node.attrFloat("min", lo);
-        hi = node.attrFloat("max", hi);
-      } else {
-        for (size_t k = 1; k < 3 && k < op.inputs.size(); ++k) {
-          const onyx::Value* bound = node.input(k);
-          if (!bound || bound->name().empty()) continue;
-          auto v = scalarConstant(op.constants[k]);
-          if (!v) return std::nullopt;  // a bound computed at run time
-          (k == 1 ? lo : hi) = *v;
-        }
-      }
-      if (!(lo <= hi)) return std::nullopt;  // ONNX then gives max everywhere; oneDNN would not
-      out.push_back({dnnl::algorithm::eltwise_clip, lo, hi});
+      auto bounds = epilogueClipBounds(op);
+      if (!bounds) return std::nullopt;  // a bound computed at run time, or lo > hi
+      out.push_back({dnnl::algorithm::eltwise_clip, bounds->lo, bounds->hi});
     } else if (type == "Sigmoid" && chainFirst) {
       // Sigmoid then Mul of the Sigmoid's input: SiLU (swish); a lone Sigmoid: logistic.
       bool silu = i + 1 < ops.size() && ops[i + 1].node->opType() == "Mul" && ops[i + 1].inputs.size() == 2;

@@ -56,10 +56,6 @@ struct EpilogueStage {
 };
 constexpr size_t kMaxEpilogueStages = 3;
 
-std::optional<float> floatScalar(const onyx::Tensor* t) {
-  if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
-  return TensorValue::fromConstant(*t).data<float>()[0];
-}
 
 // The chain as stages, or nullopt when an op is not one the shaders compute. The same ops, in the same
 // combinations, as the CPU's oneDNN Conv fuses (conv_dnnl_cpu.cpp): a node that falls back to the CPU at run
@@ -80,21 +76,9 @@ std::optional<std::vector<EpilogueStage>> epilogueStages(const std::vector<Epilo
     } else if (type == "Tanh" && chainFirst) {
       out.push_back({kTanh});
     } else if (type == "Clip" && chainFirst) {
-      float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
-      if (op.opset < 11) {
-        lo = node.attrFloat("min", lo);
-        hi = node.attrFloat("max", hi);
-      } else {
-        for (size_t k = 1; k < 3 && k < op.inputs.size(); ++k) {
-          const onyx::Value* bound = node.input(k);
-          if (!bound || bound->name().empty()) continue;
-          auto v = floatScalar(op.constants[k]);
-          if (!v) return std::nullopt;  // a bound computed at run time
-          (k == 1 ? lo : hi) = *v;
-        }
-      }
-      if (!(lo <= hi)) return std::nullopt;
-      out.push_back({kClip, lo, hi});
+      auto bounds = epilogueClipBounds(op);
+      if (!bounds) return std::nullopt;  // a bound computed at run time, or lo > hi
+      out.push_back({kClip, bounds->lo, bounds->hi});
     } else if (type == "Sigmoid" && chainFirst) {
       // Sigmoid then Mul of the Sigmoid's input: SiLU; a lone Sigmoid: logistic.
       bool silu = i + 1 < ops.size() && ops[i + 1].node->opType() == "Mul" && ops[i + 1].inputs.size() == 2;
