@@ -33,15 +33,18 @@ Expected<void> planArena(GraphPlan& plan, ArenaState& arena, int64_t limitBytes)
   }
   arena.plan = planMemory(arena.requests);
   // No limit from the caller: the policy's bytes per run, so an arena the machine cannot hold is an error.
-  if (limitBytes <= 0) limitBytes = resourceLimits().maxRunBytes;
+  const bool policyLimit = limitBytes <= 0;
+  if (policyLimit) limitBytes = resourceLimits().maxRunBytes;
   if (arena.plan.arenaBytes > limitBytes) {
     std::string biggest;
     if (!arena.plan.aliveAtPeak.empty()) biggest = arena.requests[size_t(arena.plan.aliveAtPeak[0])].label;
     const Step& peak = plan.steps[size_t(std::max(0, arena.plan.peakStep))];
+    std::string raise = "Raise the limit";
+    if (policyLimit) raise += " with " + std::string(kMaxRunBytesEnv);
     Error error = makeError("the run needs an arena of " + std::to_string(arena.plan.arenaBytes) +
                                 " bytes, over the limit of " + std::to_string(limitBytes) +
-                                "; the largest tensor alive at the peak is " + biggest +
-                                ". Raise the limit (" + std::string(kMaxRunBytesEnv) + ") or use smaller inputs",
+                                "; the largest tensor alive at the peak is " + biggest + ". " + raise +
+                                " or use smaller inputs",
                             peak.node ? peak.node->describe() : "transfer");
     plan.arenas.clear();  // `arena` is gone with them
     plan.lastArena = nullptr;

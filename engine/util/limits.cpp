@@ -30,8 +30,10 @@ std::optional<int64_t> checkedElementCount(std::span<const int64_t> dims) {
     if (d == 0) return 0;  // a zero dim makes the product 0 whatever the others are
     if (!overflowed) {
       auto next = checkedMul(count, d);
-      if (next) count = *next;
-      else overflowed = true;
+      if (next)
+        count = *next;
+      else
+        overflowed = true;
     }
   }
   if (overflowed) return std::nullopt;
@@ -67,7 +69,8 @@ std::string dimsText(std::span<const int64_t> dims) {
 ResourceLimits defaultResourceLimits(int64_t physicalBytes, const char* maxTensorBytesOverride,
                                      const char* maxRunBytesOverride) {
   ResourceLimits limits;
-  limits.maxTensorBytes = positiveInteger(maxTensorBytesOverride).value_or(std::max<int64_t>(physicalBytes / 2, 1));
+  limits.maxTensorBytes =
+      positiveInteger(maxTensorBytesOverride).value_or(std::max<int64_t>(physicalBytes / 2, 1));
   limits.maxRunBytes = positiveInteger(maxRunBytesOverride).value_or(std::max<int64_t>(physicalBytes, 1));
   limits.maxShapeLength = 4096;
   return limits;
@@ -97,11 +100,11 @@ Expected<int64_t> checkTensorSize(std::span<const int64_t> dims, int64_t element
   auto bytes = checkedMul(*count, std::max<int64_t>(elementBytes, 1));
   if (!bytes || *bytes > limit) {
     std::string size = bytes ? std::to_string(*bytes) + " bytes" : "more than 2^63 bytes";
-    return makeError(std::string(what) + " asks for a tensor of " + dimsText(dims) + ": " +
-                         std::to_string(*count) + " elements, " + size + ", over the limit of " +
-                         std::to_string(limit) + " bytes per tensor; use smaller sizes or raise the limit with " +
-                         std::string(kMaxTensorBytesEnv),
-                     std::move(where));
+    return makeError(
+        std::string(what) + " asks for a tensor of " + dimsText(dims) + ": " + std::to_string(*count) +
+            " elements, " + size + ", over the limit of " + std::to_string(limit) +
+            " bytes per tensor; use smaller sizes or raise the limit with " + std::string(kMaxTensorBytesEnv),
+        std::move(where));
   }
   return *bytes;
 }

@@ -1,9 +1,9 @@
 #pragma once
 // One resource policy for everything that sizes memory from a model or its inputs: declared input dims,
-// `--bind` values, shape-carrying tensors and outputs sized from data (Expand, OneHot, Tile, ConstantOfShape).
-// Sizes are checked here, with overflow-checked arithmetic, before anything is allocated, so a hostile or
-// mistaken model gets an error naming the size it asked for and the limit instead of bad_alloc or a heap
-// overrun.
+// `--bind` values, shape-carrying tensors and outputs sized from data (Expand, OneHot, Tile,
+// ConstantOfShape). Sizes are checked here, with overflow-checked arithmetic, before anything is allocated,
+// so a hostile or mistaken model gets an error naming the size it asked for and the limit instead of
+// bad_alloc or a heap overrun.
 #include <cstdint>
 #include <optional>
 #include <span>

@@ -4,7 +4,7 @@
 # stop before any ';' (a CMake list separator).
 set(_limit_models huge_dim negative_input_dim overflow_dims bind_batch maxpool_huge reshape_shape_len
   expand_shape_len constant_of_shape_len expand_huge onehot_depth constant_of_shape_huge tile_huge pad_huge
-  resize_negative resize_scales_huge range_huge conv_pads_huge)
+  resize_negative resize_scales_huge range_huge conv_pads_huge run_arena)
 set(_limit_model_files)
 foreach(_name ${_limit_models})
   set(_out ${CMAKE_CURRENT_BINARY_DIR}/limits_${_name}.onnx)
@@ -76,3 +76,8 @@ onyx_limit_run_test(range_huge
   "Range output 0 (float32) asks for a tensor of [9999999827968]: 9999999827968 elements, 39999999311872 bytes, over the limit of")
 onyx_limit_run_test(conv_pads_huge
   "Conv output 0 (float32) asks for a tensor of [1, 1, 1099511627780, 1099511627780], whose element count does not fit in 64 bits")
+
+# The run's arena is held to ONYX_MAX_RUN_BYTES (default: physical memory), naming the node at the peak.
+onyx_cli_test(limits.run.arena_over_run_limit
+  --stderr-contains "the run needs an arena of 400000 bytes, over the limit of 1000"
+  1 -- env ONYX_MAX_RUN_BYTES=1000 $<TARGET_FILE:onyx> run --random --bind batch=100 limits_run_arena.onnx)

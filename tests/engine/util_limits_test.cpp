@@ -61,15 +61,17 @@ TEST(ResourceLimits, TensorSizeErrorsNameTheRequestTheSizeAndTheLimit) {
   auto huge = checkTensorSize(std::vector<int64_t>{int64_t(1) << 62, 4}, 4, "output 0", "Relu (#1)");
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.error().where, "Relu (#1)");
-  EXPECT_NE(huge.error().message.find("output 0 asks for a tensor of [4611686018427387904, 4]"), std::string::npos)
+  EXPECT_NE(huge.error().message.find("output 0 asks for a tensor of [4611686018427387904, 4]"),
+            std::string::npos)
       << huge.error().message;
   EXPECT_NE(huge.error().message.find("does not fit in 64 bits"), std::string::npos) << huge.error().message;
 
   auto over = checkTensorSize(std::vector<int64_t>{int64_t(1) << 61}, 8, "input 'x'", "x");
   ASSERT_FALSE(over.ok());
-  EXPECT_NE(over.error().message.find("2305843009213693952 elements, more than 2^63 bytes, over the limit of " +
-                                      std::to_string(resourceLimits().maxTensorBytes) + " bytes per tensor"),
-            std::string::npos)
+  EXPECT_NE(
+      over.error().message.find("2305843009213693952 elements, more than 2^63 bytes, over the limit of " +
+                                std::to_string(resourceLimits().maxTensorBytes) + " bytes per tensor"),
+      std::string::npos)
       << over.error().message;
   EXPECT_NE(over.error().message.find("ONYX_MAX_TENSOR_BYTES"), std::string::npos);
 
