@@ -4,7 +4,8 @@
 # stop before any ';' (a CMake list separator).
 set(_limit_models huge_dim negative_input_dim overflow_dims bind_batch maxpool_huge reshape_shape_len
   expand_shape_len constant_of_shape_len expand_huge onehot_depth constant_of_shape_huge tile_huge pad_huge
-  resize_negative resize_scales_huge range_huge conv_pads_huge run_arena)
+  resize_negative resize_scales_huge range_huge conv_pads_huge run_arena
+  sum_broadcast_huge)
 set(_limit_model_files)
 foreach(_name ${_limit_models})
   set(_out ${CMAKE_CURRENT_BINARY_DIR}/limits_${_name}.onnx)
@@ -81,3 +82,7 @@ onyx_limit_run_test(conv_pads_huge
 onyx_cli_test(limits.run.arena_over_run_limit
   --stderr-contains "the run needs an arena of 400000 bytes, over the limit of 1000"
   1 -- env ONYX_MAX_RUN_BYTES=1000 $<TARGET_FILE:onyx> run --random --bind batch=100 limits_run_arena.onnx)
+
+# Variadic Sum's running broadcast is a temporary, checked before it is allocated.
+onyx_limit_run_test(sum_broadcast_huge
+  "Sum broadcast result asks for a tensor of [1048576, 1048576]: 1099511627776 elements, 4398046511104 bytes, over the limit of")
