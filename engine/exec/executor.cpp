@@ -9,6 +9,7 @@
 #include "exec/graph_plan.h"
 #include "exec/plan_builder.h"
 #include "exec/plan_runner.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 
@@ -243,6 +244,10 @@ Expected<RunValue> randomInput(const onyx::Value& input, const SymBindings& bind
       }
     }
   }
+  // Declared dims and --bind values are the user's word, not the machine's: check them before allocating.
+  auto size = checkTensorSize(dims, int64_t(elementBytes(type.elemType())),
+                              "random input '" + input.name() + "' (" + type.toString() + ")", input.name());
+  if (!size) return size.error();
   TensorValue t = TensorValue::allocate(type.elemType(), dims);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);

@@ -1,13 +1,25 @@
 #include "exec/memory_planner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
+
+#include "util/limits.h"
 
 namespace onyx::exec {
 
 namespace {
+// Requests are checked against the tensor limit before they are recorded, but the limit can be raised to
+// anything: clamp so that the arithmetic below cannot overflow (an arena this big fails the run limit).
+constexpr int64_t kLargestRequest = int64_t(1) << 56;
+
 int64_t aligned(int64_t bytes) {
-  return (std::max<int64_t>(bytes, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  bytes = std::clamp<int64_t>(bytes, 1, kLargestRequest);
+  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+
+int64_t endOf(int64_t offset, int64_t bytes) {
+  return checkedAdd(offset, bytes).value_or(INT64_MAX);
 }
 }  // namespace
 
@@ -54,16 +66,16 @@ MemoryPlan planMemory(const std::vector<BufferRequest>& requests) {
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (size_t j : placed) {
       const Block& o = blocks[j];
-      if (o.first <= b.last && b.first <= o.last) busy.push_back({o.offset, o.offset + o.bytes});
+      if (o.first <= b.last && b.first <= o.last) busy.push_back({o.offset, endOf(o.offset, o.bytes)});
     }
     std::sort(busy.begin(), busy.end());
     int64_t offset = 0;
     for (auto [begin, end] : busy) {
-      if (offset + b.bytes <= begin) break;
+      if (endOf(offset, b.bytes) <= begin) break;
       offset = std::max(offset, end);
     }
     b.offset = offset;
-    plan.arenaBytes = std::max(plan.arenaBytes, offset + b.bytes);
+    plan.arenaBytes = std::max(plan.arenaBytes, endOf(offset, b.bytes));
     placed.push_back(i);
   }
   for (size_t i = 0; i < n; ++i) plan.offsets[i] = blocks[size_t(root[i])].offset;
@@ -78,7 +90,7 @@ MemoryPlan planMemory(const std::vector<BufferRequest>& requests) {
   }
   int64_t running = 0;
   for (int s = 0; s <= maxStep; ++s) {
-    running += live[size_t(s)];
+    running = checkedAdd(running, live[size_t(s)]).value_or(INT64_MAX);
     if (running > plan.peakBytes) {
       plan.peakBytes = running;
       plan.peakStep = s;

@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "exec/elementwise.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -245,6 +246,9 @@ Expected<void> variadicKernel(KernelContext& ctx) {
     if ((*x)->dtype() != acc.dtype()) return ctx.error("inputs have different element types", int(i));
     auto layout = binaryLayout(acc.dims(), (*x)->dims());
     if (!layout) return ctx.error("cannot broadcast " + acc.describe() + " with " + (*x)->describe(), int(i));
+    // The running result is a temporary, not an output: check its broadcast size here before allocating.
+    auto size = checkTensorSize(layout->outDims, int64_t(elementBytes(acc.dtype())), "broadcast result", "");
+    if (!size) return ctx.error(size.error().message, int(i));
     TensorValue next = TensorValue::allocate(acc.dtype(), layout->outDims);
     Op op;
     bool ok = dispatchType<kNumbers>(acc.dtype(), [&](auto tag) {

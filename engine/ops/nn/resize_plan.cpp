@@ -6,9 +6,17 @@
 #include <string>
 
 #include "exec/kernel_util.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
+
+// An output length from a scale; a product past int64 (scales of 1e30) saturates so the size check reports it
+// instead of an undefined float-to-int conversion.
+int64_t scaledLength(double length) {
+  if (!(length < 9.2e18)) return INT64_MAX;
+  return int64_t(length);
+}
 
 double sourceCoord(const std::string& mode, double out, double scale, int64_t inLen, int64_t outLen,
                    double outWidth) {
@@ -114,7 +122,7 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
       for (int64_t a0 : axes) {
         size_t a = size_t(*normalizeAxis(a0, rank));
         scales[a] = common;
-        outDims[a] = int64_t(std::round(double(x.dim(int64_t(a))) * common));
+        outDims[a] = scaledLength(std::round(double(x.dim(int64_t(a))) * common));
       }
   } else if (!scalesT.empty() && scalesT.count() > 0) {
     if (scalesT.count() != int64_t(axes.size()))
@@ -125,12 +133,12 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
       size_t a = size_t(*normalizeAxis(axes[i], rank));
       scales[a] = scalesT.doubleAt(int64_t(i));
       if (scales[a] <= 0) return ctx.error("scales must be positive", int(scalesInput));
-      outDims[a] = int64_t(std::floor(double(x.dim(int64_t(a))) * scales[a]));
+      outDims[a] = scaledLength(std::floor(double(x.dim(int64_t(a))) * scales[a]));
     }
   } else if (auto s = ctx.attrFloats("scales")) {
     for (int64_t d = 0; d < rank && size_t(d) < s->size(); ++d) {
       scales[size_t(d)] = (*s)[size_t(d)];
-      outDims[size_t(d)] = int64_t(std::floor(double(x.dim(d)) * scales[size_t(d)]));
+      outDims[size_t(d)] = scaledLength(std::floor(double(x.dim(d)) * scales[size_t(d)]));
     }
   } else {
     return ctx.error("needs scales or sizes");
@@ -153,6 +161,9 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
   double extrapolation = ctx.attrFloat("extrapolation_value", 0.0f);
   if (mode != "nearest" && mode != "linear" && mode != "cubic")
     return ctx.error("mode must be nearest, linear or cubic, got '" + mode + "'");
+  // The taps below take memory per output index: check the output's size before building them.
+  auto size = checkTensorSize(outDims, int64_t(elementBytes(x.dtype())), "output (from sizes or scales)", "");
+  if (!size) return ctx.error(size.error().message);
   // Per dim and output index: the source taps and their weights (empty: outside the crop, extrapolate).
   ResizePlan plan;
   plan.outDims = outDims;

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "ops/tensor/tensor_shapes.h"
+#include "shapes/shape_limits.h"
 #include "shapes/value_constants.h"
 
 namespace onyx::tensor_shapes {
@@ -55,10 +56,10 @@ Expected<void> inferConstantOfShape(ShapeContext& ctx) {
   DataType elem = fill ? fill->dtype() : DataType::Float;
   const auto& target = ctx.inputValue(0);
   if (!target) {
-    const auto& shapeOfTarget = ctx.inputShape(0);
-    auto rank = shapeOfTarget && shapeOfTarget->size() == 1 ? (*shapeOfTarget)[0].value() : std::nullopt;
+    auto rank = declaredShapeLength(ctx, 0);
+    if (!rank) return rank.error();
     std::string reason = runtimeReason(ctx, 0, "the shape");
-    if (rank) ctx.setOutputTensor(0, elem, ctx.unknownDims(static_cast<size_t>(*rank), reason));
+    if (*rank) ctx.setOutputTensor(0, elem, ctx.unknownDims(**rank, reason));
     else ctx.setOutputUnknownRank(0, elem, ctx.origin(reason));
     return {};
   }

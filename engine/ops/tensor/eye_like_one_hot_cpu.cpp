@@ -30,7 +30,9 @@ Expected<void> oneHotKernel(KernelContext& ctx) {
     if (!t) return t.error();
   }
   const TensorValue& indices = ctx.input(0);
-  int64_t depth = int64_t(ctx.input(1).doubleAt(0));
+  // Saturated: a depth of 1e30 is then a clear size error from allocateOutput, not an undefined conversion.
+  const double depthValue = ctx.input(1).doubleAt(0);
+  int64_t depth = depthValue >= 9.2e18 ? INT64_MAX : depthValue > 0 ? int64_t(depthValue) : 0;
   const TensorValue& values = ctx.input(2);
   if (depth <= 0 || values.count() != 2) return ctx.error("needs a positive depth and two values", 1);
   int64_t rank = indices.rank() + 1;

@@ -1,6 +1,7 @@
 // Pad reference kernel: constant, edge, reflect and wrap modes, pads and axes from attributes or inputs.
 #include "exec/kernel_util.h"
 #include "ops/tensor/movement_params.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -42,7 +43,9 @@ Expected<void> padKernel(KernelContext& ctx) {
   }
   Dims outDims;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t n = in.dim(d) + before[size_t(d)] + after[size_t(d)];
+    // Saturated on overflow: allocateOutput then reports the size instead of allocating a wrapped one.
+    auto sum = checkedAdd(in.dim(d), before[size_t(d)]);
+    int64_t n = sum ? checkedAdd(*sum, after[size_t(d)]).value_or(INT64_MAX) : INT64_MAX;
     if (n < 0) return ctx.error("pads make a negative dim", 1);
     outDims.push_back(n);
   }

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "ops/tensor/tensor_shapes.h"
+#include "shapes/shape_limits.h"
+#include "util/limits.h"
 
 namespace onyx::tensor_shapes {
 
@@ -68,10 +70,10 @@ Expected<void> inferReshape(ShapeContext& ctx) {
   } else if (const auto& value = ctx.inputValue(1)) {
     target = *value;
   } else {
-    const auto& shapeOfTarget = ctx.inputShape(1);
-    auto rank = shapeOfTarget && shapeOfTarget->size() == 1 ? (*shapeOfTarget)[0].value() : std::nullopt;
+    auto rank = declaredShapeLength(ctx, 1);
+    if (!rank) return rank.error();
     std::string reason = runtimeReason(ctx, 1, "the target shape");
-    if (rank) ctx.setOutputTensor(0, elem, ctx.unknownDims(static_cast<size_t>(*rank), reason));
+    if (*rank) ctx.setOutputTensor(0, elem, ctx.unknownDims(**rank, reason));
     else ctx.setOutputUnknownRank(0, elem, ctx.origin(reason));
     return {};
   }
@@ -190,7 +192,11 @@ Expected<void> inferUnsqueeze(ShapeContext& ctx) {
     if (axesShape && axesShape->empty()) count = 1;
     else if (axesShape && axesShape->size() == 1) count = (*axesShape)[0].value().value_or(-1);
     std::string reason = axes.present() ? runtimeReason(ctx, 1, "the unsqueezed axes") : "Unsqueeze has no axes";
-    if (count >= 0) ctx.setOutputTensor(0, elem, ctx.unknownDims(in.size() + static_cast<size_t>(count), reason));
+    if (count >= 0) {
+      if (auto checked = checkShapeLength(count, "Unsqueeze axes input " + ctx.describeInput(1), ""); !checked)
+        return ctx.error(checked.error().message);
+      ctx.setOutputTensor(0, elem, ctx.unknownDims(in.size() + static_cast<size_t>(count), reason));
+    }
     else ctx.setOutputUnknownRank(0, elem, ctx.origin(reason));
     return {};
   }
@@ -213,10 +219,10 @@ Expected<void> inferExpand(ShapeContext& ctx) {
   const Shape& in = *ctx.inputShape(0);
   const auto& target = ctx.inputValue(1);
   if (!target) {
-    const auto& shapeOfTarget = ctx.inputShape(1);
-    auto rank = shapeOfTarget && shapeOfTarget->size() == 1 ? (*shapeOfTarget)[0].value() : std::nullopt;
+    auto rank = declaredShapeLength(ctx, 1);
+    if (!rank) return rank.error();
     std::string reason = runtimeReason(ctx, 1, "the target shape");
-    if (rank) ctx.setOutputTensor(0, elem, ctx.unknownDims(std::max<size_t>(in.size(), *rank), reason));
+    if (*rank) ctx.setOutputTensor(0, elem, ctx.unknownDims(std::max<size_t>(in.size(), **rank), reason));
     else ctx.setOutputUnknownRank(0, elem, ctx.origin(reason));
     return {};
   }

@@ -2,6 +2,7 @@
 // Range, Expand, Cast. Reshape-like ops return views of their input (no copy).
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 #include "exec/kernel_util.h"
@@ -183,12 +184,21 @@ Expected<void> constantOfShapeKernel(KernelContext& ctx) {
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
 
+// Range's length, ceil((limit - start) / delta); saturated past int64 so that the output size check reports
+// a range of 1e30 elements rather than an undefined float-to-int conversion.
+int64_t rangeLength(double quotient) {
+  double q = std::ceil(quotient);
+  if (!(q > 0)) return 0;
+  return q < 9.2e18 ? int64_t(q) : INT64_MAX;
+}
+
 Expected<void> rangeKernel(KernelContext& ctx) {
   for (size_t i = 0; i < 3; ++i) {
     auto t = ctx.requireTensor(i);
     if (!t) return t.error();
   }
   DataType dtype = ctx.input(0).dtype();
+  std::optional<Error> failed;
   bool ok = dispatchType<kNumbers>(dtype, [&](auto tag) {
     using T = decltype(tag);
     using Cm = ComputeType<T>;
@@ -196,18 +206,18 @@ Expected<void> rangeKernel(KernelContext& ctx) {
        delta = Cm(ctx.input(2).template data<T>()[0]);
     int64_t n = 0;
     if (delta != Cm(0)) {
-      if constexpr (std::is_integral_v<Cm>) {
-        double q = std::ceil((double(limit) - double(start)) / double(delta));
-        n = std::max<int64_t>(0, int64_t(q));
-      } else {
-        n = std::max<int64_t>(0, int64_t(std::ceil(double(limit - start) / double(delta))));
-      }
+      if constexpr (std::is_integral_v<Cm>) n = rangeLength((double(limit) - double(start)) / double(delta));
+      else n = rangeLength(double(limit - start) / double(delta));
     }
     auto y = ctx.allocateOutput(0, dtype, {n});
-    if (!y) return;
+    if (!y) {
+      failed = y.error();
+      return;
+    }
     T* out = (*y)->template data<T>();
     for (int64_t i = 0; i < n; ++i) out[i] = fromCompute<T>(Cm(start + Cm(i) * delta));
   });
+  if (failed) return *failed;
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
 

@@ -1,6 +1,7 @@
 // Tile reference kernel: the input repeated along each axis, copied by element size.
 #include "exec/kernel_util.h"
 #include "ops/tensor/movement_params.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -17,7 +18,8 @@ Expected<void> tileKernel(KernelContext& ctx) {
   Dims outDims;
   for (int64_t d = 0; d < in.rank(); ++d) {
     if (repeats[size_t(d)] < 0) return ctx.error("repeats must be non-negative", 1);
-    outDims.push_back(in.dim(d) * repeats[size_t(d)]);
+    // Saturated on overflow: allocateOutput then reports the size instead of allocating a wrapped one.
+    outDims.push_back(checkedMul(in.dim(d), repeats[size_t(d)]).value_or(INT64_MAX));
   }
   auto y = ctx.allocateOutput(0, in.dtype(), outDims);
   if (!y) return y.error();
