@@ -2,6 +2,7 @@
 // and float16 converter emit (its docs/ContribOperators.md is the specification). Every unknown dim keeps
 // the provenance of the input it comes from, as for the ai.onnx ops.
 #include "catalog/op_registry.h"
+#include "ops/math/math_shapes.h"
 #include "ops/nn/nn_shapes.h"
 #include "shapes/shape_helpers.h"
 
@@ -107,27 +108,10 @@ Expected<void> inferMatMulNBits(ShapeContext& ctx) {
 
 // FusedMatMul: MatMul with the last two dims of A and/or B transposed first.
 Expected<void> inferFusedMatMul(ShapeContext& ctx) {
-  DataType elem = ctx.inputElemType(0);
-  if (forwardUnknownRank(ctx, 0, 0, elem) || forwardUnknownRank(ctx, 1, 0, elem)) return {};
   if (ctx.attrInt("transBatchA", 0) != 0 || ctx.attrInt("transBatchB", 0) != 0)
     return ctx.error("FusedMatMul with transBatchA or transBatchB is not supported");
-  Shape a = *ctx.inputShape(0), b = *ctx.inputShape(1);
-  if (a.empty() || b.empty()) return ctx.error("FusedMatMul inputs must not be scalars");
-  bool vectorA = a.size() == 1, vectorB = b.size() == 1;
-  if (vectorA) a.insert(a.begin(), Dim(1));
-  if (vectorB) b.push_back(Dim(1));
-  if (ctx.attrInt("transA", 0) != 0 && !vectorA) std::swap(a[a.size() - 1], a[a.size() - 2]);
-  if (ctx.attrInt("transB", 0) != 0 && !vectorB) std::swap(b[b.size() - 1], b[b.size() - 2]);
-  auto k = ctx.requireEqual(a.back(), 0, b[b.size() - 2], 1, "the inner dims of a matrix product");
-  if (!k) return k.error();
-  Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
-  auto batch = ctx.broadcastShapes(batchA, 0, batchB, 1);
-  if (!batch) return batch.error();
-  Shape out = *batch;
-  if (!vectorA) out.push_back(a[a.size() - 2]);
-  if (!vectorB) out.push_back(b.back());
-  ctx.setOutputTensor(0, elem, std::move(out));
-  return {};
+  return math_shapes::setMatMulOutput(ctx, ctx.inputElemType(0), ctx.attrInt("transA", 0) != 0,
+                                      ctx.attrInt("transB", 0) != 0);
 }
 
 // GroupQueryAttention: query [B, S, heads * H] (or packed Q, K, V [B, S, (heads + 2 kv_heads) * H] without key)

@@ -4,11 +4,37 @@
 
 #include "catalog/op_registry.h"
 #include "ops/math/einsum_equation.h"
+#include "ops/math/math_shapes.h"
 #include "shapes/shape_helpers.h"
 
 namespace onyx {
 
 using namespace shapes;
+
+namespace math_shapes {
+
+Expected<void> setMatMulOutput(ShapeContext& ctx, DataType elem, bool transA, bool transB) {
+  if (forwardUnknownRank(ctx, 0, 0, elem) || forwardUnknownRank(ctx, 1, 0, elem)) return {};
+  Shape a = *ctx.inputShape(0), b = *ctx.inputShape(1);
+  if (a.empty() || b.empty()) return ctx.error(ctx.node().opType() + " inputs must not be scalars");
+  bool vectorA = a.size() == 1, vectorB = b.size() == 1;
+  if (vectorA) a.insert(a.begin(), Dim(1));
+  if (vectorB) b.push_back(Dim(1));
+  if (transA && !vectorA) std::swap(a[a.size() - 1], a[a.size() - 2]);
+  if (transB && !vectorB) std::swap(b[b.size() - 1], b[b.size() - 2]);
+  auto k = ctx.requireEqual(a.back(), 0, b[b.size() - 2], 1, "the inner dims of a matrix product");
+  if (!k) return k.error();
+  Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
+  auto batch = ctx.broadcastShapes(batchA, 0, batchB, 1);
+  if (!batch) return batch.error();
+  Shape out = *batch;
+  if (!vectorA) out.push_back(a[a.size() - 2]);
+  if (!vectorB) out.push_back(b.back());
+  ctx.setOutputTensor(0, elem, std::move(out));
+  return {};
+}
+
+}  // namespace math_shapes
 
 namespace {
 
@@ -36,22 +62,7 @@ Expected<void> inferVariadic(ShapeContext& ctx) {
 
 Expected<void> inferMatMul(ShapeContext& ctx) {
   DataType elem = ctx.node().opType() == "MatMulInteger" ? DataType::Int32 : ctx.inputElemType(0);
-  if (forwardUnknownRank(ctx, 0, 0, elem) || forwardUnknownRank(ctx, 1, 0, elem)) return {};
-  Shape a = *ctx.inputShape(0), b = *ctx.inputShape(1);
-  if (a.empty() || b.empty()) return ctx.error("MatMul inputs must not be scalars");
-  bool vectorA = a.size() == 1, vectorB = b.size() == 1;
-  if (vectorA) a.insert(a.begin(), Dim(1));
-  if (vectorB) b.push_back(Dim(1));
-  auto k = ctx.requireEqual(a.back(), 0, b[b.size() - 2], 1, "the inner dims of a matrix product");
-  if (!k) return k.error();
-  Shape batchA(a.begin(), a.end() - 2), batchB(b.begin(), b.end() - 2);
-  auto batch = ctx.broadcastShapes(batchA, 0, batchB, 1);
-  if (!batch) return batch.error();
-  Shape out = *batch;
-  if (!vectorA) out.push_back(a[a.size() - 2]);
-  if (!vectorB) out.push_back(b.back());
-  ctx.setOutputTensor(0, elem, std::move(out));
-  return {};
+  return math_shapes::setMatMulOutput(ctx, elem, false, false);
 }
 
 Expected<void> inferGemm(ShapeContext& ctx) {
