@@ -5,7 +5,6 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstring>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -13,6 +12,7 @@
 #include "exec/cpu/dnnl_common.h"
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
+#include "ops/nn/conv_epilogue_chain.h"
 
 namespace onyx::exec {
 
@@ -75,50 +75,21 @@ struct PostOp {
   int residual = -1;
 };
 
-// The post-ops of an epilogue, or nullopt when oneDNN cannot express one of its ops.
+// The post-ops of an epilogue, or nullopt when oneDNN cannot express one of its ops or the chain repeats an
+// eltwise algorithm (repeatsAlgorithm: Relu and LeakyRelu are both eltwise_relu).
 std::optional<std::vector<PostOp>> postOpsOf(const std::vector<EpilogueOp>& ops) {
+  auto chain = convEpilogueChain(ops);
+  if (!chain) return std::nullopt;
   std::vector<PostOp> out;
-  bool summed = false;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const EpilogueOp& op = ops[i];
-    const Node& node = *op.node;
-    const std::string& type = node.opType();
-    bool chainFirst = !op.inputs.empty() && op.inputs[0] <= kEpilogueChain;
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
-    if (type == "Relu" && chainFirst) {
-      out.push_back({dnnl::algorithm::eltwise_relu, 0.0f, 0.0f});
-    } else if (type == "LeakyRelu" && chainFirst) {
-      out.push_back({dnnl::algorithm::eltwise_relu, node.attrFloat("alpha", 0.01f), 0.0f});
-    } else if (type == "Tanh" && chainFirst) {
-      out.push_back({dnnl::algorithm::eltwise_tanh, 0.0f, 0.0f});
-    } else if (type == "Clip" && chainFirst) {
-      auto bounds = epilogueClipBounds(op);
-      if (!bounds) return std::nullopt;  // a bound computed at run time, or lo > hi
-      out.push_back({dnnl::algorithm::eltwise_clip, bounds->lo, bounds->hi});
-    } else if (type == "Sigmoid" && chainFirst) {
-      // Sigmoid then Mul of the Sigmoid's input: SiLU (swish); a lone Sigmoid: logistic.
-      bool silu = i + 1 < ops.size() && ops[i + 1].node->opType() == "Mul" && ops[i + 1].inputs.size() == 2;
-      if (silu) {
-        int before = op.inputs[0], sigmoid = kEpilogueChain - int(i + 1);
-        const std::vector<int>& m = ops[i + 1].inputs;
-        silu = (m[0] == before && m[1] == sigmoid) || (m[0] == sigmoid && m[1] == before);
-      }
-      if (silu) {
-        out.push_back({dnnl::algorithm::eltwise_swish, 1.0f, 0.0f});
-        ++i;
-      } else {
-        out.push_back({dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f});
-      }
-    } else if (type == "Add" && op.inputs.size() == 2 && !summed) {
-      // The residual must be a run-time tensor read before the Conv ran (constants are biases, which the
-      // conv-add-fusion pass folds).
-      int chain = op.inputs[0] <= kEpilogueChain ? 0 : 1;
-      int other = op.inputs[size_t(1 - chain)];
-      if (op.inputs[size_t(chain)] != kEpilogueChain - int(i) || other < 0) return std::nullopt;
-      out.push_back({dnnl::algorithm::undef, 0.0f, 0.0f, other});
-      summed = true;
-    } else {
-      return std::nullopt;
+  for (const ConvEpilogueStage& stage : *chain) {
+    switch (stage.kind) {
+      case ConvEpilogueKind::Relu: out.push_back({dnnl::algorithm::eltwise_relu, 0.0f, 0.0f}); break;
+      case ConvEpilogueKind::LeakyRelu: out.push_back({dnnl::algorithm::eltwise_relu, stage.a, 0.0f}); break;
+      case ConvEpilogueKind::Tanh: out.push_back({dnnl::algorithm::eltwise_tanh, 0.0f, 0.0f}); break;
+      case ConvEpilogueKind::Clip: out.push_back({dnnl::algorithm::eltwise_clip, stage.a, stage.b}); break;
+      case ConvEpilogueKind::Sigmoid: out.push_back({dnnl::algorithm::eltwise_logistic, 0.0f, 0.0f}); break;
+      case ConvEpilogueKind::Silu: out.push_back({dnnl::algorithm::eltwise_swish, 1.0f, 0.0f}); break;
+      case ConvEpilogueKind::AddResidual: out.push_back({dnnl::algorithm::undef, 0.0f, 0.0f, stage.residual}); break;
     }
     if (repeatsAlgorithm(out)) return std::nullopt;
   }

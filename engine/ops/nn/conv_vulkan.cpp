@@ -2,12 +2,12 @@
 // bias and the executor's fused epilogue computed in the output pass) and ConvTranspose, 1-D and 2-D. Window
 // sizes come from the CPU kernels' geometry.
 #include <bit>
-#include <limits>
 #include <optional>
 
 #include "exec/cpu/window_geometry.h"
 #include "exec/vulkan/vulkan_kernel.h"
 #include "ops/math/matmul_vulkan.h"
+#include "ops/nn/conv_epilogue_chain.h"
 
 namespace onyx::exec::vulkan {
 
@@ -57,49 +57,23 @@ struct EpilogueStage {
 constexpr size_t kMaxEpilogueStages = 3;
 
 
-// The chain as stages, or nullopt when an op is not one the shaders compute. The same ops, in the same
-// combinations, as the CPU's oneDNN Conv fuses (conv_dnnl_cpu.cpp): a node that falls back to the CPU at run
-// time hands its epilogue to that kernel.
+// The chain as shader stages (convEpilogueChain, the same reading the oneDNN Conv makes), or nullopt when a
+// stage repeats or there are more than the shaders hold.
 std::optional<std::vector<EpilogueStage>> epilogueStages(const std::vector<EpilogueOp>& ops) {
+  auto chain = convEpilogueChain(ops);
+  if (!chain) return std::nullopt;
   std::vector<EpilogueStage> out;
-  bool summed = false;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const EpilogueOp& op = ops[i];
-    const Node& node = *op.node;
-    const std::string& type = node.opType();
-    bool chainFirst = !op.inputs.empty() && op.inputs[0] <= kEpilogueChain;
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
-    if (type == "Relu" && chainFirst) {
-      out.push_back({kRelu});
-    } else if (type == "LeakyRelu" && chainFirst) {
-      out.push_back({kLeakyRelu, node.attrFloat("alpha", 0.01f)});
-    } else if (type == "Tanh" && chainFirst) {
-      out.push_back({kTanh});
-    } else if (type == "Clip" && chainFirst) {
-      auto bounds = epilogueClipBounds(op);
-      if (!bounds) return std::nullopt;  // a bound computed at run time, or lo > hi
-      out.push_back({kClip, bounds->lo, bounds->hi});
-    } else if (type == "Sigmoid" && chainFirst) {
-      // Sigmoid then Mul of the Sigmoid's input: SiLU; a lone Sigmoid: logistic.
-      bool silu = i + 1 < ops.size() && ops[i + 1].node->opType() == "Mul" && ops[i + 1].inputs.size() == 2;
-      if (silu) {
-        int before = op.inputs[0], sigmoid = kEpilogueChain - int(i + 1);
-        const std::vector<int>& m = ops[i + 1].inputs;
-        silu = (m[0] == before && m[1] == sigmoid) || (m[0] == sigmoid && m[1] == before);
-      }
-      out.push_back({silu ? kSilu : kSigmoid});
-      if (silu) ++i;
-    } else if (type == "Add" && op.inputs.size() == 2 && !summed) {
-      // A run-time residual read before the Conv ran (constants are biases, which conv-add-fusion folds).
-      int chain = op.inputs[0] <= kEpilogueChain ? 0 : 1;
-      int other = op.inputs[size_t(1 - chain)];
-      if (op.inputs[size_t(chain)] != kEpilogueChain - int(i) || other < 0) return std::nullopt;
-      out.push_back({kAddResidual, 0, 0, other});
-      summed = true;
-    } else {
-      return std::nullopt;
+  for (const ConvEpilogueStage& stage : *chain) {
+    switch (stage.kind) {
+      case ConvEpilogueKind::Relu: out.push_back({kRelu}); break;
+      case ConvEpilogueKind::LeakyRelu: out.push_back({kLeakyRelu, stage.a}); break;
+      case ConvEpilogueKind::Tanh: out.push_back({kTanh}); break;
+      case ConvEpilogueKind::Clip: out.push_back({kClip, stage.a, stage.b}); break;
+      case ConvEpilogueKind::Sigmoid: out.push_back({kSigmoid}); break;
+      case ConvEpilogueKind::Silu: out.push_back({kSilu}); break;
+      case ConvEpilogueKind::AddResidual: out.push_back({kAddResidual, 0, 0, stage.residual}); break;
     }
-    // oneDNN refuses a repeated eltwise algorithm; so do we, so the CPU fallback can always take the chain.
+    // oneDNN refuses a repeated eltwise algorithm; so do we, so the CPU fallback can take the chain.
     for (size_t k = 0; k + 1 < out.size(); ++k)
       if (out[k].code == out.back().code && out.back().code != kAddResidual) return std::nullopt;
     if (out.size() > kMaxEpilogueStages) return std::nullopt;
