@@ -1,6 +1,7 @@
 #pragma once
 // Positions of one level, in points with y growing downwards (as Qt draws): the canvas and `onyx render`
-// paint from this and nothing else.
+// paint from this and nothing else. dot's layouts start at (0, 0); one laid out around an earlier one
+// (stable_layout.h) keeps the earlier coordinates, so its bounds may start anywhere.
 #include <memory>
 #include <vector>
 
@@ -47,9 +48,10 @@ struct LevelLayout {
   std::vector<Rect> items;                 // parallel to level->items
   std::vector<EdgeGeometry> edges;         // parallel to level->edges
   std::vector<Rect> clusters;              // parallel to level->clusters
-  Rect bounds;                             // everything, with its top-left at (0, 0)
+  Rect bounds;                             // everything (top-left at (0, 0) when dot laid it out)
   DotProfile profile = DotProfile::Quality;
   double dotSeconds = 0;  // time spent in gvLayout
+  size_t keptItems = 0;   // items left where an earlier layout of the level had them; 0 when dot ran
 };
 
 }  // namespace onyx::layout

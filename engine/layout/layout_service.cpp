@@ -85,10 +85,12 @@ LayoutService::~LayoutService() {
 }
 
 std::shared_ptr<LayoutJob> LayoutService::submit(const LayoutKey& key, std::shared_ptr<const LevelView> level,
-                                                 ProgressCallback progress, CompletionCallback completion) {
+                                                 ProgressCallback progress, CompletionCallback completion,
+                                                 std::shared_ptr<const LevelLayout> around) {
   auto job = std::make_shared<LayoutJob>();
   job->key_ = key.toString();
   job->level_ = std::move(level);
+  job->around_ = std::move(around);
   job->progress_ = std::move(progress);
   job->completion_ = std::move(completion);
   job->future_ = job->promise_.get_future().share();
@@ -111,8 +113,9 @@ std::shared_ptr<LayoutJob> LayoutService::submit(const LayoutKey& key, std::shar
   return job;
 }
 
-LayoutOutcome LayoutService::layoutNow(const LayoutKey& key, std::shared_ptr<const LevelView> level) {
-  return submit(key, std::move(level))->wait();
+LayoutOutcome LayoutService::layoutNow(const LayoutKey& key, std::shared_ptr<const LevelView> level,
+                                       std::shared_ptr<const LevelLayout> around) {
+  return submit(key, std::move(level), {}, {}, std::move(around))->wait();
 }
 
 std::shared_ptr<const LevelLayout> LayoutService::cached(const LayoutKey& key) {
@@ -189,6 +192,19 @@ void LayoutService::run(LayoutJob& job) {
     job.fromCache_ = true;
     job.settle(earlier, LayoutPhase::Done);  // outside the lock: callbacks may call back into the service
     return;
+  }
+  if (job.around_) {
+    job.report(LayoutPhase::Building, 0.05);
+    if (std::optional<LevelLayout> kept = layoutAround(*job.around_, job.level_, options_.stable)) {
+      auto layout = std::make_shared<const LevelLayout>(std::move(*kept));
+      {
+        std::lock_guard lock(mutex_);
+        ++stats_.keptLayouts;
+      }
+      remember(job.key_, layout);
+      job.settle(layout, LayoutPhase::Done);
+      return;
+    }
   }
   DotProfile profile = chooseProfile(job.level_->items.size(), options_.policy);
   if (profile == DotProfile::Quality && isDense(*job.level_) &&

@@ -2,7 +2,9 @@
 // Lays out levels off the caller's thread. One worker thread owns every Graphviz call (Graphviz is not
 // thread-safe); callers build the LevelView on their own thread (it reads the IR), submit it under a
 // cache key and get a future, an optional completion callback and progress per phase. Queued or running
-// jobs can be cancelled; results are cached by key so re-opening a level does not run dot again.
+// jobs can be cancelled; results are cached by key so re-opening a level does not run dot again. A job
+// given the layout of the same level before an edit keeps its positions (stable_layout.h) and runs dot
+// only when too much is new.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <unordered_map>
 
 #include "layout/layout_result.h"
+#include "layout/stable_layout.h"
 #include "util/expected.h"
 
 namespace onyx::layout {
@@ -43,6 +46,7 @@ struct LayoutKey {
 struct LayoutOptions {
   DotPolicy policy;
   size_t cacheCapacity = 64;  // levels kept, least recently used dropped first
+  StablePolicy stable;        // when a layout around an earlier one gives way to dot
 };
 
 struct LayoutStats {
@@ -50,6 +54,7 @@ struct LayoutStats {
   uint64_t cacheHits = 0;
   uint64_t cancelled = 0;
   uint64_t failed = 0;
+  uint64_t keptLayouts = 0;  // jobs answered around an earlier layout, without dot
 };
 
 using ProgressCallback = std::function<void(LayoutPhase phase, double fraction)>;
@@ -73,6 +78,7 @@ class LayoutJob {
 
   std::string key_;
   std::shared_ptr<const LevelView> level_;
+  std::shared_ptr<const LevelLayout> around_;
   ProgressCallback progress_;
   CompletionCallback completion_;
   std::mutex settleMutex_;
@@ -92,11 +98,14 @@ class LayoutService {
   LayoutService& operator=(const LayoutService&) = delete;
 
   // A cache hit settles the job before submit returns and calls `completion` on this thread; otherwise
-  // progress and completion are called on the worker thread (a GUI forwards them to its own).
+  // progress and completion are called on the worker thread (a GUI forwards them to its own). `around`:
+  // the same level as laid out before an edit, whose positions the new layout keeps where it can.
   std::shared_ptr<LayoutJob> submit(const LayoutKey& key, std::shared_ptr<const LevelView> level,
-                                    ProgressCallback progress = {}, CompletionCallback completion = {});
+                                    ProgressCallback progress = {}, CompletionCallback completion = {},
+                                    std::shared_ptr<const LevelLayout> around = nullptr);
   // Submits and waits: for the command line and tests.
-  LayoutOutcome layoutNow(const LayoutKey& key, std::shared_ptr<const LevelView> level);
+  LayoutOutcome layoutNow(const LayoutKey& key, std::shared_ptr<const LevelView> level,
+                          std::shared_ptr<const LevelLayout> around = nullptr);
 
   std::shared_ptr<const LevelLayout> cached(const LayoutKey& key);
   void clearCache();

@@ -1,0 +1,170 @@
+// A layout that stays put: after an edit of a level, the boxes of the nodes the edit did not touch keep their
+// positions (stable_layout.h), on a generated 100-node level and on a real pass step.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "layout/layout_service.h"
+#include "layout/synthetic_models.h"
+#include "onnx/onnx_io.h"
+#include "passes_test_support.h"
+#include "support/test_data.h"
+
+namespace onyx::layout {
+namespace {
+
+using passes::testing::counter;
+using passes::testing::runOnce;
+
+std::shared_ptr<const LevelView> viewOf(const Graph& graph) {
+  LevelRequest request;
+  request.graph = &graph;
+  auto built = buildLevel(request);
+  if (!built) ADD_FAILURE() << built.error().toString();
+  return std::make_shared<const LevelView>(built.ok() ? std::move(built.value()) : LevelView{});
+}
+
+std::shared_ptr<const LevelLayout> layOut(LayoutService& service, const Graph& graph, uint64_t revision,
+                                          std::shared_ptr<const LevelLayout> around = nullptr) {
+  LevelRequest request;
+  request.graph = &graph;
+  LayoutOutcome outcome = service.layoutNow(LayoutKey::of(request, 1, revision), viewOf(graph), std::move(around));
+  if (!outcome) {
+    ADD_FAILURE() << outcome.error().toString();
+    return nullptr;
+  }
+  return outcome.value();
+}
+
+struct Stability {
+  size_t unchanged = 0;  // node boxes in both layouts
+  size_t kept = 0;       // of those, at the same place (within a point)
+  double share() const { return unchanged ? double(kept) / double(unchanged) : 0; }
+};
+
+Stability stability(const LevelLayout& before, const LevelLayout& after) {
+  Stability s;
+  for (size_t i = 0; i < after.level->items.size(); ++i) {
+    const Item& item = after.level->items[i];
+    if (item.kind != ItemKind::Node) continue;
+    size_t old = before.level->find(item.key);
+    if (old == LevelView::npos) continue;
+    ++s.unchanged;
+    Point a = before.items[old].center(), b = after.items[i].center();
+    if (std::abs(a.x - b.x) <= 1 && std::abs(a.y - b.y) <= 1) ++s.kept;
+  }
+  return s;
+}
+
+bool overlaps(const LevelLayout& layout) {
+  for (size_t i = 0; i < layout.items.size(); ++i)
+    for (size_t j = i + 1; j < layout.items.size(); ++j)
+      if (layout.items[i].intersects(layout.items[j])) return true;
+  return false;
+}
+
+// Replaces the node with a new one of another op type: one node of the level changes identity.
+void replaceWithSigmoid(Model& model, Node* node) {
+  Rewriter rewriter(model);
+  Node* replacement = rewriter.addNode(
+      model.graph(),
+      {.opType = "Sigmoid", .name = node->name() + "_sigmoid", .inputs = {node->input(0)},
+       .outputNames = {node->output(0)->name() + "_sigmoid"}},
+      node);
+  rewriter.setType(replacement->output(0), node->output(0)->type());
+  rewriter.replaceAllUsesWith(node->output(0), replacement->output(0));
+  rewriter.removeNode(node);
+}
+
+TEST(StableLayout, OneChangedNodeOfAHundredLeavesTheOthersInPlace) {
+  auto model = makeNetworkLike({.nodes = 130});
+  const size_t nodes = model->graph().nodes().size();
+  ASSERT_GE(nodes, 100u);
+  LayoutService service;
+  auto before = layOut(service, model->graph(), 0);
+  ASSERT_TRUE(before);
+  ASSERT_EQ(before->level->nodeItemCount(), nodes) << "the whole level is flat";
+  // A node in the middle of the level, inside the second layer.
+  Node* middle = nullptr;
+  size_t index = 0;
+  for (Node* node : model->graph().nodes())
+    if (index++ >= nodes / 2 && node->opType() == "Softmax") {
+      middle = node;
+      break;
+    }
+  ASSERT_TRUE(middle);
+  replaceWithSigmoid(*model, middle);
+
+  auto kept = layOut(service, model->graph(), 1, before);
+  auto fresh = layOut(service, model->graph(), 2);
+  ASSERT_TRUE(kept && fresh);
+  EXPECT_EQ(kept->keptItems + 1, kept->items.size()) << "only the new node is placed";
+  EXPECT_EQ(kept->dotSeconds, 0.0) << "no dot run";
+  Stability around = stability(*before, *kept);
+  Stability afresh = stability(*before, *fresh);
+  std::printf("unchanged nodes kept in place: %zu of %zu around the old layout, %zu of %zu with a fresh dot run\n",
+              around.kept, around.unchanged, afresh.kept, afresh.unchanged);
+  EXPECT_EQ(around.unchanged, nodes - 1);
+  EXPECT_GE(around.share(), 0.9);
+  EXPECT_FALSE(overlaps(*kept)) << "the new box found a free spot";
+  EXPECT_EQ(service.stats().keptLayouts, 1u);
+
+  // The new node lies between its producer and its consumers, and its edges end on its box.
+  NodeId sigmoid = kNoNode;
+  for (const Node* node : model->graph().nodes())
+    if (node->opType() == "Sigmoid") sigmoid = node->id();
+  const size_t added = kept->level->find("n:" + std::to_string(sigmoid));
+  ASSERT_NE(added, LevelView::npos);
+  for (size_t e = 0; e < kept->level->edges.size(); ++e) {
+    const Edge& edge = kept->level->edges[e];
+    if (edge.to == added) {
+      EXPECT_LT(kept->items[edge.from].center().y, kept->items[added].center().y);
+      EXPECT_EQ(kept->edges[e].arrowTip.y, kept->items[added].y);
+    }
+    if (edge.from == added) {
+      EXPECT_GT(kept->items[edge.to].center().y, kept->items[added].center().y);
+    }
+  }
+}
+
+TEST(StableLayout, TooMuchNewGivesWayToDot) {
+  auto small = makeNetworkLike({.nodes = 30});
+  auto other = makeResNet50Like();
+  LayoutService service;
+  auto before = layOut(service, small->graph(), 0);
+  ASSERT_TRUE(before);
+  // Another model altogether under the same level: nothing is kept, so dot lays it out.
+  auto after = layOut(service, other->graph(), 1, before);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->keptItems, 0u);
+  EXPECT_EQ(service.stats().keptLayouts, 0u);
+  EXPECT_EQ(service.stats().dotRuns, 2u);
+}
+
+// A real pass step: elementwise-fusion turns resnet18's eight Add+Relu pairs into fused calls; every node it
+// did not touch keeps its box.
+TEST(StableLayoutModels, Resnet18ElementwiseFusionKeepsUntouchedNodes) {
+  ONYX_REQUIRE_SHARED(folder, "models/resnet18");
+  auto loaded = loadModel(folder / "model.onnx");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().toString();
+  Model& model = **loaded;
+  LayoutService service;
+  auto before = layOut(service, model.graph(), 0);
+  ASSERT_TRUE(before);
+  passes::PassStep step = runOnce(model, "elementwise-fusion");
+  ASSERT_GT(counter(step, "groups-fused"), 0);
+  auto after = layOut(service, model.graph(), 1, before);
+  ASSERT_TRUE(after);
+  Stability s = stability(*before, *after);
+  std::printf("resnet18 elementwise-fusion: %zu of %zu untouched nodes kept in place, %zu items placed\n", s.kept,
+              s.unchanged, after->items.size() - after->keptItems);
+  EXPECT_GT(s.unchanged, 30u);
+  EXPECT_GE(s.share(), 0.9);
+  EXPECT_EQ(after->items.size() - after->keptItems, size_t(counter(step, "groups-fused")))
+      << "one new box per fused group";
+  EXPECT_FALSE(overlaps(*after));
+}
+
+}  // namespace
+}  // namespace onyx::layout
