@@ -74,6 +74,80 @@ EdgeGeometry route(const Rect& from, const Rect& to) {
   return geometry;
 }
 
+// An old route bent to new ends: the first point and its control move with the start, the last point, its
+// control and the arrow tip with the end, so the curve keeps its course in between.
+EdgeGeometry bent(EdgeGeometry geometry, Point start, Point tip) {
+  if (geometry.points.size() < 4) return geometry;
+  const Point from = geometry.points.front();
+  const Point to = geometry.hasArrow ? geometry.arrowTip : geometry.points.back();
+  auto shift = [](Point& p, double dx, double dy) { p = {p.x + dx, p.y + dy}; };
+  const size_t last = geometry.points.size() - 1;
+  shift(geometry.points[0], start.x - from.x, start.y - from.y);
+  shift(geometry.points[1], start.x - from.x, start.y - from.y);
+  shift(geometry.points[last], tip.x - to.x, tip.y - to.y);
+  shift(geometry.points[last - 1], tip.x - to.x, tip.y - to.y);
+  if (geometry.hasArrow) geometry.arrowTip = tip;
+  return geometry;
+}
+
+// Where a route leaves a box and where its arrow ends on one: bottom and top centre, as dot draws them.
+Point exitOf(const Rect& box) {
+  return {box.center().x, box.bottom()};
+}
+Point entryOf(const Rect& box) {
+  return {box.center().x, box.y};
+}
+
+// Each edge's route: the old one where neither end moved; an old route of the same value from the same
+// (unmoved) producer whose consumer is gone, bent to the new consumer, or to the same (unmoved) consumer
+// from a producer that is gone, bent from the new producer (a fused node takes over its parts' edges and
+// their courses around other boxes); else a new curve.
+std::vector<EdgeGeometry> keptRoutes(const LevelLayout& previous, const LevelView& level,
+                                     const std::vector<Rect>& boxes) {
+  const LevelView& before = *previous.level;
+  std::unordered_map<std::string, size_t> exact;
+  std::unordered_multimap<std::string, size_t> byProducer, byConsumer;
+  std::unordered_map<std::string_view, size_t> now;
+  for (size_t i = 0; i < level.items.size(); ++i) now.emplace(level.items[i].key, i);
+  for (size_t i = 0; i < before.edges.size(); ++i) {
+    const Edge& edge = before.edges[i];
+    const std::string& from = before.items[edge.from].key;
+    const std::string& to = before.items[edge.to].key;
+    exact.emplace(edgeKey(before, edge), i);
+    if (!now.count(to)) byProducer.emplace(from + '\n' + edge.valueName, i);
+    if (!now.count(from)) byConsumer.emplace(to + '\n' + edge.valueName, i);
+  }
+  auto unmoved = [&](size_t oldItem, size_t newItem) { return previous.items[oldItem] == boxes[newItem]; };
+  std::vector<bool> used(before.edges.size(), false);
+  std::vector<EdgeGeometry> routes;
+  routes.reserve(level.edges.size());
+  for (const Edge& edge : level.edges) {
+    const Rect& from = boxes[edge.from];
+    const Rect& to = boxes[edge.to];
+    auto found = exact.find(edgeKey(level, edge));
+    if (found != exact.end() && unmoved(before.edges[found->second].from, edge.from) &&
+        unmoved(before.edges[found->second].to, edge.to)) {
+      used[found->second] = true;
+      routes.push_back(previous.edges[found->second]);
+      continue;
+    }
+    std::optional<size_t> course;
+    auto [p, pEnd] = byProducer.equal_range(level.items[edge.from].key + '\n' + edge.valueName);
+    for (; p != pEnd && !course; ++p)
+      if (!used[p->second] && unmoved(before.edges[p->second].from, edge.from)) course = p->second;
+    auto [c, cEnd] = byConsumer.equal_range(level.items[edge.to].key + '\n' + edge.valueName);
+    for (; c != cEnd && !course; ++c)
+      if (!used[c->second] && unmoved(before.edges[c->second].to, edge.to)) course = c->second;
+    if (course && to.y >= from.bottom()) {
+      used[*course] = true;
+      routes.push_back(bent(previous.edges[*course], exitOf(from), entryOf(to)));
+    } else {
+      routes.push_back(route(from, to));
+    }
+  }
+  return routes;
+}
+
 // The boxes placed so far, for finding a free spot for each new one.
 class Placement {
  public:
@@ -230,22 +304,7 @@ std::optional<LevelLayout> layoutAround(const LevelLayout& previous, std::shared
   layout.items.reserve(n);
   for (size_t i = 0; i < n; ++i) layout.items.push_back(placement.box(i));
 
-  std::unordered_map<std::string, size_t> beforeEdges;
-  for (size_t i = 0; i < before.edges.size(); ++i) beforeEdges.emplace(edgeKey(before, before.edges[i]), i);
-  layout.edges.reserve(level->edges.size());
-  for (const Edge& edge : level->edges) {
-    auto found = beforeEdges.find(edgeKey(*level, edge));
-    if (found != beforeEdges.end()) {
-      const Edge& old = before.edges[found->second];
-      // Its route still fits when neither end moved.
-      if (previous.items[old.from] == layout.items[edge.from] && previous.items[old.to] == layout.items[edge.to]) {
-        layout.edges.push_back(previous.edges[found->second]);
-        continue;
-      }
-    }
-    layout.edges.push_back(route(layout.items[edge.from], layout.items[edge.to]));
-  }
-
+  layout.edges = keptRoutes(previous, *level, layout.items);
   // Frames keep their old extent and grow to hold their items; parents come before children, so children
   // are folded into their parents walking backwards.
   layout.clusters.resize(level->clusters.size());
