@@ -15,6 +15,7 @@ constexpr double kRankGap = 36;
 constexpr double kBoxGap = 18;
 constexpr double kArrowLength = 10;
 constexpr double kFramePadding = 8;
+constexpr double kSizeSlack = 1;
 // Sideways steps tried on each side of a new item's ideal spot before it goes past everything.
 constexpr int kSidewaysTries = 40;
 
@@ -276,8 +277,10 @@ std::optional<LevelLayout> layoutAround(const LevelLayout& previous, std::shared
       continue;
     }
     const Rect& old = previous.items[found->second];
-    if (item.width <= old.width && item.height <= old.height) {
-      placement.place(i, old);  // a box that got narrower keeps its laid-out size, as a patch does
+    // dot rounds box sizes to whole points (214.4 laid out as 214): within a point is the same box. A box
+    // that got smaller keeps its laid-out size, as a patch does.
+    if (item.width <= old.width + kSizeSlack && item.height <= old.height + kSizeSlack) {
+      placement.place(i, old);
     } else {
       grown.push_back(i);
     }

@@ -164,6 +164,22 @@ TEST(StableLayoutModels, Resnet18ElementwiseFusionKeepsUntouchedNodes) {
   EXPECT_EQ(after->items.size() - after->keptItems, size_t(counter(step, "groups-fused")))
       << "one new box per fused group";
   EXPECT_FALSE(overlaps(*after));
+  // Edges between boxes that stayed keep their routes point for point.
+  size_t routesKept = 0, between = 0;
+  for (size_t e = 0; e < after->level->edges.size(); ++e) {
+    const Edge& edge = after->level->edges[e];
+    size_t from = before->level->find(after->level->items[edge.from].key);
+    size_t to = before->level->find(after->level->items[edge.to].key);
+    if (from == LevelView::npos || to == LevelView::npos) continue;
+    for (size_t o = 0; o < before->level->edges.size(); ++o) {
+      const Edge& old = before->level->edges[o];
+      if (old.from != from || old.to != to || old.valueName != edge.valueName) continue;
+      ++between;
+      routesKept += before->edges[o] == after->edges[e];
+    }
+  }
+  EXPECT_GT(between, 20u);
+  EXPECT_EQ(routesKept, between);
 }
 
 }  // namespace
