@@ -154,10 +154,9 @@ ProfileMetrics originMetrics(const OriginProfile& origins) {
 
 bool descendsFrom(const Model& optimized, const Model& original) {
   const OriginalNodes index(original);
-  for (const Node* node : optimized.graph().nodes())
-    for (const NodeOrigin& origin : nodeOrigins(*node))
-      if (index.find(origin.id, origin.opType, origin.name)) return true;
-  return false;
+  const auto& nodes = optimized.graph().nodes();
+  return nodes.begin() != nodes.end() &&
+         std::all_of(nodes.begin(), nodes.end(), [&](const Node* node) { return !index.standsFor(*node).empty(); });
 }
 
 }  // namespace onyx::profile

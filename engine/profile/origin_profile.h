@@ -52,7 +52,8 @@ OriginProfile paintOnOriginal(const Profile& optimizedProfile, const Model& opti
 // The original nodes' figures for the graph overlay (node_metrics.h): time per node; removed nodes are absent.
 ProfileMetrics originMetrics(const OriginProfile& origins);
 
-// Whether `optimized` carries provenance naming nodes of `original` (it was optimized from it).
+// Whether `optimized` can be painted on `original`: every node of its main graph stands for nodes of
+// `original`, through its origins or as itself (found by name, or by id and op type).
 bool descendsFrom(const Model& optimized, const Model& original);
 
 }  // namespace onyx::profile
