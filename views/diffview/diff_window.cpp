@@ -88,12 +88,21 @@ DiffWindow::DiffWindow(const Model& before, const Model& after, const QString& b
   beforeCanvas_ = new GraphCanvas(this);
   afterCanvas_ = new GraphCanvas(this);
   beforeCanvas_->setDocument(beforeDocument_);
-  afterCanvas_->setDocument(afterDocument_);
 
   changes_ = new DiffListView(this);
   changes_->compare(beforeModel_, afterModel_, matchBy);
   beforeCanvas_->setNodeOverlay(overlayOf(*beforeModel_, changes_->diff(), true), legendOf(true), changedCount);
-  afterCanvas_->setNodeOverlay(overlayOf(*afterModel_, changes_->diff(), false), legendOf(false), changedCount);
+  // The after side is laid out around the before side's layout, so the nodes both keep sit at the same
+  // places and only what changed is placed anew: it starts once the before side is on screen.
+  afterCanvas_->setLayoutLeader(beforeCanvas_);
+  auto startAfter = [this] {
+    if (afterCanvas_->document()) return;
+    afterCanvas_->setDocument(afterDocument_);
+    afterCanvas_->setNodeOverlay(overlayOf(*afterModel_, changes_->diff(), false), legendOf(false),
+                                 changedCount);
+  };
+  connect(beforeCanvas_, &GraphCanvas::levelShown, this, startAfter);
+  connect(beforeCanvas_, &GraphCanvas::layoutFailed, this, startAfter);
 
   overlayOption_ = new QCheckBox(tr("Overlay (one canvas)"), this);
   beforeOption_ = new QCheckBox(tr("Show the before graph (removed nodes)"), this);

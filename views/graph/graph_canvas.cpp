@@ -214,7 +214,7 @@ void GraphCanvas::requestLevel() {
         Qt::QueuedConnection);
   };
   job_ = service_->submit(layout::LayoutKey::of(request, document_->id(), layoutRevision_), *level, progress,
-                          completion);
+                          completion, layoutToKeep());
   if (!job_->fromCache()) {
     progressText_->setText(tr("Laying out %1 boxes and %2 edges...").arg(items).arg(edges));
     progressBar_->setValue(0);
@@ -301,6 +301,7 @@ void GraphCanvas::updateChrome() {
   if (level.foldedConstants > 0) status += tr(" + %1 constants folded").arg(level.foldedConstants);
   if (size_t groups = level.groupItemCount()) status += tr(", %1 groups").arg(groups);
   status += tr(" · %1 layout").arg(qs(std::string(layout::profileName(shown_->profile))));
+  if (shown_->keptItems > 0) status += tr(", %1 boxes kept in place").arg(shown_->keptItems);
   statusLabel_->setText(status);
 }
 

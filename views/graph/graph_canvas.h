@@ -8,8 +8,10 @@
 //
 // Edits reach it as bursts (ModelDocument::changesSettled), one decision per burst (graph_canvas_edits.cpp,
 // level_patch.h): a burst that added, removed or rewired something in the shown graph lays the level out
-// again, once; one that only renamed, retyped or changed attributes patches the text of the boxes and
-// edges it touched in place, with no layout; edits of graphs the level does not show change nothing.
+// again, once, around the layout on screen (layout/stable_layout.h: what the edit did not touch stays where
+// it was, so a pass step or an undo reads as the change it is); one that only renamed, retyped or changed
+// attributes patches the text of the boxes and edges it touched in place, with no layout; edits of graphs
+// the level does not show change nothing.
 //
 // Selection is the document's: clicks select through ModelDocument, its selectionChanged highlights, its
 // focusRequested centres (opening the body or expanding the group that holds the node first).
@@ -94,6 +96,11 @@ class GraphCanvas : public QWidget {
   // The name-scope tree of a graph of the document, built on first use.
   const ScopeTree& scopeTreeOf(const Graph& graph);
 
+  // Lays levels out around the layout `leader` shows for the same level (the same scopes, expansions and
+  // bodies), so the boxes both models share sit where the leader has them: the diff window's after side
+  // follows its before side. Null: no leader.
+  void setLayoutLeader(GraphCanvas* leader) { leader_ = leader; }
+
   // Levels with more nodes than this open collapsed (LevelRequest::collapseThreshold).
   void setCollapseThreshold(size_t nodes) { collapseThreshold_ = nodes; }
 
@@ -133,6 +140,9 @@ class GraphCanvas : public QWidget {
  private:
   layout::LevelRequest levelRequest() const;  // for the last frame
   void requestLevel();
+  // The layout the next one should keep positions from: the one on screen when it shows the asked-for
+  // level (an edit), else the leader's when it shows the same level; null: lay out afresh.
+  std::shared_ptr<const layout::LevelLayout> layoutToKeep() const;
   void onChangesSettled(const std::vector<ChangeEvent>& events);
   // Patches the shown level's text from a level built afresh; false when that needs a layout instead.
   bool patchShownLevel();
@@ -154,6 +164,7 @@ class GraphCanvas : public QWidget {
   const Graph* bodyGraph(const Node& owner, int body) const;
 
   QPointer<ModelDocument> document_;
+  QPointer<GraphCanvas> leader_;
   std::vector<QMetaObject::Connection> documentConnections_;
   GraphScene* scene_ = nullptr;
   GraphView* view_ = nullptr;

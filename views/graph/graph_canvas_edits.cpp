@@ -32,7 +32,23 @@ bool sameLevels(const std::vector<LevelFrame>& a, const std::vector<LevelFrame>&
   });
 }
 
+// Whether both name corresponding levels of two models (the diff window's sides): the same bodies, scopes
+// and expansions, step by step.
+bool correspondingLevels(const std::vector<LevelFrame>& a, const std::vector<LevelFrame>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const LevelFrame& x, const LevelFrame& y) {
+    return x.owner == y.owner && x.body == y.body && x.scopePath == y.scopePath && x.expanded == y.expanded &&
+           x.expandAll == y.expandAll;
+  });
+}
+
 }  // namespace
+
+std::shared_ptr<const layout::LevelLayout> GraphCanvas::layoutToKeep() const {
+  if (shown_ && sameLevels(frames_, shownFrames_)) return shown_;
+  if (leader_ && leader_ != this && leader_->shown_ && correspondingLevels(frames_, leader_->shownFrames_))
+    return leader_->shown_;
+  return nullptr;
+}
 
 void GraphCanvas::onChangesSettled(const std::vector<ChangeEvent>& events) {
   if (!document_ || frames_.empty()) return;
