@@ -21,7 +21,9 @@
 #include "graph/graph_style.h"
 #include "graph/graph_view.h"
 #include "gui/main_window.h"
+#include "ir/rewriter.h"
 #include "onnx/onnx_io.h"
+#include "passes/pass_manager.h"
 #include "support/named_text_model.h"
 #include "profile/bar_chart.h"
 #include "profile/flame_view.h"
@@ -701,6 +703,50 @@ Fused_Sigmoid_Mul (in0) => (out) {
       window.document()->select(Selection{});
     }
     window.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/profile-heat-main-window.png"));
+  }
+
+  // A trace of the optimized squeezenet1_1 (optimized, saved, run and traced as `onyx optimize` and `onyx run
+  // --profile` would) imported on the original: painted through provenance, every original node the
+  // optimized model stands for has time, the removed ones have none, and the painted times add up to the
+  // trace's total. A model not optimized from the open one (resnet18) is refused.
+  void aProfileOfTheOptimizedModelIsPaintedOnTheOriginal() {
+    if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
+    QTemporaryDir dir;
+    auto optimized = Rewriter::copyModel(document_->model());
+    passes::PassManager manager(*optimized);
+    QVERIFY(!manager.run(passes::defaultPipeline()).error);
+    const QString modelPath = dir.filePath(QStringLiteral("optimized.onnx"));
+    QVERIFY(saveModel(*optimized, modelPath.toStdString()).ok());
+    profile::RunRequest request;
+    request.inputs = profile::InputSource::TestDataSet;
+    request.dataSet = std::filesystem::path(document_->path().toStdString()).parent_path() / "test_data_set_0";
+    request.iterations = 2;
+    auto run = profile::runProfiled(*optimized, request);
+    QVERIFY2(run.ok(), run ? "" : run.error().toString().c_str());
+    const QString tracePath = dir.filePath(QStringLiteral("trace.json"));
+    QVERIFY(writeTextFile(tracePath, exec::chromeTraceJson(run->profile.events, run->profile.iterations)).ok());
+
+    ProfilePanel panel(document_.get());
+    size_t overlayNodes = 0;
+    connect(&panel, &ProfilePanel::overlayChanged, this,
+            [&](const ProfileOverlay& overlay) { overlayNodes = overlay.nodes.size(); });
+    QVERIFY2(panel.importOptimizedProfile(tracePath, modelPath), qPrintable(panel.statusText()));
+    const auto& origins = panel.session()->origins();
+    QVERIFY(origins);
+    QCOMPARE(origins->nodes.size(), document_->model().graph().nodes().size());
+    QVERIFY(origins->unplaced.empty());
+    const size_t painted = origins->nodes.size() - origins->count(profile::OriginFate::Removed);
+    QCOMPARE(panel.session()->metrics().nodes.size(), painted);
+    int64_t sum = 0;
+    for (const auto& [id, metrics] : panel.session()->metrics().nodes) sum += metrics.totalNs;
+    QCOMPARE(sum, origins->totalNs);
+    QCOMPARE(overlayNodes, painted);
+    QVERIFY2(panel.statusText().contains(QStringLiteral("removed")), qPrintable(panel.statusText()));
+
+    const QString unrelated = sharedModel("resnet18");
+    if (unrelated.isEmpty()) return;
+    QVERIFY(!panel.importOptimizedProfile(tracePath, unrelated));
+    QVERIFY2(panel.statusText().contains(QStringLiteral("not optimized from it")), qPrintable(panel.statusText()));
   }
 
   void cleanupTestCase() {

@@ -28,6 +28,9 @@ ProfilePanel::ProfilePanel(ModelDocument* document, QWidget* parent)
   importAction_ = new QAction(tr("&Import profile…"), this);
   importAction_->setToolTip(
       tr("Our Chrome trace (onyx run --profile) or an ONNX Runtime profile, mapped by name"));
+  importOptimizedAction_ = new QAction(tr("Import profile of an &optimized model…"), this);
+  importOptimizedAction_->setToolTip(
+      tr("A trace of a model optimized from this one, painted on this graph through the nodes' origins"));
   auto addExport = [this](const QString& text, auto handler) {
     auto* action = new QAction(text, this);
     connect(action, &QAction::triggered, this, handler);
@@ -46,6 +49,7 @@ ProfilePanel::ProfilePanel(ModelDocument* document, QWidget* parent)
   auto* toolbar = new QToolBar(this);
   toolbar->addAction(runAction_);
   toolbar->addAction(importAction_);
+  toolbar->addAction(importOptimizedAction_);
   auto* exportButton = new QToolButton(this);
   exportButton->setText(tr("Export"));
   exportButton->setPopupMode(QToolButton::InstantPopup);
@@ -83,6 +87,14 @@ ProfilePanel::ProfilePanel(ModelDocument* document, QWidget* parent)
   connect(importAction_, &QAction::triggered, this, [this] {
     QString path = QFileDialog::getOpenFileName(this, tr("Import profile"), {}, tr("Profiles (*.json)"));
     if (!path.isEmpty()) importProfile(path);
+  });
+  connect(importOptimizedAction_, &QAction::triggered, this, [this] {
+    QString trace = QFileDialog::getOpenFileName(this, tr("Profile of the optimized model"), {},
+                                                 tr("Profiles (*.json)"));
+    if (trace.isEmpty()) return;
+    QString model = QFileDialog::getOpenFileName(this, tr("The optimized model it profiled"), {},
+                                                 tr("ONNX models (*.onnx)"));
+    if (!model.isEmpty()) importOptimizedProfile(trace, model);
   });
   connect(metricBox_, &QComboBox::currentIndexChanged, this,
           [this](int index) { setOverlayMetric(profile::allMetrics()[size_t(index)]); });
@@ -131,6 +143,15 @@ void ProfilePanel::refreshStatus() {
           .arg(double(flame.root->totalNs) / 1e6 / std::max(1, flame.iterations), 0, 'f', 3)
           .arg(100.0 * m.mappedShareOfModelNodes(), 0, 'f', 1)
           .arg(inserted));
+  if (const auto& origins = session_->origins()) {
+    status_->setText(tr("%1: painted on this model through provenance: %2 nodes kept, %3 merged (time split by "
+                        "FLOPs), %4 removed (no time); %5 ms per iteration")
+                         .arg(session_->source())
+                         .arg(origins->count(profile::OriginFate::Kept))
+                         .arg(origins->count(profile::OriginFate::Merged))
+                         .arg(origins->count(profile::OriginFate::Removed))
+                         .arg(double(origins->totalNs) / 1e6 / std::max(1, origins->iterations), 0, 'f', 3));
+  }
 }
 
 RunDialog* ProfilePanel::showRunDialog() {
@@ -138,6 +159,13 @@ RunDialog* ProfilePanel::showRunDialog() {
   runDialog_->show();
   runDialog_->raise();
   return runDialog_;
+}
+
+bool ProfilePanel::importOptimizedProfile(const QString& tracePath, const QString& optimizedModel) {
+  auto imported = session_->importOptimizedTrace(tracePath, optimizedModel);
+  error_ = imported ? QString() : QString::fromStdString(imported.error().toString());
+  refreshStatus();
+  return imported.ok();
 }
 
 bool ProfilePanel::importProfile(const QString& path) {

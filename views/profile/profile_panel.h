@@ -49,6 +49,8 @@ class ProfilePanel : public QWidget {
   RunDialog* showRunDialog();
   // Imports a trace and maps it onto the model; false (with the error in the status line) on failure.
   bool importProfile(const QString& path);
+  // A trace of a model optimized from this one, painted on this graph (ProfileSession::importOptimizedTrace).
+  bool importOptimizedProfile(const QString& tracePath, const QString& optimizedModel);
   void setOverlayMetric(profile::OverlayMetric metric);
 
  Q_SIGNALS:
@@ -71,6 +73,7 @@ class ProfilePanel : public QWidget {
   QComboBox* metricBox_;
   QAction* runAction_;
   QAction* importAction_;
+  QAction* importOptimizedAction_;
   QList<QAction*> exportActions_;
   RunDialog* runDialog_ = nullptr;
   ProfileOverlay overlay_;

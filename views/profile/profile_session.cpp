@@ -3,6 +3,8 @@
 #include <QFileInfo>
 #include <QSaveFile>
 
+#include "onnx/onnx_io.h"
+
 namespace onyx::views {
 
 ProfileSession::ProfileSession(ModelDocument* document, QObject* parent)
@@ -26,6 +28,12 @@ void ProfileSession::selectNode(NodeId id) {
 }
 
 void ProfileSession::setProfile(profile::Profile profile, const QString& source) {
+  showProfile(std::move(profile), source, std::nullopt);
+}
+
+void ProfileSession::showProfile(profile::Profile profile, const QString& source,
+                                 std::optional<profile::OriginProfile> origins) {
+  origins_ = std::move(origins);
   profile_ = std::move(profile);
   source_ = source;
   if (profile_.mapped.size() != profile_.events.size() ||
@@ -57,6 +65,53 @@ Expected<void> ProfileSession::importTrace(const QString& path) {
   if (!read) return read.error();
   read->mapped.clear();  // map by name onto this model, whatever model recorded it
   setProfile(std::move(*read), QFileInfo(path).fileName());
+  return {};
+}
+
+namespace {
+
+// The painted shares as a profile of this model: one event per node with time, in graph order, its events'
+// time in one span; the optimized run's iteration marks keep per-iteration figures right.
+profile::Profile paintedProfile(const profile::OriginProfile& origins, const profile::Profile& optimized) {
+  profile::Profile painted;
+  painted.iterations = optimized.iterations;
+  int64_t start = 0;
+  for (const profile::OriginTime& row : origins.nodes) {
+    if (row.fate == profile::OriginFate::Removed) continue;
+    exec::ProfileEvent event;
+    event.node = row.node;
+    event.name = row.name;
+    event.opType = row.opType;
+    event.variant = row.fate == profile::OriginFate::Merged ? "attributed" : "";
+    event.startNs = start;
+    event.durationNs = row.totalNs;
+    event.flops = row.flops * origins.iterations;
+    start += row.totalNs;
+    painted.events.push_back(std::move(event));
+  }
+  painted.mapped.assign(painted.events.size(), true);
+  return painted;
+}
+
+}  // namespace
+
+Expected<void> ProfileSession::importOptimizedTrace(const QString& tracePath, const QString& optimizedModel) {
+  auto trace = profile::readTrace(tracePath.toStdString());
+  if (!trace) return trace.error();
+  auto optimized = loadModel(optimizedModel.toStdString());
+  if (!optimized) return optimized.error();
+  const Model& original = document_->model();
+  if (!profile::descendsFrom(**optimized, original)) {
+    return makeError("has nodes that stand for no node of the open model: it was not optimized from it",
+                     optimizedModel.toStdString());
+  }
+  profile::mapOntoModel(*trace, **optimized);
+  profile::OriginProfile origins =
+      profile::paintOnOriginal(*trace, **optimized, original, document_->bindings());
+  profile::Profile painted = paintedProfile(origins, *trace);
+  showProfile(std::move(painted),
+              QFileInfo(tracePath).fileName() + tr(" (painted from %1)").arg(QFileInfo(optimizedModel).fileName()),
+              std::move(origins));
   return {};
 }
 

@@ -11,6 +11,7 @@
 #include "model_document.h"
 #include "profile/fused_attribution.h"
 #include "profile/node_metrics.h"
+#include "profile/origin_profile.h"
 #include "profile/profile.h"
 #include "profile/profile_run.h"
 #include "profile/profile_summary.h"
@@ -42,6 +43,13 @@ class ProfileSession : public QObject {
 
   // Reads our Chrome trace or an ONNX Runtime profile and maps it onto the model by name.
   Expected<void> importTrace(const QString& path);
+  // A trace of an optimized descendant of this model (`optimizedModel`, saved by `onyx optimize` or Save As
+  // after pass steps), painted on this model's nodes through provenance (profile/origin_profile.h): each
+  // node gets its share of the optimized nodes' time, split by FLOPs; removed nodes get none. Fails when some
+  // node of the optimized model stands for no node of this one.
+  Expected<void> importOptimizedTrace(const QString& tracePath, const QString& optimizedModel);
+  // Set while the profile shown was painted from an optimized model's.
+  const std::optional<profile::OriginProfile>& origins() const { return origins_; }
   Expected<void> exportChromeTrace(const QString& path) const;
   Expected<void> exportSpeedscope(const QString& path) const;
   Expected<void> exportCsv(const QString& path, profile::SummaryKey key) const;
@@ -58,6 +66,8 @@ class ProfileSession : public QObject {
   void runFinished();
 
  private:
+  void showProfile(profile::Profile profile, const QString& source, std::optional<profile::OriginProfile> origins);
+
   ModelDocument* document_;
   profile::Profile profile_;
   QString source_;
@@ -69,6 +79,7 @@ class ProfileSession : public QObject {
   profile::MappingStats mapping_;
   std::optional<exec::MemoryReport> memory_;
   std::optional<profile::RunResult> lastRun_;
+  std::optional<profile::OriginProfile> origins_;
 };
 
 // Writes `text` to `path` through a temporary file, so a failed export never leaves half a file.
