@@ -41,9 +41,28 @@ std::string edgeKey(const LevelView& level, const Edge& edge) {
   return level.items[edge.from].key + '\n' + level.items[edge.to].key + '\n' + edge.valueName;
 }
 
+// The boxes a direct curve from `start` down to `end` would cross: how far right they reach, where the
+// first begins and the last ends.
+struct Blockers {
+  double right = 0, top = 0, bottom = 0;
+};
+std::optional<Blockers> blockersBetween(Point start, Point end, const std::vector<Rect>& boxes) {
+  std::optional<Blockers> found;
+  const double low = std::min(start.x, end.x), high = std::max(start.x, end.x);
+  for (const Rect& box : boxes) {
+    if (box.bottom() <= start.y || box.y >= end.y || box.right() < low || box.x > high) continue;
+    if (!found) found = Blockers{box.right(), box.y, box.bottom()};
+    found->right = std::max(found->right, box.right());
+    found->top = std::min(found->top, box.y);
+    found->bottom = std::max(found->bottom, box.bottom());
+  }
+  return found;
+}
+
 // A new edge's route: an S-curve from the producer's bottom to the consumer's top when the consumer lies
-// below (as dot draws them), else a straight curve between the facing sides.
-EdgeGeometry route(const Rect& from, const Rect& to) {
+// below (as dot draws them), passing right of the boxes in between as dot routes skip connections; else a
+// straight curve between the facing sides.
+EdgeGeometry route(const Rect& from, const Rect& to, const std::vector<Rect>& boxes) {
   EdgeGeometry geometry;
   geometry.hasArrow = true;
   Point start{from.center().x, from.bottom()};
@@ -51,8 +70,21 @@ EdgeGeometry route(const Rect& from, const Rect& to) {
   if (to.y >= from.bottom() + kArrowLength) {
     Point end{tip.x, tip.y - kArrowLength};
     double middle = (start.y + end.y) / 2;
-    geometry.points = {start, {start.x, middle}, {end.x, middle}, end};
     geometry.arrowTip = tip;
+    if (std::optional<Blockers> blocked = blockersBetween(start, end, boxes)) {
+      // Out sideways in the gap below the producer, down past the boxes' right side, back in the gap above
+      // the consumer: each segment's control points stay inside its gap, and so does the curve.
+      const double x = blocked->right + kBoxGap;
+      const double out = start.y + 0.8 * std::clamp(blocked->top - start.y, 0.0, kRankGap);
+      const double back = end.y - 0.8 * std::clamp(end.y - blocked->bottom, 0.0, kRankGap);
+      const double outMiddle = (start.y + out) / 2, backMiddle = (back + end.y) / 2;
+      geometry.points = {start,
+                         {start.x, outMiddle}, {x, outMiddle}, {x, out},
+                         {x, out + (back - out) / 3}, {x, back - (back - out) / 3}, {x, back},
+                         {x, backMiddle}, {end.x, backMiddle}, end};
+      return geometry;
+    }
+    geometry.points = {start, {start.x, middle}, {end.x, middle}, end};
     return geometry;
   }
   if (to.x >= from.right()) {
@@ -143,7 +175,7 @@ std::vector<EdgeGeometry> keptRoutes(const LevelLayout& previous, const LevelVie
       used[*course] = true;
       routes.push_back(bent(previous.edges[*course], exitOf(from), entryOf(to)));
     } else {
-      routes.push_back(route(from, to));
+      routes.push_back(route(from, to, boxes));
     }
   }
   return routes;

@@ -64,6 +64,29 @@ bool overlaps(const LevelLayout& layout) {
   return false;
 }
 
+// Edges whose curve runs through a box other than its ends (sampled along each Bézier segment).
+size_t edgesThroughBoxes(const LevelLayout& layout) {
+  size_t crossing = 0;
+  for (size_t e = 0; e < layout.edges.size(); ++e) {
+    const std::vector<Point>& p = layout.edges[e].points;
+    bool crosses = false;
+    for (size_t k = 0; k + 3 < p.size() && !crosses; k += 3) {
+      for (double t = 0.05; t < 1 && !crosses; t += 0.05) {
+        double u = 1 - t;
+        double x = u * u * u * p[k].x + 3 * u * u * t * p[k + 1].x + 3 * u * t * t * p[k + 2].x + t * t * t * p[k + 3].x;
+        double y = u * u * u * p[k].y + 3 * u * u * t * p[k + 1].y + 3 * u * t * t * p[k + 2].y + t * t * t * p[k + 3].y;
+        for (size_t i = 0; i < layout.items.size() && !crosses; ++i) {
+          if (i == layout.level->edges[e].from || i == layout.level->edges[e].to) continue;
+          const Rect& box = layout.items[i];
+          crosses = x > box.x + 2 && x < box.right() - 2 && y > box.y + 2 && y < box.bottom() - 2;
+        }
+      }
+    }
+    crossing += crosses;
+  }
+  return crossing;
+}
+
 // Replaces the node with a new one of another op type: one node of the level changes identity.
 void replaceWithSigmoid(Model& model, Node* node) {
   Rewriter rewriter(model);
@@ -108,6 +131,7 @@ TEST(StableLayout, OneChangedNodeOfAHundredLeavesTheOthersInPlace) {
   EXPECT_EQ(around.unchanged, nodes - 1);
   EXPECT_GE(around.share(), 0.9);
   EXPECT_FALSE(overlaps(*kept)) << "the new box found a free spot";
+  EXPECT_LE(edgesThroughBoxes(*kept), edgesThroughBoxes(*before));
   EXPECT_EQ(service.stats().keptLayouts, 1u);
 
   // The new node lies between its producer and its consumers, and its edges end on its box.
@@ -180,6 +204,10 @@ TEST(StableLayoutModels, Resnet18ElementwiseFusionKeepsUntouchedNodes) {
   }
   EXPECT_GT(between, 20u);
   EXPECT_EQ(routesKept, between);
+  // The fused nodes' edges (old routes bent to them, or new curves around the boxes between) cross no box
+  // more than dot's own routes do.
+  std::printf("edges through boxes: %zu before, %zu after\n", edgesThroughBoxes(*before), edgesThroughBoxes(*after));
+  EXPECT_LE(edgesThroughBoxes(*after), edgesThroughBoxes(*before));
 }
 
 }  // namespace
