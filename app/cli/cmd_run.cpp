@@ -53,10 +53,15 @@ Expected<exec::NamedValues> gatherInputs(const Model& model, const RunOptions& o
       return makeError("given " + std::to_string(o.inputs.size()) + " input files but the model has " +
                        std::to_string(declared.size()) + " inputs");
     for (size_t k = 0; k < o.inputs.size(); ++k) {
+      // As loadTestDataSet: the file is the error's `where`, the message names the input it was for.
+      auto inFile = [&](const Error& error) {
+        return makeError(error.message + " (model input " + std::to_string(k) + " '" + declared[k]->name() + "')",
+                         o.inputs[k]);
+      };
       auto value = loadTestValueFile(o.inputs[k], declared[k]->type());
-      if (!value) return value.error();
+      if (!value) return inFile(value.error());
       auto run = exec::toRunValue(*value, declared[k]->type());
-      if (!run) return run.error();
+      if (!run) return inFile(run.error());
       inputs.push_back({declared[k]->name(), std::move(*run)});
     }
     return inputs;
@@ -129,6 +134,14 @@ Expected<void> checkRunPaths(const RunOptions& o) {
   return {};
 }
 
+// An error in an input or expected-output file names that file (the error's `where`, a .pb path) instead of
+// the model, which used to be blamed as "tensor ''".
+int reportDataError(const std::string& model, const Error& error) {
+  const std::string& where = error.where;
+  if (where.size() > 3 && where.compare(where.size() - 3, 3, ".pb") == 0) return reportError(where, Error{error.message, ""});
+  return reportError(model, error);
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -148,7 +161,7 @@ int runModel(const RunOptions& o) {
   }
   if (auto paths = checkRunPaths(o); !paths) return reportError(o.model, paths.error());
   auto inputs = gatherInputs(**model, o, bindings);
-  if (!inputs) return reportError(o.model, inputs.error());
+  if (!inputs) return reportDataError(o.model, inputs.error());
 
   exec::ExecutorOptions options;
   options.threads = o.threads;
@@ -232,7 +245,7 @@ int runModel(const RunOptions& o) {
   std::string checkText;
   if (!o.checkDir.empty()) {
     auto expected = exec::loadTestDataSet(**model, o.checkDir);
-    if (!expected) return reportError(o.checkDir, expected.error());
+    if (!expected) return reportDataError(o.checkDir, expected.error());
     exec::Tolerance tol{o.rtol, o.atol};
     if (o.tieAware) {
       auto c = exec::compareDetectionsAsSets(outputs, expected->outputs, tol);

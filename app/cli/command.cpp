@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "exec/vulkan/vulkan_backend.h"
+#include "util/limits.h"
 
 namespace onyx::cli {
 
@@ -104,7 +105,11 @@ int run(int argc, char** argv) {
     app.exit(error);
     return kExitUsage;
   }
-  return action ? action() : kExitUsage;
+  if (!action) return kExitUsage;
+  // The variable's name stands where a file would: "error: ONYX_MAX_TENSOR_BYTES: 'lots' is not ...".
+  if (auto limits = checkLimitOverrides(); !limits)
+    return reportError(limits.error().where, Error{limits.error().message, ""});
+  return action();
 }
 
 }  // namespace onyx::cli
