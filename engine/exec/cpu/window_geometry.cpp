@@ -12,10 +12,9 @@ std::string listText(const std::vector<int64_t>& values) {
   return text + "]";
 }
 
-bool isPool(const Node& node) {
-  const std::string& op = node.opType();
-  return op.size() >= 4 && op.compare(op.size() - 4, 4, "Pool") == 0;
-}
+// MaxPool and LpPool: a window wholly in the padding has no input to take the max or norm of. (AveragePool
+// defines it, as 0 or the padding's average, and models and tests rely on that.)
+bool isPool(const Node& node) { return node.opType() == "MaxPool" || node.opType() == "LpPool"; }
 
 // What ONNX's own checker refuses and the arithmetic below would turn into a wrong size instead of an
 // error: an empty or negative window (MaxPool kernel 0 made 4x4 into 5x5), negative pads, a pool window that

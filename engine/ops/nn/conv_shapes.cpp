@@ -26,7 +26,7 @@ Expected<Shape> windowOutput(ShapeContext& ctx, const Shape& input, const std::v
   auto pads = intsOr(ctx, "pads", 2 * spatial, 0);
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
   const std::string& op = ctx.node().opType();
-  bool pool = op.size() >= 4 && op.compare(op.size() - 4, 4, "Pool") == 0;
+  bool pool = op == "MaxPool" || op == "LpPool";  // as exec/cpu/window_geometry: AveragePool defines it
   Shape out;
   out.reserve(spatial);
   for (size_t i = 0; i < spatial; ++i) {
