@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <set>
 
 #include "cli/command.h"
 #include "analysis/bindings_text.h"
@@ -134,6 +135,24 @@ Expected<void> checkRunPaths(const RunOptions& o) {
   return {};
 }
 
+// A --bind name no input dim uses is a typo that random inputs would silently ignore (`--bind n=1` for `N`).
+Expected<void> checkBindingsNameDims(const Model& model, const SymBindings& bindings) {
+  std::set<std::string> names;
+  for (const Value* v : model.graph().inputs())
+    if (!v->isInitializer() && v->type().isTensor() && v->type().shape())
+      for (const Dim& dim : *v->type().shape())
+        if (dim.isSymbolic())
+          for (const std::string& symbol : dim.expr().symbols()) names.insert(symbol);
+  for (const auto& [name, value] : bindings) {
+    if (names.count(name)) continue;
+    std::string known;
+    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+    return makeError("--bind " + name + "=" + std::to_string(value) + ": no input of the model has a dim named " +
+                     name + (known.empty() ? " (its inputs have no named dims)" : " (named dims: " + known + ")"));
+  }
+  return {};
+}
+
 // An error in an input or expected-output file names that file (the error's `where`, a .pb path) instead of
 // the model, which used to be blamed as "tensor ''".
 int reportDataError(const std::string& model, const Error& error) {
@@ -157,8 +176,15 @@ int runModel(const RunOptions& o) {
     // Parsed whole, as `onyx shapes --bind` does: "N=0x1", "N=1.5" and "N=2junk" are errors, not 0, 1 and 2.
     auto parsed = parseBindingsText(bind);
     if (!parsed) return reportError(o.model, makeError("--bind: " + parsed.error().message));
-    for (const auto& [name, value] : *parsed) bindings[name] = value;
+    for (const auto& [name, value] : *parsed) {
+      auto [it, added] = bindings.emplace(name, value);
+      if (!added && it->second != value)
+        return reportError(o.model, makeError("--bind: '" + name + "' is bound twice, to " +
+                                              std::to_string(it->second) + " and " + std::to_string(value)));
+    }
   }
+  if (o.random)
+    if (auto unused = checkBindingsNameDims(**model, bindings); !unused) return reportError(o.model, unused.error());
   if (auto paths = checkRunPaths(o); !paths) return reportError(o.model, paths.error());
   auto inputs = gatherInputs(**model, o, bindings);
   if (!inputs) return reportDataError(o.model, inputs.error());
