@@ -14,6 +14,7 @@
 #include "cli/command.h"
 #include "cli/optimize_debug.h"
 #include "exec/compare.h"
+#include "ir/verify.h"
 #include "onnx/onnx_io.h"
 #include "passes/pass_manager.h"
 #include "passes/recipe.h"
@@ -206,6 +207,11 @@ int optimize(const OptimizeArguments& args) {
   if (!recipe) return reportError(args.pipeline, recipe.error());
   auto model = loadModel(args.in);
   if (!model) return reportError(args.in, model.error());
+  // A model broken as loaded (two producers of a value, an input nothing defines, a cycle) is refused before
+  // any pass: passes keep such breakage as they found it, so it used to be saved again with exit 0.
+  for (const Diagnostic& diagnostic : verify(**model))
+    if (diagnostic.severity == Diagnostic::Severity::Error)
+      return reportError(args.in, makeError(diagnostic.message + "; the model is broken before any pass", diagnostic.where));
   if (args.bisect) return bisect(args, **model, *recipe);
 
   passes::PipelineOptions options;

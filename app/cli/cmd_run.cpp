@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <set>
 
 #include "cli/command.h"
 #include "analysis/bindings_text.h"
@@ -53,10 +54,15 @@ Expected<exec::NamedValues> gatherInputs(const Model& model, const RunOptions& o
       return makeError("given " + std::to_string(o.inputs.size()) + " input files but the model has " +
                        std::to_string(declared.size()) + " inputs");
     for (size_t k = 0; k < o.inputs.size(); ++k) {
+      // As loadTestDataSet: the file is the error's `where`, the message names the input it was for.
+      auto inFile = [&](const Error& error) {
+        return makeError(error.message + " (model input " + std::to_string(k) + " '" + declared[k]->name() + "')",
+                         o.inputs[k]);
+      };
       auto value = loadTestValueFile(o.inputs[k], declared[k]->type());
-      if (!value) return value.error();
+      if (!value) return inFile(value.error());
       auto run = exec::toRunValue(*value, declared[k]->type());
-      if (!run) return run.error();
+      if (!run) return inFile(run.error());
       inputs.push_back({declared[k]->name(), std::move(*run)});
     }
     return inputs;
@@ -129,6 +135,32 @@ Expected<void> checkRunPaths(const RunOptions& o) {
   return {};
 }
 
+// A --bind name no input dim uses is a typo that random inputs would silently ignore (`--bind n=1` for `N`).
+Expected<void> checkBindingsNameDims(const Model& model, const SymBindings& bindings) {
+  std::set<std::string> names;
+  for (const Value* v : model.graph().inputs())
+    if (!v->isInitializer() && v->type().isTensor() && v->type().shape())
+      for (const Dim& dim : *v->type().shape())
+        if (dim.isSymbolic())
+          for (const std::string& symbol : dim.expr().symbols()) names.insert(symbol);
+  for (const auto& [name, value] : bindings) {
+    if (names.count(name)) continue;
+    std::string known;
+    for (const std::string& n : names) known += (known.empty() ? "" : ", ") + n;
+    return makeError("--bind " + name + "=" + std::to_string(value) + ": no input of the model has a dim named " +
+                     name + (known.empty() ? " (its inputs have no named dims)" : " (named dims: " + known + ")"));
+  }
+  return {};
+}
+
+// An error in an input or expected-output file names that file (the error's `where`, a .pb path) instead of
+// the model, which used to be blamed as "tensor ''".
+int reportDataError(const std::string& model, const Error& error) {
+  const std::string& where = error.where;
+  if (where.size() > 3 && where.compare(where.size() - 3, 3, ".pb") == 0) return reportError(where, Error{error.message, ""});
+  return reportError(model, error);
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -144,11 +176,18 @@ int runModel(const RunOptions& o) {
     // Parsed whole, as `onyx shapes --bind` does: "N=0x1", "N=1.5" and "N=2junk" are errors, not 0, 1 and 2.
     auto parsed = parseBindingsText(bind);
     if (!parsed) return reportError(o.model, makeError("--bind: " + parsed.error().message));
-    for (const auto& [name, value] : *parsed) bindings[name] = value;
+    for (const auto& [name, value] : *parsed) {
+      auto [it, added] = bindings.emplace(name, value);
+      if (!added && it->second != value)
+        return reportError(o.model, makeError("--bind: '" + name + "' is bound twice, to " +
+                                              std::to_string(it->second) + " and " + std::to_string(value)));
+    }
   }
+  if (o.random)
+    if (auto unused = checkBindingsNameDims(**model, bindings); !unused) return reportError(o.model, unused.error());
   if (auto paths = checkRunPaths(o); !paths) return reportError(o.model, paths.error());
   auto inputs = gatherInputs(**model, o, bindings);
-  if (!inputs) return reportError(o.model, inputs.error());
+  if (!inputs) return reportDataError(o.model, inputs.error());
 
   exec::ExecutorOptions options;
   options.threads = o.threads;
@@ -232,7 +271,7 @@ int runModel(const RunOptions& o) {
   std::string checkText;
   if (!o.checkDir.empty()) {
     auto expected = exec::loadTestDataSet(**model, o.checkDir);
-    if (!expected) return reportError(o.checkDir, expected.error());
+    if (!expected) return reportDataError(o.checkDir, expected.error());
     exec::Tolerance tol{o.rtol, o.atol};
     if (o.tieAware) {
       auto c = exec::compareDetectionsAsSets(outputs, expected->outputs, tol);

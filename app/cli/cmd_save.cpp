@@ -39,6 +39,11 @@ Command saveCommand() {
                                "Move tensors of at least --size-threshold bytes to this file, next to OUT");
             app.add_option("--size-threshold", args->sizeThreshold,
                            "Smallest tensor, in bytes, that goes to the external data file (default 1024)")
+                // Checked as text: "-1" would wrap to 2^64 - 1 in the size_t.
+                ->check([](const std::string& text) -> std::string {
+                  bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+                  return digits ? "" : "must be a whole number of bytes >= 0, got '" + text + "'";
+                })
                 ->needs(external);
             app.add_flag("--inline", args->inlineWeights, "Bring external weights back into the .onnx file")
                 ->excludes(external);

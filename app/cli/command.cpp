@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/crash_report.h"
 #include "exec/vulkan/vulkan_backend.h"
+#include "util/limits.h"
 
 namespace onyx::cli {
 
@@ -104,7 +106,22 @@ int run(int argc, char** argv) {
     app.exit(error);
     return kExitUsage;
   }
-  return action ? action() : kExitUsage;
+  if (!action) return kExitUsage;
+  // The subcommand's first positional argument (the model, for most) names the crash report's file.
+  for (CLI::App* sub : app.get_subcommands()) {
+    std::string file = "onyx";
+    for (const CLI::Option* option : sub->get_options())
+      if (option->get_positional() && !option->results().empty()) {
+        file = option->results().front();
+        break;
+      }
+    installCrashReport(sub->get_name(), file);
+  }
+  // The variable's name stands where a file would: "error: ONYX_MAX_TENSOR_BYTES: 'lots' is not ...".
+  if (auto limits = checkLimitOverrides(); !limits)
+    return reportError(limits.error().where, Error{limits.error().message, ""});
+  crashIfAskedForTest();
+  return action();
 }
 
 }  // namespace onyx::cli

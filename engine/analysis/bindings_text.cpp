@@ -31,7 +31,10 @@ Expected<SymBindings> parseBindingsText(std::string_view text) {
         value < 0)
       return makeError("expected NAME=SIZE with a size >= 0 (as in `batch=1, seq=128`), got '" +
                        std::string(entry) + "'");
-    bindings[std::string(name)] = value;
+    auto [it, added] = bindings.emplace(std::string(name), value);
+    if (!added && it->second != value)
+      return makeError("'" + std::string(name) + "' is bound twice, to " + std::to_string(it->second) + " and " +
+                       std::to_string(value));
   }
   return bindings;
 }

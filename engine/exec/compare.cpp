@@ -179,21 +179,28 @@ Expected<TestDataSet> loadTestDataSet(const Model& model, const std::filesystem:
     auto path = folder / ("input_" + std::to_string(k) + ".pb");
     if (!std::filesystem::exists(path)) break;
     if (k >= inputs.size()) return makeError("more input files than model inputs", path.string());
-    auto loaded = loadTestValueFile(path, inputs[k]->type());
-    if (!loaded) return loaded.error();
-    auto value = toRunValue(*loaded, inputs[k]->type());
-    if (!value) return value.error();
+    // The file is blamed, and the input named, rather than the tensor's own (often empty) name.
     std::string name = inputs[k]->name();
+    auto inFile = [&](const Error& error) {
+      return makeError(error.message + " (model input " + std::to_string(k) + " '" + name + "')", path.string());
+    };
+    auto loaded = loadTestValueFile(path, inputs[k]->type());
+    if (!loaded) return inFile(loaded.error());
+    auto value = toRunValue(*loaded, inputs[k]->type());
+    if (!value) return inFile(value.error());
     set.inputs.push_back({name, std::move(*value)});
   }
   for (size_t k = 0;; ++k) {
     auto path = folder / ("output_" + std::to_string(k) + ".pb");
     if (!std::filesystem::exists(path)) break;
     Type declared = k < graph.outputs().size() ? graph.outputs()[k]->type() : Type();
+    auto inFile = [&](const Error& error) {
+      return makeError(error.message + " (expected output " + std::to_string(k) + ")", path.string());
+    };
     auto loaded = loadTestValueFile(path, declared);
-    if (!loaded) return loaded.error();
+    if (!loaded) return inFile(loaded.error());
     auto value = toRunValue(*loaded, declared);
-    if (!value) return value.error();
+    if (!value) return inFile(value.error());
     set.outputs.push_back(std::move(*value));
   }
   return set;

@@ -40,6 +40,8 @@ struct TestDataSet {
   std::vector<std::pair<std::string, RunValue>> inputs;
   std::vector<RunValue> outputs;
 };
+// An error in one of the files has that file's path as its `where` and names the model input (or the expected
+// output) in its message.
 Expected<TestDataSet> loadTestDataSet(const Model& model, const std::filesystem::path& folder);
 
 }  // namespace onyx::exec

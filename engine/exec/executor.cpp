@@ -9,6 +9,7 @@
 #include "exec/graph_plan.h"
 #include "exec/plan_builder.h"
 #include "exec/plan_runner.h"
+#include "ir/verify.h"
 #include "util/limits.h"
 
 namespace onyx::exec {
@@ -61,6 +62,10 @@ Expected<std::vector<Backend*>> Executor::makeBackends() {
 }
 
 Expected<void> Executor::build() {
+  // The loader keeps a broken model so it can be shown; running one is refused with verify()'s first error
+  // (two nodes producing one value used to run, the second's result silently winning).
+  for (const Diagnostic& diagnostic : verify(model_))
+    if (diagnostic.severity == Diagnostic::Severity::Error) return makeError(diagnostic.message, diagnostic.where);
   auto order = makeBackends();
   if (!order) return order.error();
   PlanContext context{model_, std::move(*order)};

@@ -222,6 +222,14 @@ Expected<std::unique_ptr<PreparedNode>> PlanBuilder::prepareCall(const Node& nod
   constexpr int kMaxFunctionDepth = 32;
   if (depth > kMaxFunctionDepth)
     return makeError("function calls nest too deep (does a function call itself?)", node.describe());
+  // Extra inputs or outputs would be dropped without a word (optional trailing ones may be left out).
+  if (function.body && (node.inputCount() > function.body->inputs().size() ||
+                        node.outputCount() > function.body->outputs().size()))
+    return makeError("the call gives " + std::to_string(node.inputCount()) + " inputs and " +
+                         std::to_string(node.outputCount()) + " outputs but function " + function.domain + "." +
+                         function.name + " takes " + std::to_string(function.body->inputs().size()) + " and " +
+                         std::to_string(function.body->outputs().size()),
+                     node.describe());
   if (function.body && !bodies_.count(function.body.get())) {
     const std::vector<OpsetImport>* saved = context_.imports;
     context_.imports = function.opsetImports.empty() ? nullptr : &function.opsetImports;

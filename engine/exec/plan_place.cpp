@@ -2,14 +2,53 @@
 #include "exec/plan_place.h"
 
 #include <algorithm>
+#include <climits>
 
+#include "catalog/op_registry.h"
 #include "exec/plan_context.h"
 
 namespace onyx::exec {
 
+namespace {
+
+std::string countText(int count, const char* what) {
+  return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
+}
+
+// What the node itself gets wrong, said before "no backend supports it" would hide it: no op type, a domain
+// the model never imports, an op newer than the model's opset, more inputs or outputs than the op has (a
+// Relu given two inputs used to run on the first and ignore the second).
+Expected<void> checkNodeSchema(const Node& node, int opset) {
+  if (node.opType().empty()) return makeError("the node has an empty op_type, so it names no operator", node.describe());
+  if (opset == 0)
+    return makeError("the model imports no opset of domain '" + node.domain() + "' (opset_import), so " +
+                         node.opType() + " names no operator it knows",
+                     node.describe());
+  const OpSchema* schema = opRegistry().find(node.domain(), node.opType());
+  if (!schema) return {};
+  if (schema->versionFor(opset) == 0 && !schema->sinceVersions.empty())
+    return makeError(node.opType() + " does not exist at opset " + std::to_string(opset) + "; it came in opset " +
+                         std::to_string(schema->sinceVersions.front()),
+                     node.describe());
+  auto limit = [](int count) { return count >= OpSchema::kVariadic ? INT32_MAX : count; };
+  int inputs = int(node.inputCount()), outputs = int(node.outputCount());
+  if (inputs > limit(schema->maxInputs))
+    return makeError(node.opType() + " takes at most " + countText(schema->maxInputs, "input") + ", the node gives " +
+                         std::to_string(inputs),
+                     node.describe());
+  if (outputs > limit(schema->maxOutputs))
+    return makeError(node.opType() + " has at most " + countText(schema->maxOutputs, "output") + ", the node names " +
+                         std::to_string(outputs),
+                     node.describe());
+  return {};
+}
+
+}  // namespace
+
 Expected<void> prepareOnFirstBackend(Step& step, const std::vector<Backend*>& backends,
                                      const std::vector<const onyx::Tensor*>& constants) {
   const Node& node = *step.node;
+  if (auto checked = checkNodeSchema(node, step.opset); !checked) return checked.error();
   Error lastError = makeError("no backend supports " + node.opType() + " at opset " +
                                   std::to_string(step.opset) + "; the op is not supported yet",
                               node.describe());

@@ -51,7 +51,8 @@ std::string_view Node::scopePath() const {
 }
 
 std::string Node::describe() const {
-  std::string op = domain_.empty() || domain_ == "ai.onnx" ? opType_ : domain_ + "::" + opType_;
+  std::string type = opType_.empty() ? "op_type ''" : opType_;  // a broken file's node still reads
+  std::string op = domain_.empty() || domain_ == "ai.onnx" ? type : domain_ + "::" + type;
   return op + (name_.empty() ? "" : " '" + name_ + "'") + " (#" + std::to_string(id_) + ")";
 }
 

@@ -76,6 +76,17 @@ ResourceLimits defaultResourceLimits(int64_t physicalBytes, const char* maxTenso
   return limits;
 }
 
+Expected<void> checkLimitOverrides() {
+  for (std::string_view name : {kMaxTensorBytesEnv, kMaxRunBytesEnv}) {
+    const char* text = std::getenv(std::string(name).c_str());
+    if (text && !positiveInteger(text))
+      return makeError("'" + std::string(text) + "' is not a positive whole number of bytes (as in " +
+                           std::string(name) + "=1000000000); unset it for the default",
+                       std::string(name));
+  }
+  return {};
+}
+
 const ResourceLimits& resourceLimits() {
   static const ResourceLimits limits =
       defaultResourceLimits(physicalMemoryBytes(), std::getenv(std::string(kMaxTensorBytesEnv).c_str()),

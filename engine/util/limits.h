@@ -36,6 +36,10 @@ inline constexpr std::string_view kMaxRunBytesEnv = "ONYX_MAX_RUN_BYTES";
 // ignored.
 ResourceLimits defaultResourceLimits(int64_t physicalBytes, const char* maxTensorBytesOverride,
                                      const char* maxRunBytesOverride);
+// An error naming the variable when ONYX_MAX_TENSOR_BYTES or ONYX_MAX_RUN_BYTES is set but not a positive
+// integer (`lots`, `-5`, `1e9`), which defaultResourceLimits would ignore: the CLI checks it first, so a
+// mistyped limit is not silently the machine's default.
+Expected<void> checkLimitOverrides();
 // The process-wide policy: physical memory and the environment, read once.
 const ResourceLimits& resourceLimits();
 

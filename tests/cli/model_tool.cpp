@@ -1,14 +1,16 @@
 // A helper for the CLI tests (not installed): builds .onnx files from ONNX's textual syntax, so tests of bad
-// input keep their models as readable text, and lists a model's value_info entries, so a test can check what
-// `onyx shapes --write` stored.
+// input keep their models as readable text, lists a model's value_info entries, so a test can check what
+// `onyx shapes --write` stored, and writes the malformed-model corpus (tests/cli/malformed/cases.txt).
 //
 // usage: onyx_test_model_tool from-text IN.onnxtxt OUT.onnx
 //        onyx_test_model_tool value-info MODEL.onnx
+//        onyx_test_model_tool corpus CASES.txt OUT_DIR
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "corpus_writer.h"
 #include "onnx/onnx_io.h"
 
 namespace {
@@ -46,6 +48,9 @@ int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "from-text" && argc == 4) return fromText(argv[2], argv[3]);
   if (mode == "value-info" && argc == 3) return valueInfo(argv[2]);
-  std::fprintf(stderr, "usage: %s from-text IN.onnxtxt OUT.onnx | value-info MODEL.onnx\n", argv[0]);
+  if (mode == "corpus" && argc == 4) return onyx::test::writeCorpus(argv[2], argv[3]);
+  std::fprintf(stderr,
+               "usage: %s from-text IN.onnxtxt OUT.onnx | value-info MODEL.onnx | corpus CASES.txt OUT_DIR\n",
+               argv[0]);
   return 2;
 }

@@ -12,6 +12,11 @@ onyx_cli_test(save.external_name_with_folder --stderr ${_expected}/save-external
   ${_onyx} save ${ONYX_SAMPLE_MODEL} out.onnx --external-data ../weights.bin)
 onyx_cli_test(save.inline_and_external --stderr-contains "--external-data excludes --inline" 2 --
   ${_onyx} save ${ONYX_SAMPLE_MODEL} out.onnx --inline --external-data w.bin)
+foreach(_bad "-1" "1.5" "64k")
+  string(MAKE_C_IDENTIFIER "${_bad}" _id)
+  onyx_cli_test(save.bad_threshold.${_id} --stderr-contains "--size-threshold: must be a whole number of bytes >= 0, got '${_bad}'" 2 --
+    ${_onyx} save ${ONYX_SAMPLE_MODEL} out.onnx --external-data w.bin --size-threshold ${_bad})
+endforeach()
 onyx_cli_test(save.threshold_needs_external --stderr-contains "--size-threshold requires --external-data" 2 --
   ${_onyx} save ${ONYX_SAMPLE_MODEL} out.onnx --size-threshold 10)
 # Every way the external data file could land on the input model or on the output itself is refused before

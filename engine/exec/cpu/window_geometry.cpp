@@ -4,6 +4,45 @@
 
 namespace onyx::exec {
 
+namespace {
+
+std::string listText(const std::vector<int64_t>& values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+// MaxPool and LpPool: a window wholly in the padding has no input to take the max or norm of. (AveragePool
+// defines it, as 0 or the padding's average, and models and tests rely on that.)
+bool isPool(const Node& node) { return node.opType() == "MaxPool" || node.opType() == "LpPool"; }
+
+// What ONNX's own checker refuses and the arithmetic below would turn into a wrong size instead of an
+// error: an empty or negative window (MaxPool kernel 0 made 4x4 into 5x5), negative pads, a pool window that
+// lies wholly in the padding, or a kernel_shape that disagrees with the weights it describes.
+Expected<void> checkWindow(const KernelContext& ctx, const std::vector<int64_t>& kernel,
+                           const std::vector<int64_t>& pads, const std::vector<int64_t>& dilations) {
+  for (int64_t k : kernel)
+    if (k <= 0) return ctx.error("kernel_shape " + listText(kernel) + " must be positive on every axis", 0);
+  if (auto declared = ctx.attrInts("kernel_shape"); declared && *declared != kernel)
+    return ctx.error("kernel_shape " + listText(*declared) + " does not match the weights' window " + listText(kernel),
+                     1);
+  for (int64_t p : pads)
+    if (p < 0) return ctx.error("pads " + listText(pads) + " must not be negative", 0);
+  // As ONNX's checker: against the dilated window.
+  if (isPool(ctx.node()))
+    for (size_t i = 0; i < pads.size(); ++i) {
+      size_t axis = i % kernel.size();
+      int64_t dilation = axis < dilations.size() ? dilations[axis] : 1;
+      if (pads[i] >= (kernel[axis] - 1) * dilation + 1)
+        return ctx.error("pads " + listText(pads) + " must be smaller than the window (kernel_shape " +
+                             listText(kernel) + ", dilations " + listText(dilations) + "): a window would hold only padding",
+                         0);
+    }
+  return {};
+}
+
+}  // namespace
+
 Expected<WindowGeometry> windowGeometry(const KernelContext& ctx, const std::vector<int64_t>& spatial,
                                         const std::vector<int64_t>& kernel, bool ceilMode) {
   size_t n = spatial.size();
@@ -16,6 +55,7 @@ Expected<WindowGeometry> windowGeometry(const KernelContext& ctx, const std::vec
     return ctx.error(
         "strides, dilations, pads or kernel_shape do not match the input's spatial rank " + std::to_string(n),
         0);
+  if (auto checked = checkWindow(ctx, kernel, pads, g.dilations); !checked) return checked.error();
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
   g.padsBegin.assign(pads.begin(), pads.begin() + long(n));
   g.padsEnd.assign(pads.begin() + long(n), pads.end());
@@ -40,6 +80,16 @@ Expected<WindowGeometry> windowGeometry(const KernelContext& ctx, const std::vec
     g.outSize.push_back(out);
   }
   return g;
+}
+
+Expected<void> checkConvTransposeWindow(const KernelContext& ctx, const std::vector<int64_t>& weightsWindow,
+                                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                                        const std::vector<int64_t>& pads) {
+  for (size_t i = 0; i < strides.size(); ++i)
+    if (strides[i] <= 0 || (i < dilations.size() && dilations[i] <= 0))
+      return ctx.error("strides " + listText(strides) + " and dilations " + listText(dilations) + " must be positive",
+                       0);
+  return checkWindow(ctx, weightsWindow, pads, dilations);
 }
 
 std::vector<int64_t> convTransposeOutputSize(const std::vector<int64_t>& spatial, const std::vector<int64_t>& kernel,

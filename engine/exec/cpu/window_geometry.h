@@ -17,6 +17,12 @@ struct WindowGeometry {
 Expected<WindowGeometry> windowGeometry(const KernelContext& ctx, const std::vector<int64_t>& spatial,
                                         const std::vector<int64_t>& kernel, bool ceilMode);
 
+// ConvTranspose's strides and dilations positive, its kernel_shape (if given) the weights' window, its pads
+// not negative: the arithmetic of convTransposeOutputSize assumes them.
+Expected<void> checkConvTransposeWindow(const KernelContext& ctx, const std::vector<int64_t>& weightsWindow,
+                                        const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                                        const std::vector<int64_t>& pads);
+
 // ConvTranspose's output size per spatial dim. output_shape and SAME_* fix it; the difference is split as
 // padding (written into `pads`, begins then ends), the odd unit going to the end for SAME_UPPER and to the
 // start otherwise. Shared by the CPU and Vulkan kernels.

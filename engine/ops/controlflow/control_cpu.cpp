@@ -12,8 +12,15 @@ Expected<void> ifKernel(KernelContext& ctx) {
   if (!cond) return cond.error();
   if ((*cond)->count() != 1)
     return ctx.error("condition must have one element, got " + (*cond)->describe(), 0);
+  // Both branches, whichever runs: a malformed one would otherwise pass or fail with the condition's value.
+  for (const char* name : {"then_branch", "else_branch"}) {
+    const Graph* graph = ctx.attrGraph(name);
+    if (!graph) return ctx.error("has no " + std::string(name) + " graph");
+    if (graph->outputs().size() != ctx.outputCount())
+      return ctx.error(std::string(name) + " has " + std::to_string(graph->outputs().size()) +
+                       " outputs but the If has " + std::to_string(ctx.outputCount()));
+  }
   const Graph* branch = ctx.attrGraph((*cond)->intAt(0) ? "then_branch" : "else_branch");
-  if (!branch) return ctx.error("has no branch graph");
   auto outputs = ctx.runSubgraph(*branch, {});
   if (!outputs) return outputs.error();
   if (outputs->size() != ctx.outputCount())
@@ -72,7 +79,9 @@ Expected<void> loopKernel(KernelContext& ctx) {
     auto outputs = ctx.runSubgraph(*body, std::move(inputs));
     if (!outputs) return outputs.error();
     if (outputs->size() != 1 + carried + scans)
-      return ctx.error("body produces " + std::to_string(outputs->size()) + " outputs");
+      return ctx.error("body produces " + std::to_string(outputs->size()) + " outputs; it needs " +
+                       std::to_string(1 + carried + scans) + ": the condition, " + std::to_string(carried) +
+                       " loop-carried values and " + std::to_string(scans) + " scan outputs");
     const auto* c = std::get_if<TensorValue>(&(*outputs)[0]);
     cond = c && c->count() ? c->intAt(0) != 0 : false;
     for (size_t i = 0; i < carried; ++i) state[i] = (*outputs)[1 + i];

@@ -25,10 +25,10 @@ Expected<Labels> parseTerm(KernelContext& ctx, const std::string& term, int64_t 
     if (std::isalpha(static_cast<unsigned char>(c))) ++letters;
   if (dots != std::string::npos) {
     int64_t own = rank - letters;
-    if (own < 0) return ctx.error("einsum term '" + term + "' has more labels than its operand's rank");
+    if (own < 0) return ctx.error("term '" + term + "' has more labels than its operand's rank");
     ellipsisRank = std::max(ellipsisRank, own);
   } else if (letters != rank) {
-    return ctx.error("einsum term '" + term + "' has " + std::to_string(letters) + " labels for a rank-" +
+    return ctx.error("term '" + term + "' has " + std::to_string(letters) + " labels for a rank-" +
                      std::to_string(rank) + " operand");
   }
   for (size_t i = 0; i < term.size(); ++i) {
@@ -54,7 +54,7 @@ Expected<void> runEinsum(KernelContext& ctx) {
   const std::vector<std::string>& terms = split.terms;
   const size_t operands = ctx.inputCount();
   if (terms.size() != operands)
-    return ctx.error("einsum equation '" + equation + "' names " + std::to_string(terms.size()) +
+    return ctx.error("equation '" + equation + "' names " + std::to_string(terms.size()) +
                      " operands but the node has " + std::to_string(operands));
   std::vector<const TensorValue*> inputs;
   std::vector<Labels> operandLabels;
@@ -64,7 +64,7 @@ Expected<void> runEinsum(KernelContext& ctx) {
     auto t = ctx.requireTensor(i);
     if (!t) return t.error();
     if ((*t)->dtype() != (*ctx.requireTensor(0))->dtype())
-      return ctx.error("einsum operands must share a type", i);
+      return ctx.error("operands must share a type", i);
     inputs.push_back(*t);
     auto labels = parseTerm(ctx, terms[i], (*t)->rank(), ellipsisRank);
     if (!labels) return labels.error();
@@ -76,7 +76,7 @@ Expected<void> runEinsum(KernelContext& ctx) {
         if (label >= kEllipsisBase && (it->second == 1 || size == 1)) {
           it->second = std::max(it->second, size);
         } else {
-          return ctx.error("einsum label sizes disagree (" + std::to_string(it->second) + " vs " +
+          return ctx.error("label sizes disagree (" + std::to_string(it->second) + " vs " +
                                std::to_string(size) + ")",
                            i);
         }
@@ -101,7 +101,7 @@ Expected<void> runEinsum(KernelContext& ctx) {
           output.push_back(kEllipsisBase + int(64 - ellipsisRank + k));
         i += 2;
       } else if (!sizes.count(rhs[i])) {
-        return ctx.error(std::string("einsum output label '") + rhs[i] + "' appears in no operand");
+        return ctx.error(std::string("output label '") + rhs[i] + "' appears in no operand");
       } else {
         output.push_back(rhs[i]);
       }

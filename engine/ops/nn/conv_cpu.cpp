@@ -22,8 +22,8 @@ Expected<void> convReference(KernelContext& ctx) {
                          " with group " + std::to_string(groups),
                      1);
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
-  std::vector<int64_t> kernel =
-      ctx.attrInts("kernel_shape").value_or(std::vector<int64_t>(w.dims().begin() + 2, w.dims().end()));
+  // The weights' window; windowGeometry refuses a kernel_shape that disagrees with it.
+  std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
   auto g = windowGeometry(ctx, spatial, kernel, false);
   if (!g) return g.error();
   Dims outDims = {n, m};
@@ -102,6 +102,9 @@ Expected<void> convTransposeReference(KernelContext& ctx) {
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
   if (strides.size() != sr || dil.size() != sr || outPad.size() != sr || pads.size() != 2 * sr)
     return ctx.error("attribute sizes do not match the spatial rank", 0);
+  std::vector<int64_t> window(w.dims().begin() + 2, w.dims().end());
+  if (auto checked = checkConvTransposeWindow(ctx, window, strides, dil, pads); !checked) return checked.error();
+  kernel = window;
   std::vector<int64_t> out = convTransposeOutputSize(spatial, kernel, strides, dil, outPad, autoPad, outShape, pads);
   Dims outDims = {n, m};
   for (int64_t o : out) outDims.push_back(o);

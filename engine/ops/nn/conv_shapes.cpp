@@ -25,11 +25,23 @@ Expected<Shape> windowOutput(ShapeContext& ctx, const Shape& input, const std::v
   auto dilations = intsOr(ctx, "dilations", spatial, 1);
   auto pads = intsOr(ctx, "pads", 2 * spatial, 0);
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
+  const std::string& op = ctx.node().opType();
+  bool pool = op == "MaxPool" || op == "LpPool";  // as exec/cpu/window_geometry: AveragePool defines it
   Shape out;
   out.reserve(spatial);
   for (size_t i = 0; i < spatial; ++i) {
     const Dim& in = input[i + 2];
     if (strides[i] <= 0 || dilations[i] <= 0) return ctx.error("strides and dilations must be positive");
+    // The kernels refuse these too (exec/cpu/window_geometry): a size computed from them would be wrong.
+    if (auto k = kernel[i].value(); k && *k <= 0)
+      return ctx.error(op + " kernel_shape has " + std::to_string(*k) + " on spatial axis " + std::to_string(i) +
+                       "; it must be positive");
+    for (int64_t pad : {pads[i], pads[i + spatial]}) {
+      if (pad < 0) return ctx.error(op + " pads must not be negative, got " + std::to_string(pad));
+      if (auto k = kernel[i].value(); pool && k && pad >= (*k - 1) * dilations[i] + 1)
+        return ctx.error(op + " pad " + std::to_string(pad) + " on spatial axis " + std::to_string(i) +
+                         " must be smaller than the window (" + std::to_string((*k - 1) * dilations[i] + 1) + ")");
+    }
     if (auto k = kernel[i].value(); k && autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER" && !in.isStatic()) {
       // The common case on symbolic sizes, in as few expression operations as possible (same result):
       // floor((in + pads - dilatedKernel) / stride) + 1, which is `in` itself for 3x3/pad 1/stride 1.
@@ -78,6 +90,11 @@ Expected<void> inferConv(ShapeContext& ctx) {
   if (auto given = ctx.attrInts("kernel_shape")) kernel = dimsFromInts(*given);
   else if (w && w->size() >= 2) kernel.assign(w->begin() + 2, w->end());
   else if (x.size() >= 2) kernel = ctx.unknownDims(x.size() - 2, ctx.node().opType() + ": rank of the weights is unknown");
+  if (w && w->size() == x.size() && kernel.size() + 2 == w->size())
+    for (size_t i = 0; i < kernel.size(); ++i)
+      if (auto k = kernel[i].value(), dim = (*w)[i + 2].value(); k && dim && *k != *dim)
+        return ctx.error(op + " kernel_shape has " + std::to_string(*k) + " on spatial axis " + std::to_string(i) +
+                         " but the weights " + ctx.describeInput(weightInput) + " have " + std::to_string(*dim));
   auto spatial = windowOutput(ctx, x, kernel, false);
   if (!spatial) return spatial.error();
   Dim channels = w && !w->empty() ? (*w)[0] : ctx.unknownDim(op + ": rank of the weights is unknown");

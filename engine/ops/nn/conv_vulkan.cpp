@@ -85,8 +85,8 @@ bool acceptsConvEpilogue(const std::vector<EpilogueOp>& ops) { return epilogueSt
 
 Expected<Dims> convOutputDims(const KernelContext& ctx, const TensorValue& x, const TensorValue& w) {
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
-  std::vector<int64_t> kernel =
-      ctx.node().attrInts("kernel_shape").value_or(std::vector<int64_t>(w.dims().begin() + 2, w.dims().end()));
+  // The weights' window; windowGeometry refuses a kernel_shape that disagrees with it.
+  std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
   auto g = windowGeometry(ctx, spatial, kernel, false);
   if (!g) return g.error();
   Dims out = {x.dim(0), w.dim(0)};
@@ -197,8 +197,7 @@ Expected<void> runConv(VulkanRun& run) {
   if (!y) return y.error();
   if (y->count() == 0) return {};
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
-  std::vector<int64_t> kernel = run.node().attrInts("kernel_shape").value_or(
-      std::vector<int64_t>(w.dims().begin() + 2, w.dims().end()));
+  std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
   auto g = windowGeometry(run.kernel(), spatial, kernel, false);
   if (!g) return g.error();
   Window2d v = window2d(spatial, *g);
@@ -228,6 +227,10 @@ Expected<void> runConvTranspose(VulkanRun& run) {
   std::string autoPad = node.attrString("auto_pad", "NOTSET");
   if (strides.size() != sr || dil.size() != sr || outPad.size() != sr || pads.size() != 2 * sr || kernel.size() != sr)
     return run.error("attribute sizes do not match the spatial rank");
+  std::vector<int64_t> window(w.dims().begin() + 2, w.dims().end());
+  if (auto checked = checkConvTransposeWindow(run.kernel(), window, strides, dil, pads); !checked)
+    return checked.error();
+  kernel = window;
   std::vector<int64_t> out = convTransposeOutputSize(spatial, kernel, strides, dil, outPad, autoPad, outShape, pads);
   WindowGeometry g{kernel, strides, dil, std::vector<int64_t>(pads.begin(), pads.begin() + long(sr)),
                    std::vector<int64_t>(pads.begin() + long(sr), pads.end()), out};

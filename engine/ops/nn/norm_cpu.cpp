@@ -120,6 +120,12 @@ Expected<void> instanceNormKernel(KernelContext& ctx) {
   if (x.rank() < 2) return ctx.error("needs rank >= 2", 0);
   float eps = ctx.attrFloat("epsilon", 1e-5f);
   int64_t n = x.dim(0), c = x.dim(1), inner = x.count() / std::max<int64_t>(n * c, 1);
+  // One scale and one bias per channel: fewer were read past their end.
+  for (size_t i = 1; i < 3; ++i)
+    if (ctx.input(i).count() != c)
+      return ctx.error((i == 1 ? "scale " : "B ") + ctx.input(i).describe() + " does not have one value for each of the " +
+                           std::to_string(c) + " channels of " + x.describe(),
+                       int(i));
   auto y = ctx.allocateOutput(0, x.dtype(), x.dims());
   if (!y) return y.error();
   bool ok = dispatchType<kFloats>(x.dtype(), [&](auto tag) {

@@ -145,6 +145,8 @@ Expected<void> lrnKernel(KernelContext& ctx) {
   double alpha = ctx.attrFloat("alpha", 1e-4f), beta = ctx.attrFloat("beta", 0.75f),
          bias = ctx.attrFloat("bias", 1.0f);
   int64_t size = ctx.attrInt("size", 1);
+  if (size < 1) return ctx.error("size is " + std::to_string(size) + "; it must be at least 1 (the channels summed)");
+  if (x.rank() < 2) return ctx.error("needs rank >= 2, got " + x.describe(), 0);
   int64_t c = x.dim(1), inner = x.count() / std::max<int64_t>(x.dim(0) * c, 1);
   int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
   return writeLike(ctx, x, [&](int64_t i) {

@@ -103,6 +103,8 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
   const TensorValue& sizesT = ctx.input(sizesInput);
   const TensorValue& scalesT = ctx.input(scalesInput);
   std::string keepAspect = ctx.attrString("keep_aspect_ratio_policy", "stretch");
+  if (!sizesT.empty() && sizesT.count() > 0 && !scalesT.empty() && scalesT.count() > 0)
+    return ctx.error("has both scales and sizes; give one of them (the other empty)", int(sizesInput));
   if (!sizesT.empty() && sizesT.count() > 0) {
     if (sizesT.count() != int64_t(axes.size()))
       return ctx.error("sizes has " + std::to_string(sizesT.count()) + " entries for " +
@@ -132,12 +134,19 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
     for (size_t i = 0; i < axes.size(); ++i) {
       size_t a = size_t(*normalizeAxis(axes[i], rank));
       scales[a] = scalesT.doubleAt(int64_t(i));
-      if (scales[a] <= 0) return ctx.error("scales must be positive", int(scalesInput));
+      // NaN and infinity are refused too: they used to reach the size check as a 2^63 dimension.
+      if (!(scales[a] > 0) || !std::isfinite(scales[a]))
+        return ctx.error("scales must be positive and finite, got " + std::to_string(scales[a]) + " on axis " +
+                             std::to_string(a),
+                         int(scalesInput));
       outDims[a] = scaledLength(std::floor(double(x.dim(int64_t(a))) * scales[a]));
     }
   } else if (auto s = ctx.attrFloats("scales")) {
     for (int64_t d = 0; d < rank && size_t(d) < s->size(); ++d) {
       scales[size_t(d)] = (*s)[size_t(d)];
+      if (!(scales[size_t(d)] > 0) || !std::isfinite(scales[size_t(d)]))
+        return ctx.error("scales must be positive and finite, got " + std::to_string(scales[size_t(d)]) +
+                         " on axis " + std::to_string(d));
       outDims[size_t(d)] = scaledLength(std::floor(double(x.dim(d)) * scales[size_t(d)]));
     }
   } else {

@@ -93,9 +93,15 @@ Expected<void> inferRange(ShapeContext& ctx) {
     auto sv = s ? tensorAsDoubles(*s) : std::nullopt;
     auto lv = l ? tensorAsDoubles(*l) : std::nullopt;
     auto dv = d ? tensorAsDoubles(*d) : std::nullopt;
-    if (sv && lv && dv && sv->size() == 1 && lv->size() == 1 && dv->size() == 1 && (*dv)[0] != 0) {
-      double count = std::ceil(((*lv)[0] - (*sv)[0]) / (*dv)[0]);
-      ctx.setOutputTensor(0, elem, {Dim(static_cast<int64_t>(std::max(count, 0.0)))});
+    if (sv && lv && dv && sv->size() == 1 && lv->size() == 1 && dv->size() == 1) {
+      // The kernel's checks (ops/tensor/shape_cpu.cpp rangeKernel), so `shapes` and `run` agree.
+      double start = (*sv)[0], limit = (*lv)[0], step = (*dv)[0];
+      if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(step))
+        return ctx.error("Range needs finite bounds");
+      if (step == 0) return ctx.error("Range: delta is 0");
+      double count = std::ceil((limit - start) / step);
+      if (count >= 9.2e18) return ctx.error("Range has more elements than a tensor can hold");
+      ctx.setOutputTensor(0, elem, {Dim(count > 0 ? static_cast<int64_t>(count) : 0)});
       return {};
     }
     ctx.setOutputTensor(0, elem, {ctx.unknownDim("Range: bounds come from runtime tensors")});

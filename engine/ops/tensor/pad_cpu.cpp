@@ -13,6 +13,9 @@ Expected<void> padKernel(KernelContext& ctx) {
   int64_t rank = in.rank();
   std::vector<int64_t> pads;
   std::string mode = ctx.attrString("mode", "constant");
+  // Any other mode would leave an index outside the input below (a read past the tensor).
+  if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
+    return ctx.error("mode '" + mode + "' is none of constant, edge, reflect, wrap");
   double constant = 0;
   std::vector<int64_t> axes;
   if (ctx.opset() < 11) {

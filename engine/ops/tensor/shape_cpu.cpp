@@ -1,5 +1,7 @@
 // Shape-level ops: Constant, Identity, Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze, ConstantOfShape,
 // Range, Expand, Cast. Reshape-like ops return views of their input (no copy).
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -173,6 +175,8 @@ Expected<void> constantOfShapeKernel(KernelContext& ctx) {
     if (d < 0) return ctx.error("shape has a negative dim", 0);
   TensorValue value = TensorValue::scalar<float>(DataType::Float, 0.0f);
   if (const onyx::Tensor* t = ctx.attrTensor("value")) value = TensorValue::fromConstant(*t);
+  if (value.count() != 1)
+    return ctx.error("value must hold one element, got " + value.describe() + " (every output element is it)");
   auto y = ctx.allocateOutput(0, value.dtype(), dims);
   if (!y) return y.error();
   bool ok = dispatchBySize(value.dtype(), [&](auto tag) {
@@ -184,18 +188,26 @@ Expected<void> constantOfShapeKernel(KernelContext& ctx) {
   return ok ? Expected<void>() : ctx.unsupportedType(0);
 }
 
-// Range's length, ceil((limit - start) / delta); saturated past int64 so that the output size check reports
-// a range of 1e30 elements rather than an undefined float-to-int conversion.
-int64_t rangeLength(double quotient) {
-  double q = std::ceil(quotient);
+// Range's length, ceil((limit - start) / delta), or an error where ONNX's formula has no answer: a delta of
+// 0 or a NaN or infinite bound (which used to give an empty tensor, exit 0), or more elements than int64
+// counts (Range to 1e30).
+Expected<int64_t> rangeLength(const KernelContext& ctx, double start, double limit, double delta) {
+  auto bounds = [&] { return fmt::format("start {:g}, limit {:g}, delta {:g}", start, limit, delta); };
+  if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta))
+    return ctx.error("needs finite bounds, got " + bounds());
+  if (delta == 0) return ctx.error("has delta 0, so it never reaches its limit (" + bounds() + ")");
+  double q = std::ceil((limit - start) / delta);
   if (!(q > 0)) return 0;
-  return q < 9.2e18 ? int64_t(q) : INT64_MAX;
+  if (q >= 9.2e18) return ctx.error(fmt::format("has {:g} elements, more than a tensor can hold ({})", q, bounds()));
+  return int64_t(q);
 }
 
 Expected<void> rangeKernel(KernelContext& ctx) {
   for (size_t i = 0; i < 3; ++i) {
     auto t = ctx.requireTensor(i);
     if (!t) return t.error();
+    if ((*t)->count() != 1)
+      return ctx.error("start, limit and delta must be scalars, got " + (*t)->describe(), int(i));
   }
   DataType dtype = ctx.input(0).dtype();
   std::optional<Error> failed;
@@ -204,18 +216,18 @@ Expected<void> rangeKernel(KernelContext& ctx) {
     using Cm = ComputeType<T>;
     Cm start = Cm(ctx.input(0).template data<T>()[0]), limit = Cm(ctx.input(1).template data<T>()[0]),
        delta = Cm(ctx.input(2).template data<T>()[0]);
-    int64_t n = 0;
-    if (delta != Cm(0)) {
-      if constexpr (std::is_integral_v<Cm>) n = rangeLength((double(limit) - double(start)) / double(delta));
-      else n = rangeLength(double(limit - start) / double(delta));
+    auto n = rangeLength(ctx, double(start), double(limit), double(delta));
+    if (!n) {
+      failed = n.error();
+      return;
     }
-    auto y = ctx.allocateOutput(0, dtype, {n});
+    auto y = ctx.allocateOutput(0, dtype, {*n});
     if (!y) {
       failed = y.error();
       return;
     }
     T* out = (*y)->template data<T>();
-    for (int64_t i = 0; i < n; ++i) out[i] = fromCompute<T>(Cm(start + Cm(i) * delta));
+    for (int64_t i = 0; i < *n; ++i) out[i] = fromCompute<T>(Cm(start + Cm(i) * delta));
   });
   if (failed) return *failed;
   return ok ? Expected<void>() : ctx.unsupportedType(0);

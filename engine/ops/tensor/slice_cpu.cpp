@@ -28,10 +28,14 @@ Expected<SliceBounds> sliceBounds(const KernelContext& ctx, const TensorValue& i
   bounds.begin.assign(size_t(rank), 0);
   bounds.step.assign(size_t(rank), 1);
   bounds.outDims = in.dims();
+  std::vector<bool> sliced(size_t(rank), false);
   for (size_t i = 0; i < starts.size(); ++i) {
     auto axis = normalizeAxis(axes[i], rank);
     if (!axis)
       return ctx.error("axis " + std::to_string(axes[i]) + " is out of range for " + in.describe(), 3);
+    // ONNX forbids it; the second entry used to win silently.
+    if (sliced[size_t(*axis)]) return ctx.error("axes name axis " + std::to_string(*axis) + " twice", 3);
+    sliced[size_t(*axis)] = true;
     int64_t dim = in.dim(*axis), s = steps[i];
     if (s == 0) return ctx.error("step is 0", 4);
     int64_t b = starts[i], e = ends[i];
