@@ -1,8 +1,9 @@
 // `onyx optimize IN -o OUT [--passes a,b,c | --pipeline default|RECIPE.json] [--fixpoint] [--list] [--verify]
-// [--json] [--scope PATH] [--save-recipe FILE] [--measure] [--bisect]`: runs passes through the pass manager
-// and prints, per pass, its counters, the candidates it skipped and why, the node count before and after,
-// with --verify the worst error per output and with --measure what each step costs to run. --bisect finds
-// the step and the rewrite that break the outputs instead (optimize_debug.h).
+// [--json] [--scope PATH] [--save-recipe FILE] [--measure] [--bisect] [--rewrites K]`: runs passes through
+// the pass manager and prints, per pass, its counters, the candidates it skipped and why, the node count
+// before and after, with --verify the worst error per output, with --measure what each step costs to run
+// and with --rewrites each rewrite. --bisect finds the step and the rewrite that break the outputs instead
+// (optimize_debug.h).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -44,6 +45,7 @@ struct OptimizeArguments {
   bool json = false;
   bool time = false;
   int maxSkips = 5;
+  int rewrites = -1;  // --rewrites: each pass stops after this many rewrites (-1: no limit)
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -90,6 +92,13 @@ void printStepText(const passes::PassStep& step, const OptimizeArguments& args) 
   if (int(step.skips.size()) > args.maxSkips)
     std::cout << fmt::format("  ... {} more skipped (--json lists them all)\n",
                              step.skips.size() - size_t(args.maxSkips));
+  if (args.rewrites >= 0) {
+    for (const auto& rewrite : step.rewrites) std::cout << "  " << rewriteText(rewrite) << "\n";
+    if (step.stoppedAtRewriteLimit)
+      std::cout << fmt::format("  stopped after {} rewrites (--rewrites)\n", args.rewrites);
+    if (step.changed && step.rewrites.empty())
+      std::cout << "  the pass does not count single rewrites: --rewrites does not limit it\n";
+  }
   if (step.verification) {
     if (!step.verification->ran)
       std::cout << "  verify: not run: " << step.verification->notRunReason << "\n";
@@ -112,6 +121,11 @@ std::string stepJson(const passes::PassStep& step, const OptimizeArguments& args
     json += fmt::format("{}{{\"node\":{},\"reason\":{}}}", i ? "," : "", jsonQuote(step.skips[i].where),
                         jsonQuote(step.skips[i].reason));
   json += "]";
+  if (args.rewrites >= 0) {
+    json += ",\"rewrites\":[";
+    for (size_t i = 0; i < step.rewrites.size(); ++i) json += (i ? "," : "") + rewriteJson(step.rewrites[i]);
+    json += fmt::format("],\"stopped_at_rewrite_limit\":{}", step.stoppedAtRewriteLimit);
+  }
   if (step.verification) {
     json += fmt::format(",\"verify\":{{\"ran\":{}", step.verification->ran);
     if (!step.verification->ran) json += ",\"reason\":" + jsonQuote(step.verification->notRunReason);
@@ -140,6 +154,7 @@ Expected<passes::Recipe> chosenRecipe(const OptimizeArguments& args) {
   }
   std::vector<std::string> names = args.passes.empty() ? passes::defaultPipeline() : splitList(args.passes);
   passes::PassOptions options;
+  if (args.rewrites >= 0) options.rewriteLimit = args.rewrites;
   passes::Recipe recipe;
   for (const std::string& name : names) recipe.steps.push_back({name, args.scope, options});
   return recipe;
@@ -193,6 +208,11 @@ int optimize(const OptimizeArguments& args) {
   if (!args.pipeline.empty() && args.pipeline != "default" && !passes::isRecipePath(args.pipeline)) {
     std::cerr << "error: unknown pipeline '" << args.pipeline
               << "'; give 'default' or a recipe file ending in .json\n";
+    return kExitUsage;
+  }
+  if (args.rewrites >= 0 && passes::isRecipePath(args.pipeline)) {
+    std::cerr << "error: --rewrites limits --passes or the default pipeline; a recipe step has its own "
+                 "rewrite_limit\n";
     return kExitUsage;
   }
   if (args.passes.size() && passes::isRecipePath(args.pipeline)) {
@@ -272,6 +292,10 @@ Command optimizeCommand() {
             app.add_flag("--bisect", args->bisect,
                          "Find the first step, and the first rewrite in it, that breaks the outputs (writes "
                          "nothing)");
+            app.add_option("--rewrites", args->rewrites,
+                           "Stop each pass after its first K rewrites (the debug counter of the dock's Step "
+                           "Into and of --bisect) and list the rewrites each step made")
+                ->check(CLI::Range(0, 1000000000));
             app.add_option("--bind", args->bind, "Symbol bindings for random inputs: batch=1,seq=128");
             app.add_option("--rtol", args->rtol, "Relative tolerance of --bisect and --measure (1e-4)");
             app.add_option("--atol", args->atol, "Absolute tolerance of --bisect and --measure (1e-5)");

@@ -163,4 +163,17 @@ void printMeasureTable(const passes::PipelineResult& result) {
   for (const auto& [label, cost] : rows) std::cout << costRow(label, width, *cost);
 }
 
+std::string rewriteText(const passes::RewriteRecord& rewrite) {
+  std::string text = fmt::format("rewrite {} at {}: removed {}; added {}", rewrite.index, nodeText(rewrite.root),
+                                 nodeListText(rewrite.removed), nodeListText(rewrite.added));
+  if (!rewrite.modified.empty()) text += "; modified " + nodeListText(rewrite.modified);
+  return text;
+}
+
+std::string rewriteJson(const passes::RewriteRecord& rewrite) {
+  return fmt::format("{{\"index\":{},\"root\":{},\"removed\":{},\"added\":{},\"modified\":{}}}", rewrite.index,
+                     nodeJson(rewrite.root), nodeListJson(rewrite.removed), nodeListJson(rewrite.added),
+                     nodeListJson(rewrite.modified));
+}
+
 }  // namespace onyx::cli

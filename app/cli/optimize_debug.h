@@ -27,4 +27,8 @@ void printBisect(const passes::BisectResult& result, const passes::BisectOptions
 void printMeasureTable(const passes::PipelineResult& result);
 std::string costJson(const passes::StepCost& cost);
 
+// One rewrite of a step (--rewrites): "rewrite 2 at Add 'h' (#2): removed ...; added ...", and as JSON.
+std::string rewriteText(const passes::RewriteRecord& rewrite);
+std::string rewriteJson(const passes::RewriteRecord& rewrite);
+
 }  // namespace onyx::cli

@@ -40,6 +40,7 @@
 #include "onnx/onnx_io.h"
 #include "passes/pass_panel.h"
 #include "passes/pass_session.h"
+#include "passes/rewrite_overlay.h"
 #include "profile/profile_panel.h"
 
 namespace onyx::views {
@@ -110,6 +111,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(passPanel_, &PassPanel::compareRequested, this,
           [this](std::shared_ptr<const Model> before, std::shared_ptr<const Model> after, const QString& beforeTitle,
                  const QString& afterTitle) { showDiff(*before, *after, beforeTitle, afterTitle, true); });
+  // Step Into paints the rewrite's match, then what it made, on the canvas.
+  connect(passPanel_, &PassPanel::rewriteFocusChanged, this, [this] {
+    if (passPanel_->session()) showRewriteFocus(*canvas_, passPanel_->session()->rewriteFocus());
+  });
   autosaveTimer_ = new QTimer(this);
   autosaveTimer_->setSingleShot(true);
   autosaveTimer_->setInterval(1500);

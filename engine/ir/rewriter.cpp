@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <iterator>
 #include <stdexcept>
 
 namespace onyx {
@@ -101,6 +102,25 @@ void ChangeLog::redo() {
   assert(undone_);
   for (auto& edit : edits_) edit.apply(true);
   undone_ = false;
+}
+
+std::vector<std::shared_ptr<ChangeLog>> ChangeLog::split(const std::vector<size_t>& ends) {
+  assert(!undone_);
+  std::vector<std::shared_ptr<ChangeLog>> parts;
+  size_t begin = 0;
+  for (size_t i = 0; i < ends.size(); ++i) {
+    assert(ends[i] >= begin && ends[i] <= edits_.size());
+    const size_t end = i + 1 == ends.size() ? edits_.size() : ends[i];
+    auto part = std::make_shared<ChangeLog>();
+    part->model_ = model_;
+    part->label_ = label_;
+    part->edits_.assign(std::make_move_iterator(edits_.begin() + std::ptrdiff_t(begin)),
+                        std::make_move_iterator(edits_.begin() + std::ptrdiff_t(end)));
+    parts.push_back(std::move(part));
+    begin = end;
+  }
+  edits_.clear();
+  return parts;
 }
 
 Transaction::Transaction(Model& model, std::string label) : model_(&model), log_(std::make_shared<ChangeLog>()) {

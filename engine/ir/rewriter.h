@@ -21,6 +21,11 @@ class ChangeLog {
   bool isUndone() const { return undone_; }
   void undo();
   void redo();
+  // Cuts an applied log into consecutive logs, each applied, that undo and redo on their own (later ones
+  // first, as an undo stack does): part i holds the edits from ends[i-1] (0 for the first) up to ends[i].
+  // `ends` ascend and stay within size(); edits after the last end join the last part. This log is left
+  // empty. Step Into (passes/rewrite_steps.h) cuts a pass's log at the end of each rewrite.
+  std::vector<std::shared_ptr<ChangeLog>> split(const std::vector<size_t>& ends);
 
  private:
   friend class Rewriter;

@@ -47,6 +47,8 @@ void PassContext::endRewrite(bool rewritten) {
   for (const auto& node : edits.added) record.added.push_back(node.node);
   for (const auto& node : edits.modified) record.modified.push_back(node.node);
   rewrites_.push_back(std::move(record));
+  if (const Transaction* transaction = model_.activeTransaction())
+    rewriteEditEnds_.push_back(transaction->editCount());
 }
 
 void PassContext::count(std::string_view counter, int64_t by) {

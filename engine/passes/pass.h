@@ -77,6 +77,9 @@ class PassContext {
   // `rewritten`: the match made edits (a match that made none leaves no record).
   void endRewrite(bool rewritten);
   const std::vector<RewriteRecord>& rewrites() const { return rewrites_; }
+  // For each rewrite, the size of the open transaction's change log when it ended (its provenance edits
+  // included): where Step Into cuts the pass's log. Empty outside a transaction.
+  const std::vector<size_t>& rewriteEditEnds() const { return rewriteEditEnds_; }
   // Whether the limit was reached: a pass asked mayRewrite() and was told no.
   bool stoppedAtLimit() const { return stoppedAtLimit_; }
   void noteStoppedAtLimit() { stoppedAtLimit_ = true; }
@@ -97,6 +100,7 @@ class PassContext {
   std::vector<PassCounter> counters_;
   std::vector<PassSkip> skips_;
   std::vector<RewriteRecord> rewrites_;
+  std::vector<size_t> rewriteEditEnds_;
   NodeOrigin rewriteRoot_;
   bool stoppedAtLimit_ = false;
 };

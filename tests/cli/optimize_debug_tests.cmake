@@ -16,3 +16,10 @@ add_test(NAME cli.optimize.measure_json
     bash $<TARGET_FILE:onyx> ${ONYX_TEST_DATA} ${CMAKE_CURRENT_SOURCE_DIR}/check_measure_json.py
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(cli.optimize.measure_json PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+# --rewrites K: a pass that counts its rewrites (the pattern driver's debug counter, the dock's Step Into)
+# stops after its first K and lists them; one that does not count them says so. A recipe has its own limits.
+onyx_cli_test(optimize.rewrites --stdout ${_expected}/optimize-rewrites-sample.txt 0 --
+  $<TARGET_FILE:onyx> optimize optimize_sample.onnx -o rewrites.onnx --passes identity-elimination,shape-folding
+  --rewrites 1)
+onyx_cli_test(optimize.rewrites_with_recipe --stderr-contains "--rewrites limits --passes" 2 --
+  $<TARGET_FILE:onyx> optimize optimize_sample.onnx -o x.onnx --pipeline steps.json --rewrites 1)

@@ -1,7 +1,13 @@
 // The pass panel and the diff window over real documents: applying passes (to the model or a scope),
 // undo/redo through the QUndoStack, the default pipeline with numeric checks on a shared model, comparing
-// steps side by side and in overlay mode, and Save As from the main window.
+// steps side by side and in overlay mode, and Save As from the main window; Step Into one rewrite at a time
+// with the Measure chart, and its highlight on the main window's canvas.
 #include <QAction>
+#include <QChart>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QLineSeries>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
@@ -9,6 +15,7 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QUndoStack>
@@ -28,6 +35,7 @@
 #include "passes/pass_manager.h"
 #include "passes/pass_panel.h"
 #include "passes/pass_session.h"
+#include "passes/step_chart.h"
 #include "support/test_data.h"
 
 namespace onyx::views {
@@ -83,6 +91,46 @@ bool runPipelineFromPanel(PassPanel& panel) {
   QSignalSpy finished(panel.session(), &PassSession::finished);
   QTest::mouseClick(panel.pipelineButton(), Qt::LeftButton);
   return finished.wait(kRunTimeoutMs) && finished.front().at(1).toString().isEmpty();
+}
+
+// Two MatMul + Add pairs: matmul-add-to-gemm makes two rewrites, each a new Gemm.
+const char* const kTwoDenseLayers = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[5, 4] x) => (float[5, 2] y)
+<float[4, 3] w1 = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, float[3] b1 = {0.5, -1, 2},
+ float[3, 2] w2 = {1, -1, 0.5, 2, -2, 1}, float[2] b2 = {0.25, -0.25}>
+{
+  m1 = MatMul(x, w1)
+  h = Add(m1, b1)
+  r = Relu(h)
+  m2 = MatMul(r, w2)
+  y = Add(m2, b2)
+})";
+
+std::shared_ptr<Model> parsedModel(const char* text) {
+  auto parsed = parseModelText(text);
+  return parsed ? std::shared_ptr<Model>(std::move(*parsed)) : nullptr;
+}
+
+// The op types of `nodes` in `model`, sorted; "gone" for a node not there.
+QStringList opTypesOf(const Model& model, const std::vector<NodeId>& nodes) {
+  QStringList ops;
+  for (NodeId id : nodes) {
+    const Node* node = model.graph().findNode(id);
+    ops << (node ? QString::fromStdString(node->opType()) : QStringLiteral("gone"));
+  }
+  ops.sort();
+  return ops;
+}
+
+// Clicks the point of `series` at x = `step` where the chart draws it.
+void clickChartPoint(StepChart& chart, QLineSeries* series, int step) {
+  for (const QPointF& point : series->points()) {
+    if (std::lround(point.x()) != step) continue;
+    const QPointF inChart = chart.chart()->mapToPosition(point, series);
+    const QPoint inView = chart.mapFromScene(chart.chart()->mapToScene(inChart));
+    QTest::mouseClick(chart.viewport(), Qt::LeftButton, {}, inView);
+    return;
+  }
 }
 
 struct PanelFixture {
@@ -196,6 +244,115 @@ class TestPassPanel : public QObject {
     QCOMPARE(printModelText(replay.document.model()), optimized);
     QVERIFY(replay.panel.history()->isColumnHidden(6));  // loaded without Measure checked
     QVERIFY(!replay.panel.loadRecipe(folder.filePath("missing.json")).isEmpty());
+  }
+
+  // Step Into: a click shows the next rewrite's match, the next applies it as its own undoable step and
+  // shows what it made; with Measure the chart plots the history's Measure columns over the steps in
+  // effect, and clicking a point selects its step.
+  void stepIntoAppliesOneRewriteAtATimeWithTheMeasureChart() {
+    PanelFixture f(parsedModel(kTwoDenseLayers));
+    const std::string original = printModelText(f.document.model());
+    auto whole = parsedModel(kTwoDenseLayers);
+    QVERIFY(whole);
+    {
+      passes::PassManager manager(*whole);
+      auto pass = passes::createPass("matmul-add-to-gemm");
+      QVERIFY(manager.runPass(*pass).ok());
+    }
+    f.panel.measureOption()->setChecked(true);
+    f.panel.catalogue()->setCurrentItem(catalogueItem(f.panel, "matmul-add-to-gemm"));
+    PassSession& session = *f.panel.session();
+    QSignalSpy focusChanged(&f.panel, &PassPanel::rewriteFocusChanged);
+    using Phase = RewriteFocus::Phase;
+
+    // The first match: the first Add and its MatMul, shown, not applied.
+    QTest::mouseClick(f.panel.stepIntoButton(), Qt::LeftButton);
+    QCOMPARE(focusChanged.count(), 1);
+    QCOMPARE(session.rewriteFocus().phase, Phase::Matched);
+    QCOMPARE(session.rewriteFocus().rewrite, 1);
+    QCOMPARE(session.rewriteFocus().rewrites, 2);
+    QCOMPARE(opTypesOf(f.document.model(), session.rewriteFocus().nodes), QStringList({"Add", "MatMul"}));
+    const std::vector<NodeId> firstMatch = session.rewriteFocus().nodes;
+    QVERIFY2(f.panel.statusLabel()->text().contains("rewrite 1 of 2 matches"),
+             qPrintable(f.panel.statusLabel()->text()));
+    QCOMPARE(printModelText(f.document.model()), original);
+    QCOMPARE(f.stack.count(), 0);
+
+    // Applied: one undo entry, the matched nodes gone, the new Gemm shown.
+    QTest::mouseClick(f.panel.stepIntoButton(), Qt::LeftButton);
+    QCOMPARE(session.rewriteFocus().phase, Phase::Applied);
+    QCOMPARE(opTypesOf(f.document.model(), session.rewriteFocus().nodes), QStringList({"Gemm"}));
+    QCOMPARE(opTypesOf(f.document.model(), firstMatch), QStringList({"gone", "gone"}));
+    QCOMPARE(f.stack.count(), 1);
+    QCOMPARE(passes::countNodes(f.document.model()), size_t{4});
+    const std::string afterFirst = printModelText(f.document.model());
+    QTreeWidget* history = f.panel.history();
+    QCOMPARE(history->topLevelItemCount(), 2);
+    QCOMPARE(history->topLevelItem(1)->text(1), QString("matmul-add-to-gemm › rewrite 1/2"));
+    QVERIFY2(history->topLevelItem(1)->text(5).startsWith("rewrite 1 of 2 at Add"),
+             qPrintable(history->topLevelItem(1)->text(5)));
+
+    // The second rewrite: its match, then its Gemm; the model is the pass's whole result.
+    QTest::mouseClick(f.panel.stepIntoButton(), Qt::LeftButton);
+    QCOMPARE(session.rewriteFocus().phase, Phase::Matched);
+    QCOMPARE(session.rewriteFocus().rewrite, 2);
+    QCOMPARE(opTypesOf(f.document.model(), session.rewriteFocus().nodes), QStringList({"Add", "MatMul"}));
+    QCOMPARE(f.stack.count(), 1);
+    QTest::mouseClick(f.panel.stepIntoButton(), Qt::LeftButton);
+    QCOMPARE(session.rewriteFocus().phase, Phase::Applied);
+    QCOMPARE(f.stack.count(), 2);
+    QCOMPARE(printModelText(f.document.model()), printModelText(*whole));
+    QCOMPARE(focusChanged.count(), 4);
+    QCOMPARE(session.recipe().steps.size(), size_t{1});
+    QVERIFY(!session.recipe().steps.front().options.rewriteLimit);
+
+    // The chart: one point per measured step in effect, equal to the history's Measure columns.
+    StepChart* chart = f.panel.stepChart();
+    QVERIFY(chart->isVisible());
+    QCOMPARE(chart->latencySeries()->count(), 3);  // the original model and the two rewrites
+    for (int row = 0; row < 3; ++row) {
+      QTreeWidgetItem* item = history->topLevelItem(row);
+      const passes::StepCost& cost =
+          row == 0 ? *session.baselineCost() : *session.steps()[row - 1].record.cost;
+      const QPointF latency = chart->latencySeries()->at(row);
+      const QPointF peak = chart->peakSeries()->at(row);
+      const QPointF nodes = chart->nodeSeries()->at(row);
+      QCOMPARE(latency.x(), double(row));
+      QCOMPARE(latency.y(), cost.medianMs);
+      QCOMPARE(QStringLiteral("%1 ms").arg(latency.y(), 0, 'f', 2), item->text(6));
+      QCOMPARE(QStringLiteral("%1 KiB").arg(peak.y(), 0, 'f', 0), item->text(7));
+      QCOMPARE(peak.y(), double(cost.peakBytes) / 1024.0);
+      QCOMPARE(nodes.y(), double(cost.nodes));
+      QCOMPARE(nodes.y(), double(5 - row));
+      if (row > 0) QVERIFY2(item->text(2).endsWith(QString::number(5 - row)), qPrintable(item->text(2)));
+    }
+    // Clicking the first rewrite's point selects its row.
+    QSignalSpy clicked(chart, &StepChart::stepClicked);
+    clickChartPoint(*chart, chart->nodeSeries(), 1);
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.front().at(0).toInt(), 0);
+    QVERIFY(history->currentItem());
+    QCOMPARE(history->currentItem()->text(0), QString("1"));
+
+    // Undo takes back one rewrite at a time; the chart follows; the recipe keeps the one applied.
+    f.stack.undo();
+    QCOMPARE(printModelText(f.document.model()), afterFirst);
+    QCOMPARE(session.rewriteFocus().phase, Phase::None);  // the focus no longer describes the model
+    QCOMPARE(chart->latencySeries()->count(), 2);
+    QCOMPARE(session.recipe().steps.size(), size_t{1});
+    QCOMPARE(session.recipe().steps.front().options.rewriteLimit, std::optional<int64_t>(1));
+    f.stack.undo();
+    QCOMPARE(printModelText(f.document.model()), original);
+    QCOMPARE(chart->latencySeries()->count(), 1);
+    f.stack.redo();
+    f.stack.redo();
+    QCOMPARE(printModelText(f.document.model()), printModelText(*whole));
+    QCOMPARE(chart->latencySeries()->count(), 3);
+
+    // Stepping again splits the pass afresh: nothing left to rewrite.
+    QVERIFY2(f.panel.stepIntoSelectedPass().contains("changes nothing"),
+             qPrintable(f.panel.statusLabel()->text()));
+    QCOMPARE(f.stack.count(), 2);
   }
 
   // The inspector names the nodes a fused node came from.
@@ -364,6 +521,78 @@ g (float[1, 2, 4, 4] x) => (float[1, 2, 4, 4] y)
       window.changes()->nextChange();
     }
     QCOMPARE(removedSeen, 3);
+  }
+
+  // Step Into in the main window paints the match, then the new node, on the canvas; on bert_small the
+  // dock with its chart is the README's screenshot.
+  void stepIntoPaintsTheCanvasOfTheMainWindow() {
+    auto model = loadSharedModel("bert_small");
+    if (!model) QSKIP("shared model bert_small not found (set ONYX_TEST_DATA)");
+    const QString path = QString::fromStdString(testing::sharedPath("models/bert_small/model.onnx").string());
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    window.openModel(path);
+    QVERIFY(loaded.wait(kRunTimeoutMs));
+    GraphCanvas& canvas = *window.canvas();
+    QVERIFY(waitForLevel(canvas));
+    PassPanel& panel = *window.passPanel();
+    panel.measureOption()->setChecked(true);
+    panel.catalogue()->setCurrentItem(catalogueItem(panel, "elementwise-fusion"));
+    const PassSession& session = *panel.session();
+    // The overlay label of node `id`'s box, once a level showing it is on screen (the edit's new layout and
+    // the focus that opens its group come from the event loop).
+    auto overlayLabel = [&](NodeId id) -> QString {
+      QElapsedTimer waited;
+      waited.start();
+      while (waited.elapsed() < kLayoutTimeoutMs) {
+        QTest::qWait(20);
+        if (canvas.isLayingOut() || !canvas.shownLayout()) continue;
+        if (BoxItem* box = canvas.scene()->boxForNode(id))
+          return box->overlay() ? box->overlay()->label : QStringLiteral("no overlay");
+      }
+      return QStringLiteral("no box");
+    };
+
+    constexpr int kApplied = 3;
+    for (int rewrite = 1; rewrite <= kApplied + 1; ++rewrite) {
+      panel.stepIntoSelectedPass();
+      QCOMPARE(session.rewriteFocus().phase, RewriteFocus::Phase::Matched);
+      QCOMPARE(session.rewriteFocus().rewrite, rewrite);
+      // The root is focused (its group opened) and painted as matched, with the rest of the match.
+      QCOMPARE(overlayLabel(session.rewriteFocus().nodes.front()), QString("match"));
+      if (rewrite > kApplied) break;
+      panel.stepIntoSelectedPass();
+      QCOMPARE(session.rewriteFocus().phase, RewriteFocus::Phase::Applied);
+      // The call of the fused function, in the main graph (the rest: the body of a function it made).
+      std::vector<NodeId> inMainGraph;
+      for (NodeId id : session.rewriteFocus().nodes)
+        if (window.model()->graph().findNode(id)) inMainGraph.push_back(id);
+      QCOMPARE(inMainGraph.size(), size_t{1});
+      QCOMPARE(window.model()->graph().findNode(inMainGraph.front())->domain(), std::string("onyx.fused"));
+      QCOMPARE(overlayLabel(inMainGraph.front()), QString("new"));
+    }
+    QCOMPARE(session.steps().size(), size_t(kApplied));
+    QVERIFY(panel.stepChart()->isVisible());
+    QCOMPARE(panel.stepChart()->latencySeries()->count(), kApplied + 1);
+
+    // The screenshot: the passes dock alone in the right column, its history and chart given most of it.
+    QDockWidget* passDock = window.findChild<QDockWidget*>("passDock");
+    QDockWidget* inspectorDock = window.findChild<QDockWidget*>("inspectorDock");
+    QVERIFY(passDock && inspectorDock);
+    inspectorDock->hide();
+    window.resizeDocks({passDock}, {660}, Qt::Horizontal);
+    if (auto* splitter = panel.findChild<QSplitter*>()) splitter->setSizes({300, 600});
+    QTest::qWait(300);
+    QDir().mkpath(QStringLiteral(ONYX_BINARY_DIR "/screenshots"));
+    QVERIFY(window.grab().save(QStringLiteral(ONYX_BINARY_DIR "/screenshots/pass-dock-step-into.png")));
+
+    // Stopping forgets the focus, and the canvas its paint.
+    const NodeId matchedRoot = session.rewriteFocus().nodes.front();
+    window.passPanel()->session()->stopStepping();
+    QCOMPARE(session.rewriteFocus().phase, RewriteFocus::Phase::None);
+    QCOMPARE(overlayLabel(matchedRoot), QString("no overlay"));
   }
 
   void mainWindowUndoShortcutsSaveAsAndCompare() {

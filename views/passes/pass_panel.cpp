@@ -22,6 +22,7 @@
 #include "model_document.h"
 #include "passes/pass.h"
 #include "passes/pass_session.h"
+#include "passes/step_chart.h"
 
 namespace onyx::views {
 namespace {
@@ -83,6 +84,21 @@ QString nodesText(const std::vector<NodeOrigin>& nodes) {
   return parts.isEmpty() ? QObject::tr("none") : parts.join(QStringLiteral(", "));
 }
 
+QString rewriteText(const PassSession::Step& step) {
+  if (step.rewrite <= 0 || step.record.rewrites.empty()) return countersText(step.record);
+  const passes::RewriteRecord& rewrite = step.record.rewrites.front();
+  return QObject::tr("rewrite %1 of %2 at %3; removed %4; made %5")
+      .arg(step.rewrite)
+      .arg(step.rewrites)
+      .arg(nodesText({rewrite.root}), nodesText(rewrite.removed), nodesText(rewrite.added));
+}
+
+// A single rewrite was not timed on its own: its pass ran whole once, to split it.
+QString timeText(const PassSession::Step& step) {
+  if (step.rewrite > 0) return QStringLiteral("–");
+  return QStringLiteral("%1 ms").arg(step.record.milliseconds, 0, 'f', 1);
+}
+
 QString bisectText(const passes::BisectResult& result) {
   if (!result.broken)
     return QObject::tr("Bisect: no step breaks the outputs (%1 steps).").arg(result.stepsRun);
@@ -130,6 +146,9 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   loadRecipe_->setToolTip(tr("Run the steps of a JSON recipe"));
   apply_ = new QPushButton(tr("Apply"), this);
   apply_->setToolTip(tr("Apply the selected pass once"));
+  stepInto_ = new QPushButton(tr("Step Into"), this);
+  stepInto_->setToolTip(tr("Apply the selected pass one rewrite at a time: one click shows the next "
+                           "rewrite's match on the canvas, the next applies it as its own undoable step"));
   pipeline_ = new QPushButton(tr("Run Default Pipeline"), this);
   pipeline_->setToolTip(tr("Apply %1 in turn").arg(
       qs(std::accumulate(std::next(passes::defaultPipeline().begin()), passes::defaultPipeline().end(),
@@ -159,6 +178,10 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   connect(history_, &QTreeWidget::itemDoubleClicked, this, [this] { compareSelectedSteps(); });
 
   connect(apply_, &QPushButton::clicked, this, &PassPanel::applySelectedPass);
+  connect(stepInto_, &QPushButton::clicked, this, [this] { stepIntoSelectedPass(); });
+  chart_ = new StepChart(this);
+  chart_->setVisible(false);
+  connect(chart_, &StepChart::stepClicked, this, &PassPanel::selectStep);
   connect(pipeline_, &QPushButton::clicked, this, &PassPanel::runDefaultPipeline);
   connect(compare_, &QPushButton::clicked, this, &PassPanel::compareSelectedSteps);
   connect(bisect_, &QPushButton::clicked, this, [this] { bisectSteps(); });
@@ -191,6 +214,7 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   topLayout->addLayout(verifyRow);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(apply_);
+  buttons->addWidget(stepInto_);
   buttons->addWidget(pipeline_);
   buttons->addWidget(cancel_);
   buttons->addStretch(1);
@@ -213,7 +237,8 @@ PassPanel::PassPanel(QUndoStack& undoStack, QWidget* parent) : QWidget(parent), 
   historyRow->addWidget(new QLabel(tr("History"), bottom), 1);
   historyRow->addWidget(compare_);
   bottomLayout->addLayout(historyRow);
-  bottomLayout->addWidget(history_);
+  bottomLayout->addWidget(history_, 1);
+  bottomLayout->addWidget(chart_, 1);
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(top);
@@ -240,6 +265,7 @@ void PassPanel::setDocument(ModelDocument* document) {
     session_ = new PassSession(*document_, undoStack_, this);
     connect(session_, &PassSession::stepApplied, this, &PassPanel::rebuildHistory);
     connect(session_, &PassSession::historyChanged, this, &PassPanel::refreshHistoryState);
+    connect(session_, &PassSession::rewriteFocusChanged, this, &PassPanel::rewriteFocusChanged);
     connect(session_, &PassSession::runningChanged, this, [this](bool running) {
       progress_->setVisible(running);
       cancel_->setVisible(running);
@@ -303,6 +329,15 @@ void PassPanel::applySelectedPass() {
   QTreeWidgetItem* item = catalogue_->currentItem();
   if (!item) return;
   start({item->text(0)});
+}
+
+QString PassPanel::stepIntoSelectedPass() {
+  QTreeWidgetItem* item = catalogue_->currentItem();
+  if (!item || !session_) return {};
+  const QString text = session_->stepInto(item->text(0), chosenScope(), measure_->isChecked(),
+                                          verifyInputs_->currentData().toString());
+  status_->setText(text);
+  return text;
 }
 
 void PassPanel::runDefaultPipeline() {
@@ -382,7 +417,10 @@ void PassPanel::compareSelectedSteps() {
 
 void PassPanel::rebuildHistory() {
   history_->clear();
-  if (!session_) return;
+  if (!session_) {
+    chart_->setVisible(false);
+    return;
+  }
   auto* original = new QTreeWidgetItem(history_, {QStringLiteral("0"), tr("original model")});
   original->setData(0, kStepRole, kOriginalRow);
   original->setText(2, QString::number(passes::countNodes(*session_->baseline())));
@@ -395,12 +433,13 @@ void PassPanel::rebuildHistory() {
   for (int i = 0; i < static_cast<int>(steps.size()); ++i) {
     const passes::PassStep& step = steps[i].record;
     QString pass = qs(step.pass);
+    if (steps[i].rewrite > 0) pass += tr(" › rewrite %1/%2").arg(steps[i].rewrite).arg(steps[i].rewrites);
     if (!steps[i].scope.isEmpty()) pass += tr(" on %1").arg(steps[i].scope);
     auto* item = new QTreeWidgetItem(
         history_, {QString::number(i + 1), pass, QStringLiteral("%1 → %2").arg(step.nodesBefore).arg(step.nodesAfter),
-                    QStringLiteral("%1 ms").arg(step.milliseconds, 0, 'f', 1), checkText(step), countersText(step)});
+                    timeText(steps[i]), checkText(step), rewriteText(steps[i])});
     item->setData(0, kStepRole, i);
-    item->setToolTip(5, countersText(step));
+    item->setToolTip(5, rewriteText(steps[i]));
     if (step.cost) {
       setCostColumns(item, *step.cost);
       measured = true;
@@ -422,14 +461,27 @@ void PassPanel::rebuildHistory() {
       new QTreeWidgetItem(item, {QString(), tr("... and %1 more skipped").arg(skips - kMaxSkipRows)});
   }
   for (int column : {kLatencyColumn, kPeakColumn, kErrorColumn}) history_->setColumnHidden(column, !measured);
+  chart_->setVisible(measured);
   refreshHistoryState();
   if (QTreeWidgetItem* last = history_->topLevelItem(history_->topLevelItemCount() - 1))
     history_->scrollToItem(last);
 }
 
-// Undone steps are greyed: their edits are not in the model until redone.
+void PassPanel::selectStep(int step) {
+  for (int row = 0; row < history_->topLevelItemCount(); ++row) {
+    QTreeWidgetItem* item = history_->topLevelItem(row);
+    if (item->data(0, kStepRole).toInt() != step) continue;
+    history_->setCurrentItem(item);
+    history_->scrollToItem(item);
+    return;
+  }
+}
+
+// Undone steps are greyed: their edits are not in the model until redone. The chart plots the steps in
+// effect.
 void PassPanel::refreshHistoryState() {
   if (!session_) return;
+  chart_->showSteps(*session_);
   const QColor undone = palette().color(QPalette::Disabled, QPalette::Text);
   for (int row = 1; row < history_->topLevelItemCount(); ++row) {
     QTreeWidgetItem* item = history_->topLevelItem(row);
@@ -443,6 +495,7 @@ void PassPanel::refreshHistoryState() {
 void PassPanel::updateButtons() {
   const bool idle = session_ && !session_->isRunning();
   apply_->setEnabled(idle);
+  stepInto_->setEnabled(idle);
   pipeline_->setEnabled(idle);
   catalogue_->setEnabled(idle);
   bisect_->setEnabled(idle && !session_->steps().empty());

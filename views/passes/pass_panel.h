@@ -5,7 +5,9 @@
 // greyed. Selecting one step compares the model before and after it; selecting two compares their states.
 // Measure adds what each step costs to run (latency, peak memory, worst error against the original) as
 // columns; Bisect names the step and the rewrite that first break the outputs; the steps in effect save as
-// a recipe, and a recipe loads and replays.
+// a recipe, and a recipe loads and replays. With Measure, a chart under the history plots latency, peak
+// memory and node count over the steps (clicking a point selects the step). Step Into applies the selected
+// pass one rewrite at a time: each click shows the next rewrite's match, or applies it as its own step.
 #include <QMetaType>
 #include <QString>
 #include <QWidget>
@@ -28,6 +30,7 @@ namespace onyx::views {
 
 class ModelDocument;
 class PassSession;
+class StepChart;
 
 class PassPanel : public QWidget {
   Q_OBJECT
@@ -51,6 +54,8 @@ class PassPanel : public QWidget {
   // The check's inputs: random, or a test_data_set_N folder beside the model.
   QComboBox* verifyInputs() const { return verifyInputs_; }
   QPushButton* applyButton() const { return apply_; }
+  QPushButton* stepIntoButton() const { return stepInto_; }
+  StepChart* stepChart() const { return chart_; }
   QPushButton* pipelineButton() const { return pipeline_; }
   QPushButton* compareButton() const { return compare_; }
   QLabel* statusLabel() const { return status_; }
@@ -61,6 +66,8 @@ class PassPanel : public QWidget {
  public Q_SLOTS:
   // Applies the catalogue's current pass.
   void applySelectedPass();
+  // Step Into the catalogue's current pass (PassSession::stepInto); returns the status text.
+  QString stepIntoSelectedPass();
   void runDefaultPipeline();
   void compareSelectedSteps();
   // Bisects the steps in effect and shows the answer in the status line; returns that text.
@@ -74,6 +81,8 @@ class PassPanel : public QWidget {
   // Show the diff between two states of the model.
   void compareRequested(std::shared_ptr<const onyx::Model> before, std::shared_ptr<const onyx::Model> after,
                         const QString& beforeTitle, const QString& afterTitle);
+  // Step Into's focus changed (session()->rewriteFocus()): the canvas shows it.
+  void rewriteFocusChanged();
 
  private:
   void start(const QStringList& passes);
@@ -85,6 +94,7 @@ class PassPanel : public QWidget {
   // -1 for the "original model" row, else the step index; -2 when nothing usable is selected.
   int stepOfItem(const QTreeWidgetItem* item) const;
   QString stateTitle(int step) const;
+  void selectStep(int step);
 
   QUndoStack& undoStack_;
   ModelDocument* document_ = nullptr;
@@ -98,6 +108,8 @@ class PassPanel : public QWidget {
   QPushButton* loadRecipe_ = nullptr;
   QComboBox* verifyInputs_ = nullptr;
   QPushButton* apply_ = nullptr;
+  QPushButton* stepInto_ = nullptr;
+  StepChart* chart_ = nullptr;
   QPushButton* pipeline_ = nullptr;
   QPushButton* cancel_ = nullptr;
   QPushButton* compare_ = nullptr;

@@ -48,7 +48,10 @@ PassSession::PassSession(ModelDocument& document, QUndoStack& undoStack, QObject
       document_(document),
       undoStack_(undoStack),
       baseline_(Rewriter::copyModel(document.model())) {
-  connect(&undoStack_, &QUndoStack::indexChanged, this, &PassSession::historyChanged);
+  connect(&undoStack_, &QUndoStack::indexChanged, this, [this] {
+    dropStaleStepping();
+    Q_EMIT historyChanged();
+  });
 }
 
 PassSession::~PassSession() = default;
@@ -68,6 +71,7 @@ std::shared_ptr<const Model> PassSession::snapshot(int index) const {
 
 void PassSession::run(const PassRequest& request) {
   if (pending_ || request.passes.isEmpty()) return;
+  stopStepping();
   cancelRequested_ = false;
   pending_.emplace();
   pending_->request = request;
@@ -160,22 +164,47 @@ void PassSession::runNext() {
     else
       record.record.cost = previous->record.cost;
   }
-  if (record.record.changed && record.record.changes && !record.record.changes->empty()) {
-    record.command = undoStack_.index();
-    record.after = Rewriter::copyModel(document_.model());
-    steps_.push_back(std::move(record));
-    QString text = name;
-    if (!scope.isEmpty()) text += tr(" on %1").arg(scope);
-    undoStack_.push(new PassStepCommand(document_, steps_.back().record.changes, text));
-    ++pending.applied;
-  } else {
-    record.after = steps_.empty() ? baseline_ : steps_.back().after;
-    steps_.push_back(std::move(record));
-  }
+  if (record.record.changed && record.record.changes && !record.record.changes->empty()) ++pending.applied;
+  QString text = name;
+  if (!scope.isEmpty()) text += tr(" on %1").arg(scope);
+  addStep(std::move(record), text);
   Q_EMIT stepApplied(static_cast<int>(steps_.size()) - 1);
   ++pending.next;
   if (pending.next < total) Q_EMIT progress(pending.next, total, pending.request.passes[pending.next]);
   QTimer::singleShot(0, this, &PassSession::runNext);
+}
+
+void PassSession::addStep(Step step, const QString& text) {
+  if (step.record.changed && step.record.changes && !step.record.changes->empty()) {
+    step.command = undoStack_.index();
+    step.after = Rewriter::copyModel(document_.model());
+    steps_.push_back(std::move(step));
+    undoStack_.push(new PassStepCommand(document_, steps_.back().record.changes, text));
+  } else {
+    step.after = steps_.empty() ? baseline_ : steps_.back().after;
+    steps_.push_back(std::move(step));
+  }
+}
+
+passes::StepMeasurer* PassSession::measurer(const QString& inputsFolder, QString* error) {
+  if (measurer_ && measurerFolder_ == inputsFolder) return measurer_.get();
+  measurer_.reset();
+  auto inputs = inputsFrom(inputsFolder);
+  if (!inputs) {
+    *error = tr("cannot read the inputs %1: %2").arg(inputsFolder, qs(inputs.error().toString()));
+    return nullptr;
+  }
+  passes::MeasureOptions options{
+      .enabled = true, .inputs = std::move(*inputs), .bindings = document_.bindings()};
+  auto made = passes::StepMeasurer::create(*baseline_, options);
+  if (!made) {
+    *error = tr("cannot measure: %1").arg(qs(made.error().toString()));
+    return nullptr;
+  }
+  measurer_ = std::move(*made);
+  measurerFolder_ = inputsFolder;
+  if (!baselineCost_) baselineCost_ = measurer_->measure(*baseline_);
+  return measurer_.get();
 }
 
 Expected<exec::NamedValues> PassSession::inputsFrom(const QString& folder) const {
@@ -185,11 +214,28 @@ Expected<exec::NamedValues> PassSession::inputsFrom(const QString& folder) const
   return std::move(set->inputs);
 }
 
+// The rewrites Step Into applied from one split are one recipe step: the pass, limited to as many rewrites
+// as were applied when not all were (the debug counter replays exactly those).
 passes::Recipe PassSession::recipe() const {
   passes::Recipe recipe;
-  for (int i = 0; i < static_cast<int>(steps_.size()); ++i)
-    if (isApplied(i))
-      recipe.steps.push_back({steps_[i].record.pass, steps_[i].scope.toStdString(), steps_[i].options});
+  int lastSplit = 0;
+  for (int i = 0; i < static_cast<int>(steps_.size()); ++i) {
+    if (!isApplied(i)) continue;
+    const Step& step = steps_[i];
+    if (step.rewrite > 0 && step.split == lastSplit && !recipe.steps.empty()) {
+      passes::RecipeStep& same = recipe.steps.back();
+      const int64_t applied = same.options.rewriteLimit.value_or(0) + 1;
+      if (applied < step.rewrites)
+        same.options.rewriteLimit = applied;
+      else
+        same.options.rewriteLimit.reset();
+      continue;
+    }
+    passes::RecipeStep entry{step.record.pass, step.scope.toStdString(), step.options};
+    if (step.rewrite > 0 && step.rewrites > 1) entry.options.rewriteLimit = 1;
+    recipe.steps.push_back(std::move(entry));
+    lastSplit = step.rewrite > 0 ? step.split : 0;
+  }
   return recipe;
 }
 

@@ -6,6 +6,8 @@
 // loop turn, so the window stays responsive, shows progress and can be cancelled between passes. With
 // measuring on, each step also records what it costs to run (passes::StepCost); the applied steps save as a
 // recipe, a recipe replays as a run, and bisect() finds the step and rewrite that break the outputs.
+// Step Into applies a pass one rewrite at a time (passes/rewrite_steps.h): each call either shows the next
+// rewrite's match or applies it, and every rewrite applied is a step with its own QUndoCommand.
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -18,6 +20,7 @@
 #include "passes/measure.h"
 #include "passes/pass_manager.h"
 #include "passes/recipe.h"
+#include "passes/rewrite_steps.h"
 
 class QUndoStack;
 
@@ -36,6 +39,18 @@ struct PassRequest {
   std::vector<passes::PassOptions> options;
 };
 
+// Where Step Into stands: the rewrite whose match is shown (before it applies) or whose result is (after).
+struct RewriteFocus {
+  enum class Phase { None, Matched, Applied };
+  Phase phase = Phase::None;
+  QString pass;
+  int rewrite = 0;   // 1-based
+  int rewrites = 0;  // in the pass as it was split
+  // Matched: the nodes the rewrite matches (root first); Applied: those it made or modified.
+  std::vector<NodeId> nodes;
+  QString text;  // what the status line says
+};
+
 class PassSession : public QObject {
   Q_OBJECT
 
@@ -48,6 +63,11 @@ class PassSession : public QObject {
     // Index of the step's command in the undo stack; -1 when the step changed nothing.
     int command = -1;
     passes::PassOptions options;
+    // A step Step Into applied: rewrite `rewrite` of the `rewrites` its pass made when split (1-based), all
+    // from one split with the same `split` number; 0 for a pass applied whole.
+    int rewrite = 0;
+    int rewrites = 0;
+    int split = 0;
   };
 
   PassSession(ModelDocument& document, QUndoStack& undoStack, QObject* parent = nullptr);
@@ -75,6 +95,17 @@ class PassSession : public QObject {
   // first makes the outputs differ beyond tolerance (inputs: the folder, else random with the bindings).
   Expected<passes::BisectResult> bisect(const QString& inputsFolder = {}) const;
 
+  // Step Into `pass` on `scope`: the first call (or the first after the history moved some other way)
+  // splits the pass into its rewrites and shows the first one's match; the next applies it (a step, pushed
+  // on the undo stack, measured when `measure`) and shows what it made; the next shows the following
+  // match, and so on. A pass that does not count its rewrites applies whole. Returns the status text;
+  // rewriteFocusChanged and, when a rewrite applied, stepApplied follow. Ignored while a run is going.
+  QString stepInto(const QString& pass, const QString& scope = {}, bool measure = false,
+                   const QString& inputsFolder = {});
+  const RewriteFocus& rewriteFocus() const { return focus_; }
+  // Forgets the split and the focus (a run, a new document); the applied steps stay.
+  void stopStepping();
+
  public Q_SLOTS:
   // Starts running the passes; stepApplied follows per pass, then finished. Ignored while running.
   void run(const PassRequest& request);
@@ -89,6 +120,7 @@ class PassSession : public QObject {
   void historyChanged();
   // `error` is empty when every pass ran; else it names the pass that failed (its edits are reverted).
   void finished(const QString& summary, const QString& error);
+  void rewriteFocusChanged();
 
  private:
   struct Pending {
@@ -104,6 +136,27 @@ class PassSession : public QObject {
   void runNext();
   void finish(const QString& error);
   void discardUndoneSteps();
+  // Appends a step that already changed the model and, when it has edits, pushes its command (`text`).
+  void addStep(Step step, const QString& text);
+  // The measurer against the session's original model (created on first use; null with `error` set when
+  // the model does not run).
+  passes::StepMeasurer* measurer(const QString& inputsFolder, QString* error);
+  // Step Into's split pass and how far it got (pass_session_step_into.cpp).
+  struct Stepping {
+    QString pass;
+    QString scope;
+    bool measure = false;
+    QString inputsFolder;
+    passes::RewriteSteps steps;
+    size_t next = 0;  // the rewrite the next apply applies
+    int split = 0;
+    int undoIndex = 0;  // the undo stack's index when it was last in step with the model
+  };
+  QString startStepping(const QString& pass, const QString& scope, bool measure, const QString& inputsFolder);
+  QString applyFocusedRewrite();
+  QString showMatch(size_t index);
+  void setFocus(RewriteFocus focus);
+  void dropStaleStepping();
 
   ModelDocument& document_;
   QUndoStack& undoStack_;
@@ -112,6 +165,11 @@ class PassSession : public QObject {
   std::optional<passes::StepCost> baselineCost_;
   std::optional<Pending> pending_;
   bool cancelRequested_ = false;
+  std::unique_ptr<Stepping> stepping_;
+  RewriteFocus focus_;
+  int splits_ = 0;
+  std::unique_ptr<passes::StepMeasurer> measurer_;  // for Step Into, against baseline_
+  QString measurerFolder_;                          // the inputs it runs on
 };
 
 }  // namespace onyx::views
