@@ -155,6 +155,9 @@ RealElement realMul(const RealElement& a, const RealElement& b, DataType elem) {
   }
   auto fa = asFraction(a), fb = asFraction(b);
   if (!fa || !fb) return RealElement::unknown();
+  // A factor equal to the other side's denominator cancels: W * (64/W) is 64.
+  if (fa->first == fb->second) return RealElement::fraction(fb->first, fa->second);
+  if (fb->first == fa->second) return RealElement::fraction(fa->first, fb->second);
   return RealElement::fraction(fa->first * fb->first, fa->second * fb->second);
 }
 
@@ -165,15 +168,19 @@ RealElement realDiv(const RealElement& a, const RealElement& b, DataType elem) {
   }
   auto fa = asFraction(a), fb = asFraction(b);
   if (!fa || !fb) return RealElement::unknown();
+  auto [aNumerator, aDenominator] = *fa;
+  auto [bNumerator, bDenominator] = *fb;
+  if (aDenominator == bDenominator) aDenominator = bDenominator = 1;  // (H/d) / (W/d) is H/W
+  // (x/b) / (x/d) is d/b, both denominators being positive already.
+  if (aNumerator == bNumerator && aNumerator.constantValue() != 0) return RealElement::fraction(bDenominator, aDenominator);
   // The divisor's numerator becomes part of the denominator, which must stay positive: a constant of known
   // sign, or an expression over dims (which are non-negative; a zero size would divide by zero at run time too).
-  SymExpr numerator = fa->first * fb->second, denominator = fa->second * fb->first;
-  if (auto c = fb->first.constantValue()) {
+  if (auto c = bNumerator.constantValue()) {
     if (*c == 0) return RealElement::unknown();
-  } else if (fb->first.provablyNonNegative() != true) {
+  } else if (bNumerator.provablyNonNegative() != true) {
     return RealElement::unknown();
   }
-  return RealElement::fraction(std::move(numerator), std::move(denominator));
+  return RealElement::fraction(aNumerator * bDenominator, aDenominator * bNumerator);
 }
 
 namespace {

@@ -117,5 +117,29 @@ g (float[1, 3, H, W] image) => (float[1, 3, ?, ?] out) <float[2] half = {0.5, 0.
   EXPECT_EQ(shapeNamed(inferShapes(*model, options), "out"), "[1, 3, 4, 3]");
 }
 
+TEST(ShapesRealValues, ResizeScalesComputedFromTheDims) {
+  // interpolate(scale_factor=64 / W): the scales are a runtime float tensor computed from the input dims.
+  auto model = parseOrFail(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1, 3, H, W] image) => (float[1, 3, ?, ?] out) <float target = {64}, float[2] ones = {1, 1}, int64 three = {3}, int64[1] axes = {0}> {
+  s = Shape(image)
+  w = Gather(s, three)
+  wf = Cast<to = 1>(w)
+  scale = Div(target, wf)
+  scale1 = Unsqueeze(scale, axes)
+  scales = Concat<axis = 0>(ones, scale1, scale1)
+  out = Resize<mode = "linear">(image, , scales)
+}
+)");
+  ASSERT_TRUE(model);
+  ShapeInference unbound = inferShapes(*model);
+  EXPECT_EQ(testing::errorsOf(unbound), "");
+  EXPECT_EQ(shapeNamed(unbound, "out"), "[1, 3, floor(64*H/W), 64]");
+  // 64/100 in float32 is 0.63999999; 100 times that floors to 63, as the kernel computes it.
+  ShapeInferenceOptions options;
+  options.bindings = {{"H", 48}, {"W", 100}};
+  EXPECT_EQ(shapeNamed(inferShapes(*model, options), "out"), "[1, 3, 30, 63]");
+}
+
 }  // namespace
 }  // namespace onyx
