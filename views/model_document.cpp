@@ -76,6 +76,11 @@ void ModelDocument::setBindings(const SymBindings& bindings) {
   startInference();
 }
 
+void ModelDocument::setGivenInputs(std::shared_ptr<const GivenInputs> inputs) {
+  givenInputs_ = std::move(inputs);
+  startInference();
+}
+
 void ModelDocument::reinfer() { startInference(); }
 
 void ModelDocument::startInference() {
@@ -83,8 +88,12 @@ void ModelDocument::startInference() {
   auto model = model_;
   ShapeInferenceOptions options;
   options.bindings = bindings_;
-  QThread* worker = QThread::create([this, model, options, generation] {
+  // The worker holds the loaded tensors the options point at until it is done.
+  std::shared_ptr<const GivenInputs> given = givenInputs_;
+  if (given) given->applyTo(options);
+  QThread* worker = QThread::create([this, model, options, given, generation] {
     auto inference = std::make_shared<ShapeInference>(inferShapes(*model, options));
+    (void)given;  // held for the options' tensor pointers
     QMetaObject::invokeMethod(this, [this, inference, generation] { adoptInference(inference, generation); },
                               Qt::QueuedConnection);
   });

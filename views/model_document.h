@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ir/model.h"
+#include "shapes/given_inputs.h"
 #include "shapes/shape_inference.h"
 #include "shapes/shape_report.h"
 
@@ -69,6 +70,8 @@ class ModelDocument : public QObject {
   const Type& shownType(const Value& value) const;
   const ShapeReport& shapeReport() const { return *report_; }
   const SymBindings& bindings() const { return bindings_; }
+  // Graph-input tensors inference reads the values of (a test_data_set folder), or null.
+  const std::shared_ptr<const GivenInputs>& givenInputs() const { return givenInputs_; }
   bool isInferring() const { return inferring_ != nullptr; }
 
   const Selection& selection() const { return selection_; }
@@ -81,6 +84,8 @@ class ModelDocument : public QObject {
   void focus(const Selection& selection);
   // Re-runs shape inference with these bindings off the UI thread; shapesChanged() follows.
   void setBindings(const SymBindings& bindings);
+  // Re-runs inference with these input tensors' values (null: dims and bindings only).
+  void setGivenInputs(std::shared_ptr<const GivenInputs> inputs);
   // Re-runs inference with the current bindings (after an edit).
   void reinfer();
   void setHighlight(const Highlight& highlight);
@@ -110,6 +115,7 @@ class ModelDocument : public QObject {
   std::shared_ptr<ShapeInference> shapes_;
   std::shared_ptr<ShapeReport> report_;
   SymBindings bindings_;
+  std::shared_ptr<const GivenInputs> givenInputs_;
   Selection selection_;
   Highlight highlight_;
   int listenerToken_ = 0;

@@ -1,5 +1,6 @@
 #include "unknown_dims_view.h"
 
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -23,6 +24,13 @@ UnknownDimsView::UnknownDimsView(QWidget* parent) : QWidget(parent) {
   bindings_->setPlaceholderText(tr("Bind symbols: batch=1, seq=128"));
   bindings_->setClearButtonEnabled(true);
   apply_ = new QPushButton(tr("Apply"), this);
+  loadInputs_ = new QPushButton(tr("Load input tensors..."), this);
+  loadInputs_->setToolTip(tr("Infer with the values of a test_data_set folder's input_0.pb, input_1.pb, ..."));
+  clearInputs_ = new QPushButton(tr("Clear"), this);
+  clearInputs_->hide();
+  inputs_ = new QLabel(this);
+  inputs_->setWordWrap(true);
+  inputs_->hide();
   error_ = new QLabel(this);
   error_->setWordWrap(true);
   error_->setStyleSheet(QStringLiteral("color: %1").arg(unknownDimColor().name()));
@@ -43,12 +51,22 @@ UnknownDimsView::UnknownDimsView(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(summary_);
   layout->addLayout(bindingRow);
+  auto* inputsRow = new QHBoxLayout;
+  inputsRow->addWidget(inputs_, 1);
+  inputsRow->addWidget(clearInputs_);
+  inputsRow->addWidget(loadInputs_);
+  layout->addLayout(inputsRow);
   layout->addWidget(error_);
   layout->addWidget(groups_, 1);
 
   auto apply = [this] { applyBindings(bindings_->text()); };
   connect(bindings_, &QLineEdit::returnPressed, this, apply);
   connect(apply_, &QPushButton::clicked, this, apply);
+  connect(loadInputs_, &QPushButton::clicked, this, [this] {
+    QString folder = QFileDialog::getExistingDirectory(this, tr("Input tensors (a test_data_set folder)"));
+    if (!folder.isEmpty()) loadInputTensors(folder);
+  });
+  connect(clearInputs_, &QPushButton::clicked, this, &UnknownDimsView::clearInputTensors);
   connect(groups_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { followLink(item); });
   setEnabled(false);
 }
@@ -67,6 +85,8 @@ void UnknownDimsView::setDocument(ModelDocument* document) {
   } else {
     bindings_->clear();
   }
+  inputsFolder_.clear();
+  showInputs();
   rebuild();
 }
 
@@ -89,6 +109,41 @@ bool UnknownDimsView::applyBindings(const QString& text) {
   error_->hide();
   document_->setBindings(*bindings);
   return true;
+}
+
+QString UnknownDimsView::inputsText() const {
+  return inputs_->isHidden() ? QString() : inputs_->text();
+}
+
+bool UnknownDimsView::loadInputTensors(const QString& folder) {
+  if (!document_) return false;
+  auto given = GivenInputs::load(document_->model(), folder.toStdString());
+  if (!given) {
+    error_->setText(qs(given.error().toString()));
+    error_->setVisible(true);
+    return false;
+  }
+  error_->hide();
+  inputsFolder_ = folder;
+  document_->setGivenInputs(std::make_shared<const GivenInputs>(std::move(*given)));
+  showInputs();
+  return true;
+}
+
+void UnknownDimsView::clearInputTensors() {
+  inputsFolder_.clear();
+  if (document_) document_->setGivenInputs(nullptr);
+  showInputs();
+}
+
+void UnknownDimsView::showInputs() {
+  const GivenInputs* given = document_ ? document_->givenInputs().get() : nullptr;
+  bool shown = given != nullptr;
+  if (shown) {
+    inputs_->setText(tr("input tensors: %1 (%2)").arg(inputsFolder_.isEmpty() ? tr("loaded") : inputsFolder_).arg(given->size()));
+  }
+  inputs_->setVisible(shown);
+  clearInputs_->setVisible(shown);
 }
 
 void UnknownDimsView::showInferring() {

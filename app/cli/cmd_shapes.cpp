@@ -1,4 +1,5 @@
-// `onyx shapes MODEL`: symbolic shape inference, with the unresolved dims explained by their origin.
+// `onyx shapes MODEL`: symbolic shape inference, with the unresolved dims explained by their origin; with
+// --inputs, graph inputs carry the values of a test case's tensors.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -8,6 +9,7 @@
 #include "cli/command.h"
 #include "onnx/onnx_io.h"
 #include "onnx/reference_shapes.h"
+#include "shapes/given_inputs.h"
 #include "shapes/shape_report.h"
 #include "shapes/shape_rules.h"
 #include "shapes/write_back.h"
@@ -19,6 +21,7 @@ namespace {
 struct ShapesOptions {
   std::string model;
   std::string bind;
+  std::string inputs;
   bool json = false;
   std::string write;
   bool compareOnnx = false;
@@ -68,6 +71,13 @@ int runShapes(const ShapesOptions& options) {
 
   ShapeInferenceOptions inferenceOptions;
   inferenceOptions.bindings = *bindings;
+  std::optional<GivenInputs> given;
+  if (!options.inputs.empty()) {
+    auto loaded = GivenInputs::load(**model, options.inputs);
+    if (!loaded) return reportError(options.model, loaded.error());
+    given = std::move(*loaded);
+    given->applyTo(inferenceOptions);
+  }
   inferenceOptions.rules = options.rules.empty() ? nullptr : &rules;
   auto start = std::chrono::steady_clock::now();
   ShapeInference inference = inferShapes(**model, inferenceOptions);
@@ -127,6 +137,8 @@ Command shapesCommand() {
             auto options = std::make_shared<ShapesOptions>();
             app.add_option("model", options->model, "ONNX model file")->required();
             app.add_option("--bind", options->bind, "Fix graph-input symbols to sizes: batch=1,sequence=128");
+            app.add_option("--inputs", options->inputs,
+                           "A test_data_set_N folder: infer with the values of its input_K.pb, not only their dims");
             app.add_flag("--json", options->json, "Print the result as JSON");
             app.add_option("--write", options->write, "Save the model with the inferred shapes as value_info");
             app.add_flag("--compare-onnx", options->compareOnnx, "Also run onnx's InferShapes and compare");

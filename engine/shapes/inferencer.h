@@ -11,6 +11,8 @@
 
 namespace onyx {
 
+class ShapeContext;
+
 class ShapeInferencer {
  public:
   ShapeInferencer(const Model& model, const ShapeInferenceOptions& options, ShapeInference& result);
@@ -36,6 +38,15 @@ class ShapeInferencer {
 
  private:
   void inferNode(const Node& node);
+  // Fractional float elements lent to element-moving shape functions as probe symbols.
+  struct RealProbes {
+    std::vector<const Value*> inputs;
+    std::vector<RealElement> elements;  // by probe index
+    bool empty() const { return inputs.empty(); }
+  };
+  bool movesElements(const Node& node) const;
+  RealProbes probeRealInputs(const Node& node);
+  void resolveRealProbes(const Node& node, ShapeContext& context, const RealProbes& probes);
   void inferFunctionCall(const Node& node, const Function& function);
   // `reason` is built only when some output is missing.
   // Outputs keep the types the file declares for them unless `keepDeclared` is false (after an error).

@@ -2,6 +2,7 @@
 
 #include "shapes/dim_math.h"
 #include "shapes/inferencer.h"
+#include "shapes/value_constants.h"
 
 namespace onyx {
 
@@ -21,6 +22,25 @@ std::optional<std::vector<int64_t>> ShapeContext::inputInts(size_t i) const {
 }
 
 const Tensor* ShapeContext::inputConstant(size_t i) const { return input(i).constant; }
+
+std::optional<std::vector<RealElement>> ShapeContext::inputReal(size_t i) const {
+  const InferredValue& in = input(i);
+  if (in.real) return in.real;
+  std::vector<RealElement> elements;
+  if (in.value) {
+    elements.reserve(in.value->size());
+    for (const Dim& dim : *in.value) elements.push_back(RealElement::fromDim(dim));
+    return elements;
+  }
+  // A constant with fractional elements (0.5, a mean) has no integer value but is known all the same.
+  if (in.constant && in.constant->elementCount() <= kMaxValueElements && isFloatingPoint(in.constant->dtype())) {
+    if (auto numbers = tensorAsDoubles(*in.constant)) {
+      for (double number : *numbers) elements.push_back(RealElement::fromNumber(number));
+      return elements;
+    }
+  }
+  return std::nullopt;
+}
 
 const InferredValue* ShapeContext::valueNamed(std::string_view name) const {
   const Value* value = node_->graph() ? node_->graph()->resolve(name) : nullptr;
@@ -92,6 +112,27 @@ void ShapeContext::setOutputValue(size_t i, std::vector<Dim> value) {
   auto count = shape ? staticElementCount(*shape) : std::nullopt;
   if (!count || *count != static_cast<int64_t>(value.size())) return;
   slot.value = std::move(value);
+}
+
+void ShapeContext::setOutputReal(size_t i, std::vector<RealElement> elements) {
+  const Value* output = node_->output(i);
+  if (!output || elements.empty()) return;
+  std::vector<Dim> whole;
+  whole.reserve(elements.size());
+  bool anyKnown = false;
+  for (const RealElement& element : elements) {
+    anyKnown = anyKnown || element.isKnown();
+    if (auto dim = element.wholeDim()) whole.push_back(std::move(*dim));
+    else if (!element.isKnown()) whole.push_back(element.origin ? Dim::unknown(element.origin) : unknownDim(node_->opType() + ": value is not known"));
+    else break;
+  }
+  if (!anyKnown) return;
+  if (whole.size() == elements.size()) return setOutputValue(i, std::move(whole));
+  InferredValue& slot = inferencer_->slot(output);
+  const auto& shape = slot.type.shape();
+  auto count = shape ? staticElementCount(*shape) : std::nullopt;
+  if (!count || *count != static_cast<int64_t>(elements.size())) return;
+  slot.real = std::move(elements);
 }
 
 void ShapeContext::setOutputUnknownRank(size_t i, DataType elem, std::shared_ptr<const DimOrigin> origin) {

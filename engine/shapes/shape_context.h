@@ -36,6 +36,8 @@ class ShapeContext {
   const std::optional<std::vector<Dim>>& inputValue(size_t i) const { return input(i).value; }
   // The input's value when every element is static.
   std::optional<std::vector<int64_t>> inputInts(size_t i) const;
+  // The elements of a float input as real numbers: its fractional `real` value, else its whole-number value.
+  std::optional<std::vector<RealElement>> inputReal(size_t i) const;
   // The input's value as a constant tensor (initializer or Constant output), for float inputs like scales.
   const Tensor* inputConstant(size_t i) const;
   // A value visible from the node by name (Gradient names the values it differentiates), or null.
@@ -60,6 +62,9 @@ class ShapeContext {
   void setOutputType(size_t i, Type type);
   void setOutputTensor(size_t i, DataType elem, Shape shape);
   void setOutputValue(size_t i, std::vector<Dim> value);
+  // Stores float elements: as whole-number dims in `value` when every element is one (an unknown element
+  // becomes an unknown dim), else in `real`.
+  void setOutputReal(size_t i, std::vector<RealElement> elements);
   void setOutputUnknownRank(size_t i, DataType elem, std::shared_ptr<const DimOrigin> origin);
   void setOutputConstant(size_t i, const Tensor* tensor);
   bool outputSet(size_t i) const;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "shapes/value_constants.h"
 
@@ -101,6 +102,16 @@ Expected<void> inferSameAsInput0(ShapeContext& ctx) {
 
 Expected<void> inferUnary(ShapeContext& ctx) {
   auto done = inferSameAsInput0(ctx);
+  DataType elem = ctx.inputElemType(0);
+  static const std::set<std::string, std::less<>> kRealUnary = {"Floor", "Ceil", "Round", "Sqrt", "Neg", "Abs", "Reciprocal", "Relu"};
+  if (tracksRealValues(elem) && kRealUnary.count(ctx.node().opType()) && ctx.outputSet(0) && ctx.input(0).type.shape() && trackableValueShape(*ctx.input(0).type.shape())) {
+    if (auto real = ctx.inputReal(0)) {
+      std::vector<RealElement> out;
+      for (const RealElement& x : *real) out.push_back(realUnary(ctx.node().opType(), x, elem));
+      ctx.setOutputReal(0, std::move(out));
+      return done;
+    }
+  }
   const auto& value = ctx.inputValue(0);
   if (!value) return done;
   const std::string& op = ctx.node().opType();
@@ -188,6 +199,18 @@ std::optional<std::vector<Dim>> arithmeticValue(ShapeContext& ctx, const std::st
   return std::nullopt;
 }
 
+// Float Add/Sub/Mul/Div as the kernels compute them, symbolic operands as exact rationals.
+std::optional<std::vector<RealElement>> realArithmeticValue(ShapeContext& ctx, const std::string& op, DataType elem) {
+  RealElement (*combine)(const RealElement&, const RealElement&, DataType) = nullptr;
+  if (op == "Add") combine = realAdd;
+  else if (op == "Sub") combine = realSub;
+  else if (op == "Mul") combine = realMul;
+  else if (op == "Div") combine = realDiv;
+  else return std::nullopt;
+  return mapValues(ctx.inputReal(0), ctx.inputReal(1),
+                   [&](const RealElement& a, const RealElement& b) { return combine(a, b, elem); });
+}
+
 }  // namespace
 
 Expected<void> inferArithmetic(ShapeContext& ctx) {
@@ -199,9 +222,14 @@ Expected<void> inferArithmetic(ShapeContext& ctx) {
   auto shape = ctx.broadcast(inputs);
   if (!shape) return shape.error();
   ctx.setOutputTensor(0, elem, *shape);
-  if (trackableValueShape(*shape)) {
-    if (auto value = arithmeticValue(ctx, ctx.node().opType(), elem)) ctx.setOutputValue(0, std::move(*value));
+  if (!trackableValueShape(*shape)) return {};
+  if (tracksRealValues(elem)) {
+    if (auto real = realArithmeticValue(ctx, ctx.node().opType(), elem)) {
+      ctx.setOutputReal(0, std::move(*real));
+      return {};
+    }
   }
+  if (auto value = arithmeticValue(ctx, ctx.node().opType(), elem)) ctx.setOutputValue(0, std::move(*value));
   return {};
 }
 

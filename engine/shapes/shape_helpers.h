@@ -43,13 +43,14 @@ Expected<void> inferArithmetic(ShapeContext& ctx);
 
 // Elementwise op over small values with broadcasting of lengths (n against 1); nullopt when a value is
 // missing or lengths do not broadcast.
-template <class Op>
-std::optional<std::vector<Dim>> mapValues(const std::optional<std::vector<Dim>>& a,
-                                          const std::optional<std::vector<Dim>>& b, Op op) {
+// Elements are dims, or RealElements for float sizes.
+template <class Element, class Op>
+std::optional<std::vector<Element>> mapValues(const std::optional<std::vector<Element>>& a,
+                                              const std::optional<std::vector<Element>>& b, Op op) {
   if (!a || !b) return std::nullopt;
   size_t n = std::max(a->size(), b->size());
   if ((a->size() != n && a->size() != 1) || (b->size() != n && b->size() != 1)) return std::nullopt;
-  std::vector<Dim> out;
+  std::vector<Element> out;
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) out.push_back(op((*a)[a->size() == 1 ? 0 : i], (*b)[b->size() == 1 ? 0 : i]));
   return out;

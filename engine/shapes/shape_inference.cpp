@@ -97,11 +97,12 @@ void ShapeInferencer::setGraphInputs(const Graph& graph) {
       continue;
     }
     InferredValue inferred;
-    inferred.type = input->type();
-    if (input->type().isNone() && !input->isInitializer()) {
+    auto retyped = options_.inputTypes.find(input->name());
+    inferred.type = retyped != options_.inputTypes.end() ? retyped->second : input->type();
+    if (inferred.type.isNone() && !input->isInitializer()) {
       inferred.rankOrigin = std::make_shared<DimOrigin>(
           DimOrigin{kNoNode, {}, {}, "graph input '" + input->name() + "' has no type in the model"});
-    } else if (input->type().isTensor() && !input->type().shape() && !input->isInitializer()) {
+    } else if (inferred.type.isTensor() && !inferred.type.shape() && !input->isInitializer()) {
       inferred.rankOrigin = std::make_shared<DimOrigin>(
           DimOrigin{kNoNode, {}, {}, "graph input '" + input->name() + "' has no shape in the model"});
     }
@@ -303,7 +304,9 @@ void ShapeInferencer::inferNode(const Node& node) {
   }
   int64_t opset = opsetFor(node.domain());
   ShapeContext context(*this, node, opset, functionCall_);
+  RealProbes probes = movesElements(node) ? probeRealInputs(node) : RealProbes{};
   auto inferred = schema->shape(context);
+  if (!probes.empty()) resolveRealProbes(node, context, probes);
   if (!inferred) {
     const std::string& message = inferred.error().message;
     addDiagnostic(Diagnostic::Severity::Error, node, message);
@@ -315,6 +318,67 @@ void ShapeInferencer::inferNode(const Node& node) {
     return;
   }
   markMissingOutputs(node, [&node] { return node.opType() + " gives no shape for this output"; });
+}
+
+namespace {
+
+// Ops whose output elements are input elements moved around: a fractional float value (a resize scale, say)
+// moves with them as it is.
+const std::unordered_set<std::string>& elementMovingOps() {
+  static const std::unordered_set<std::string> ops = {"Identity", "Concat", "Gather", "GatherElements", "Unsqueeze",
+                                                      "Squeeze", "Reshape", "Flatten", "Slice", "Expand", "Tile",
+                                                      "Transpose", "Split", "Where"};
+  return ops;
+}
+
+std::string probeName(size_t index) { return "__real_element_" + std::to_string(index); }
+
+}  // namespace
+
+bool ShapeInferencer::movesElements(const Node& node) const {
+  return (node.domain().empty() || node.domain() == "ai.onnx") && elementMovingOps().count(node.opType());
+}
+
+// The element-moving shape functions move dims; a fractional element is lent to them as a probe symbol, and
+// wherever a probe lands in an output value the element is put back (resolveRealProbes).
+ShapeInferencer::RealProbes ShapeInferencer::probeRealInputs(const Node& node) {
+  RealProbes probes;
+  for (const Value* input : node.inputs()) {
+    if (!input) continue;
+    InferredValue& slot = (*table_)[input];
+    if (!slot.real || slot.value) continue;
+    std::vector<Dim> standIns;
+    for (const RealElement& element : *slot.real) {
+      standIns.push_back(Dim::symbol(probeName(probes.elements.size())));
+      probes.elements.push_back(element);
+    }
+    slot.value = std::move(standIns);
+    probes.inputs.push_back(input);
+  }
+  return probes;
+}
+
+void ShapeInferencer::resolveRealProbes(const Node& node, ShapeContext& context, const RealProbes& probes) {
+  for (const Value* input : probes.inputs) (*table_)[input].value.reset();
+  const std::string prefix = probeName(0).substr(0, probeName(0).size() - 1);
+  for (size_t i = 0; i < node.outputCount(); ++i) {
+    const Value* output = node.output(i);
+    auto found = output ? table_->find(output) : table_->end();
+    if (found == table_->end() || !found->second.value) continue;
+    std::vector<RealElement> elements;
+    bool probed = false;
+    for (const Dim& dim : *found->second.value) {
+      std::vector<std::string> symbols = dim.isSymbolic() ? dim.expr().symbols() : std::vector<std::string>{};
+      bool hasProbe = std::any_of(symbols.begin(), symbols.end(), [&](const std::string& s) { return s.rfind(prefix, 0) == 0; });
+      probed = probed || hasProbe;
+      if (!hasProbe) elements.push_back(RealElement::fromDim(dim));
+      else if (dim.expr().isSymbol()) elements.push_back(probes.elements[std::stoul(symbols[0].substr(prefix.size()))]);
+      else elements.push_back(RealElement::unknown());
+    }
+    if (!probed) continue;
+    found->second.value.reset();
+    context.setOutputReal(i, std::move(elements));
+  }
 }
 
 void ShapeInferencer::inferFunctionCall(const Node& node, const Function& function) {

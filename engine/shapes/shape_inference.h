@@ -13,6 +13,7 @@
 
 #include "ir/model.h"
 #include "ir/verify.h"
+#include "shapes/real_value.h"
 
 namespace onyx {
 
@@ -22,6 +23,9 @@ struct InferredValue {
   Type type;
   // Elements of a small integer tensor (shapes, axes, sizes, pads), row-major; bools as 0/1.
   std::optional<std::vector<Dim>> value;
+  // A small float tensor with a fractional element (a resize scale computed from the dims): its elements,
+  // row-major. Set instead of `value`, which holds whole numbers only.
+  std::optional<std::vector<RealElement>> real;
   // Why the rank is unknown, when the type is a tensor without a shape (or has no type at all).
   std::shared_ptr<const DimOrigin> rankOrigin;
   // The value as a constant tensor, when it is an initializer or a Constant's output (read for float
@@ -47,6 +51,9 @@ struct ShapeInferenceOptions {
   // taken from the tensors and small integer contents become values, as if they were initializers.
   // The tensors must outlive the inference.
   std::unordered_map<std::string, const Tensor*> inputValues;
+  // Graph inputs whose type replaces the declared one (a sequence input's element type, read from the
+  // sequence a test case feeds it).
+  std::unordered_map<std::string, Type> inputTypes;
 };
 
 struct ShapeInference {

@@ -381,6 +381,37 @@ g (float[N] x) => (float[N] y) {
              QString("values: 8, static: 3, symbolic: 4, unresolved: 1 (data-dependent: 1)"));
   }
 
+  void loadingInputTensorsInfersWithTheirValues() {
+    auto path = testing::sharedPath("onnx-backend-data/node/test_reshape_negative_dim/model.onnx");
+    if (path.empty()) QSKIP("backend case test_reshape_negative_dim not found (set ONYX_TEST_DATA)");
+    auto model = loadModel(path);
+    QVERIFY(model);
+    ModelDocument document(std::shared_ptr<Model>(std::move(*model)), QString::fromStdString(path.string()));
+    UnknownDimsView panel;
+    panel.setDocument(&document);
+    QCOMPARE(panel.summaryText(), QString("values: 3, static: 2, symbolic: 0, unresolved: 1 (data-dependent: 0)"));
+    QVERIFY(panel.inputsText().isEmpty());
+
+    // A folder without input_0.pb: the error names it, nothing is re-inferred.
+    QVERIFY(!panel.loadInputTensors(QString::fromStdString(path.parent_path().string())));
+    QVERIFY(panel.bindingError().contains("no input_0.pb"));
+    QVERIFY(!document.isInferring());
+
+    QSignalSpy changed(&document, &ModelDocument::shapesChanged);
+    const QString folder = QString::fromStdString((path.parent_path() / "test_data_set_0").string());
+    QVERIFY(panel.loadInputTensors(folder));
+    QVERIFY(panel.bindingError().isEmpty());
+    QVERIFY(changed.wait(kInferenceTimeoutMs));
+    QCOMPARE(panel.summaryText(), QString("values: 3, static: 3, symbolic: 0, unresolved: 0 (data-dependent: 0)"));
+    QCOMPARE(panel.inputsText(), QString("input tensors: %1 (2)").arg(folder));
+    QCOMPARE(panel.groupsTree()->topLevelItemCount(), 0);
+
+    panel.clearInputTensors();
+    QVERIFY(changed.wait(kInferenceTimeoutMs));
+    QCOMPARE(panel.summaryText(), QString("values: 3, static: 2, symbolic: 0, unresolved: 1 (data-dependent: 0)"));
+    QVERIFY(panel.inputsText().isEmpty());
+  }
+
   // --- Search --------------------------------------------------------------------------------------------
 
   void searchFindsByOpNameAndShapeAndCycles() {

@@ -1,10 +1,12 @@
 // Shape functions of If, Loop and Scan: bodies are inferred with the types their inputs get, If merges the
 // branches, Loop and Scan carry state across iterations and stack scan outputs.
 #include <algorithm>
+#include <map>
 
 #include "catalog/op_registry.h"
 #include "shapes/inferencer.h"
 #include "shapes/shape_helpers.h"
+#include "shapes/shape_report.h"
 
 namespace onyx {
 
@@ -65,6 +67,35 @@ InferredValue mergeValues(ShapeContext& ctx, const InferredValue& a, const Infer
   return merged;
 }
 
+// A branch that never runs stays uninferrable where it is inconsistent for the known condition; its unknown
+// dims say that the branch does not run, which depends on the condition's (data) value, so the report
+// counts them with the data-dependent ones rather than as sizes inference failed to find.
+void markNeverRuns(ShapeInferencer& inferencer, const Graph& branch, const std::string& name) {
+  std::map<const DimOrigin*, std::shared_ptr<const DimOrigin>> marked;
+  auto mark = [&](const std::shared_ptr<const DimOrigin>& origin) -> std::shared_ptr<const DimOrigin> {
+    if (!origin || isDataDependent(origin.get())) return origin;
+    auto& replacement = marked[origin.get()];
+    if (!replacement) {
+      replacement = std::make_shared<DimOrigin>(DimOrigin{
+          origin->node, origin->nodeName, origin->opType,
+          origin->reason + " (in " + name + ", which never runs: whether it runs depends on the If condition)"});
+    }
+    return replacement;
+  };
+  for (const Node* node : branch.nodes()) {
+    for (const Value* output : node->outputs()) {
+      if (!output) continue;
+      InferredValue& inferred = inferencer.slot(output);
+      inferred.rankOrigin = mark(inferred.rankOrigin);
+      if (auto& shape = inferred.type.mutableShape()) {
+        for (Dim& dim : *shape) {
+          if (dim.isUnknown()) dim = Dim::unknown(mark(dim.origin()));
+        }
+      }
+    }
+  }
+}
+
 Expected<void> inferIf(ShapeContext& ctx) {
   Graph* thenBranch = ctx.attrGraph("then_branch");
   Graph* elseBranch = ctx.attrGraph("else_branch");
@@ -77,10 +108,16 @@ Expected<void> inferIf(ShapeContext& ctx) {
   ShapeInferencer& inferencer = ctx.inferencer();
   size_t before = inferencer.diagnosticCount();
   auto thenOutputs = ctx.inferSubgraph(*thenBranch, {});
-  if (known && (*condition)[0] == 0) inferencer.demoteErrorsSince(before, "in then_branch, which never runs");
+  if (known && (*condition)[0] == 0) {
+    inferencer.demoteErrorsSince(before, "in then_branch, which never runs");
+    markNeverRuns(inferencer, *thenBranch, "then_branch");
+  }
   before = inferencer.diagnosticCount();
   auto elseOutputs = ctx.inferSubgraph(*elseBranch, {});
-  if (known && (*condition)[0] != 0) inferencer.demoteErrorsSince(before, "in else_branch, which never runs");
+  if (known && (*condition)[0] != 0) {
+    inferencer.demoteErrorsSince(before, "in else_branch, which never runs");
+    markNeverRuns(inferencer, *elseBranch, "else_branch");
+  }
   if (thenOutputs.size() != ctx.outputCount() || elseOutputs.size() != ctx.outputCount()) {
     return ctx.error("If branches give " + std::to_string(thenOutputs.size()) + " and " + std::to_string(elseOutputs.size()) +
                      " outputs for " + std::to_string(ctx.outputCount()) + " outputs of the node");

@@ -50,7 +50,15 @@ Expected<void> inferVariadic(ShapeContext& ctx) {
   if (!shape) return shape.error();
   ctx.setOutputTensor(0, elem, *shape);
   const std::string& op = ctx.node().opType();
-  if ((op == "Max" || op == "Min" || op == "Sum") && !inputs.empty() && trackableValueShape(*shape)) {
+  if ((op == "Max" || op == "Min" || op == "Sum") && !inputs.empty() && trackableValueShape(*shape) && tracksRealValues(elem)) {
+    // Float sizes (a resize scale: the min of two ratios) as the kernels compute them.
+    auto combine = op == "Max" ? realMax : (op == "Min" ? realMin : realAdd);
+    std::optional<std::vector<RealElement>> real = ctx.inputReal(inputs[0]);
+    for (size_t k = 1; k < inputs.size() && real; ++k) {
+      real = mapValues(real, ctx.inputReal(inputs[k]), [&](const RealElement& a, const RealElement& b) { return combine(a, b, elem); });
+    }
+    if (real) ctx.setOutputReal(0, std::move(*real));
+  } else if ((op == "Max" || op == "Min" || op == "Sum") && !inputs.empty() && trackableValueShape(*shape)) {
     std::optional<std::vector<Dim>> value = ctx.inputValue(inputs[0]);
     for (size_t k = 1; k < inputs.size() && value; ++k) {
       value = mapValues(value, ctx.inputValue(inputs[k]), op == "Max" ? dimMax : (op == "Min" ? dimMin : dimAdd));

@@ -76,6 +76,17 @@ Expected<void> inferFlexAttention(ShapeContext& ctx) {
   if (!q || !v) return ctx.setOutputUnknownRank(0, elem, ctx.rankOriginOf(!q ? 0 : 2)), Expected<void>();
   if (q->size() != 4 || v->size() != 4) return ctx.error("FlexAttention query and value must be 4D");
   ctx.setOutputTensor(0, elem, {(*q)[0], (*q)[1], (*q)[2], (*v)[3]});
+  // The score_mod and prob_mod bodies take the [batch, q_heads, q_len, kv_len] scores or probabilities:
+  // inferred too, so their values get shapes like every other value of the model.
+  const auto& k = ctx.inputShape(1);
+  Dim keyLength = k && k->size() == 4 ? (*k)[2] : ctx.unknownDim("FlexAttention: key has no known rank-4 shape");
+  for (const char* name : {"score_mod", "prob_mod"}) {
+    if (Graph* body = ctx.attrGraph(name)) {
+      InferredValue scores;
+      scores.type = Type::tensor(elem, Shape{(*q)[0], (*q)[1], (*q)[2], keyLength});
+      ctx.inferSubgraph(*body, {scores});
+    }
+  }
   return {};
 }
 

@@ -22,11 +22,33 @@ Dim scaledDim(ShapeContext& ctx, const Dim& in, double scale) {
                         " does not give a whole expression");
 }
 
-// Scales as doubles from a constant input or an integral small value; nullopt when runtime.
+// Scales as doubles from a constant input, an integral small value or scales computed in floating point
+// (interpolate's scale_factor from the input dims); nullopt when runtime.
 std::optional<std::vector<double>> scalesOf(const ShapeContext& ctx, size_t input) {
   if (const Tensor* constant = ctx.inputConstant(input)) return tensorAsDoubles(*constant);
   if (auto ints = ctx.inputInts(input)) return std::vector<double>(ints->begin(), ints->end());
+  if (const auto& real = ctx.input(input).real) {
+    std::vector<double> numbers;
+    for (const RealElement& element : *real) {
+      if (element.kind != RealElement::Kind::Number) return std::nullopt;
+      numbers.push_back(element.number);
+    }
+    return numbers;
+  }
   return std::nullopt;
+}
+
+// floor(in * scale) for scales that are fractions of the dims (unbound symbols): a dim expression, or
+// unknown where a scale is not known.
+std::optional<Shape> symbolicScaledDims(const ShapeContext& ctx, Shape out, const std::vector<size_t>& axes, size_t input) {
+  const auto& real = ctx.input(input).real;
+  if (!real || real->size() != axes.size()) return std::nullopt;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    RealElement product = realMul(RealElement::fromDim(out[axes[i]]), (*real)[i], DataType::Double);
+    auto whole = realUnary("Floor", product, DataType::Double).wholeDim();
+    out[axes[i]] = whole ? *whole : ctx.unknownDim(runtimeReason(ctx, input, "the scales"));
+  }
+  return out;
 }
 
 }  // namespace
@@ -84,6 +106,10 @@ Expected<void> inferResize(ShapeContext& ctx) {
   } else if (ctx.hasInput(scalesInput)) {
     scales = scalesOf(ctx, scalesInput);
     if (!scales) {
+      if (auto scaled = symbolicScaledDims(ctx, out, axes, scalesInput)) {
+        ctx.setOutputTensor(0, elem, std::move(*scaled));
+        return {};
+      }
       ctx.setOutputTensor(0, elem, ctx.unknownDims(in.size(), runtimeReason(ctx, scalesInput, "the scales")));
       return {};
     }

@@ -48,6 +48,16 @@ Expected<void> inferReduce(ShapeContext& ctx) {
   // Products and sums of a shape vector (ReduceProd of Shape gives the element count).
   const auto& value = ctx.inputValue(0);
   const std::string& op = ctx.node().opType();
+  const auto& real = ctx.input(0).real;  // fractional floats: the min or max of two scales, say
+  if (real && !real->empty() && in.size() <= 1 && (op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin")) {
+    RealElement total = (*real)[0];
+    for (size_t i = 1; i < real->size(); ++i) {
+      total = op == "ReduceSum" ? realAdd(total, (*real)[i], elem)
+              : op == "ReduceMax" ? realMax(total, (*real)[i], elem)
+                                  : realMin(total, (*real)[i], elem);
+    }
+    ctx.setOutputReal(0, {total});
+  }
   if (value && in.size() <= 1 && (op == "ReduceProd" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin")) {
     if (value->empty()) return {};
     Dim total = (*value)[0];
