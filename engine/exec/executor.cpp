@@ -9,6 +9,7 @@
 #include "exec/graph_plan.h"
 #include "exec/plan_builder.h"
 #include "exec/plan_runner.h"
+#include "ir/nesting.h"
 #include "util/limits.h"
 
 namespace onyx::exec {
@@ -61,6 +62,8 @@ Expected<std::vector<Backend*>> Executor::makeBackends() {
 }
 
 Expected<void> Executor::build() {
+  // Planning recurses into bodies and function calls: a recursive function would never return.
+  if (auto nesting = checkNesting(model_); !nesting) return nesting.error();
   auto order = makeBackends();
   if (!order) return order.error();
   PlanContext context{model_, std::move(*order)};
