@@ -206,6 +206,8 @@ int optimize(const OptimizeArguments& args) {
   if (!recipe) return reportError(args.pipeline, recipe.error());
   auto model = loadModel(args.in);
   if (!model) return reportError(args.in, model.error());
+  // Before any step is printed: a cycle, nesting past the limit, a shape input over the limit.
+  if (auto checked = passes::checkBeforePasses(**model); !checked) return reportError(args.in, checked.error());
   if (args.bisect) return bisect(args, **model, *recipe);
 
   passes::PipelineOptions options;
