@@ -232,6 +232,8 @@ int optimize(const OptimizeArguments& args) {
   for (const Diagnostic& diagnostic : verify(**model))
     if (diagnostic.severity == Diagnostic::Severity::Error)
       return reportError(args.in, makeError(diagnostic.message + "; the model is broken before any pass", diagnostic.where));
+  // Before any step is printed: a cycle, nesting past the limit, a shape input over the limit.
+  if (auto checked = passes::checkBeforePasses(**model); !checked) return reportError(args.in, checked.error());
   if (args.bisect) return bisect(args, **model, *recipe);
 
   passes::PipelineOptions options;

@@ -60,6 +60,8 @@ int runRender(const RenderArguments& arguments) {
   auto model = loadModel(arguments.model);
   if (!model) return reportError(arguments.model, model.error());
   ShapeInference shapes = inferShapes(**model);
+  // Other shape errors are drawn (red edges); a shape input over the resource limit stops, as in `shapes`.
+  if (shapes.overLimit) return reportError(arguments.model, *shapes.overLimit);
 
   // Drawing text needs a GUI application; without a display it runs on Qt's offscreen platform.
   if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);

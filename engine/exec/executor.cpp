@@ -9,6 +9,7 @@
 #include "exec/graph_plan.h"
 #include "exec/plan_builder.h"
 #include "exec/plan_runner.h"
+#include "ir/nesting.h"
 #include "ir/verify.h"
 #include "util/limits.h"
 
@@ -62,6 +63,8 @@ Expected<std::vector<Backend*>> Executor::makeBackends() {
 }
 
 Expected<void> Executor::build() {
+  // Planning recurses into bodies and function calls: a recursive function would never return.
+  if (auto nesting = checkNesting(model_); !nesting) return nesting.error();
   // The loader keeps a broken model so it can be shown; running one is refused with verify()'s first error
   // (two nodes producing one value used to run, the second's result silently winning).
   for (const Diagnostic& diagnostic : verify(model_))

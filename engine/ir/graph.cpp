@@ -73,6 +73,10 @@ Value* Graph::resolve(std::string_view name) const {
   return nullptr;
 }
 
+bool Graph::hasNodeNamed(std::string_view name) const {
+  return nodeNameCounts_.count(std::string(name)) > 0;
+}
+
 Node* Graph::findNode(NodeId id) const {
   auto it = byId_.find(id);
   return it == byId_.end() ? nullptr : it->second;

@@ -4,6 +4,7 @@
 // (rewriter.h), which keeps these links consistent, records undo information and emits change events.
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -179,6 +180,12 @@ class Graph {
   // Same, then in the enclosing graphs: how subgraph bodies see outer values.
   Value* resolve(std::string_view name) const;
   Node* findNode(NodeId id) const;  // in this graph only
+  // Whether a node of this graph (not of its bodies) has this name: how passes pick fresh node names
+  // without scanning the graph (a 100k-node chain made that quadratic).
+  bool hasNodeNamed(std::string_view name) const;
+  // The nodes of this graph that hold bodies (If/Loop/Scan), by id: what a walk of the scope tree looking
+  // for names visits without touching every node.
+  const std::map<NodeId, Node*>& bodyHolders() const { return bodyHolders_; }
   // Every value this graph defines, in a stable order: inputs, initializers, then node outputs.
   std::vector<Value*> definedValues() const;
 
@@ -199,6 +206,8 @@ class Graph {
   std::vector<Value*> valueInfo_;
   std::unordered_map<std::string_view, Value*> byName_;  // keys view the values' own names
   std::unordered_map<NodeId, Node*> byId_;
+  std::unordered_map<std::string, size_t> nodeNameCounts_;  // node names are not unique in ONNX
+  std::map<NodeId, Node*> bodyHolders_;
 };
 
 }  // namespace onyx

@@ -50,17 +50,40 @@ struct Rewriter::Impl {
     auto it = graph.byName_.find(value->name_);
     if (it != graph.byName_.end() && it->second == value) graph.byName_.erase(it);
   }
+  static bool inGraph(const Node* node) {
+    return node->graph_ && node->graph_->findNode(node->id_) == node;
+  }
+  static void countNodeName(Graph& graph, const std::string& name, bool adding) {
+    if (adding) {
+      ++graph.nodeNameCounts_[name];
+      return;
+    }
+    auto it = graph.nodeNameCounts_.find(name);
+    if (it != graph.nodeNameCounts_.end() && --it->second == 0) graph.nodeNameCounts_.erase(it);
+  }
+  // Keeps Graph::bodyHolders_ in step with the node's attributes (after adding, or changing an attribute).
+  static void noteBodies(Node* node) {
+    if (!inGraph(node)) return;
+    if (node->subgraphs().empty())
+      node->graph_->bodyHolders_.erase(node->id_);
+    else
+      node->graph_->bodyHolders_[node->id_] = node;
+  }
   static void insertNode(Graph& graph, std::unique_ptr<Node> owned, Node* before) {
     Node* node = owned.get();
     auto at = before ? before->position_ : graph.nodes_.end();
     node->position_ = graph.nodes_.insert(at, std::move(owned));
     graph.byId_[node->id_] = node;
+    countNodeName(graph, node->name_, true);
+    noteBodies(node);
     for (auto& output : node->outputs_) registerName(graph, output.get());
   }
   static std::unique_ptr<Node> extractNode(Node* node) {
     Graph& graph = *node->graph_;
     for (auto& output : node->outputs_) unregisterName(graph, output.get());
     graph.byId_.erase(node->id_);
+    countNodeName(graph, node->name_, false);
+    graph.bodyHolders_.erase(node->id_);
     std::unique_ptr<Node> owned = std::move(*node->position_);
     graph.nodes_.erase(node->position_);
     return owned;
@@ -311,6 +334,7 @@ void Rewriter::setAttribute(Node* node, Attribute attribute) {
             if (replaying)
               for (Graph* body : fresh->subgraphs()) Impl::linkBody(body);
             place(*fresh);
+            Impl::noteBodies(node);
             model->emit({ChangeEvent::Kind::AttributeChanged, node->graph_, node->id_, fresh->name(), false});
           },
           [=] {
@@ -321,6 +345,7 @@ void Rewriter::setAttribute(Node* node, Attribute attribute) {
             } else {
               node->attributes_.erase(node->attributes_.begin() + long(*position));
             }
+            Impl::noteBodies(node);
             model->emit({ChangeEvent::Kind::AttributeChanged, node->graph_, node->id_, fresh->name(), true});
           }});
 }
@@ -336,11 +361,13 @@ void Rewriter::removeAttribute(Node* node, const std::string& name) {
   record({[=](bool) {
             for (Graph* body : old->subgraphs()) Impl::unlinkBody(body);
             node->attributes_.erase(node->attributes_.begin() + long(position));
+            Impl::noteBodies(node);
             model->emit({ChangeEvent::Kind::AttributeChanged, node->graph_, node->id_, name, false});
           },
           [=] {
             for (Graph* body : old->subgraphs()) Impl::linkBody(body);
             node->attributes_.insert(node->attributes_.begin() + long(position), *old);
+            Impl::noteBodies(node);
             model->emit({ChangeEvent::Kind::AttributeChanged, node->graph_, node->id_, name, true});
           }});
 }
@@ -348,12 +375,19 @@ void Rewriter::removeAttribute(Node* node, const std::string& name) {
 void Rewriter::renameNode(Node* node, std::string name) {
   auto old = node->name_;
   Model* model = model_;
+  auto assign = [node](const std::string& from, const std::string& to) {
+    if (Impl::inGraph(node)) {
+      Impl::countNodeName(*node->graph_, from, false);
+      Impl::countNodeName(*node->graph_, to, true);
+    }
+    node->name_ = to;
+  };
   record({[=](bool) {
-            node->name_ = name;
+            assign(old, name);
             model->emit({ChangeEvent::Kind::NodeRenamed, node->graph_, node->id_, old, false});
           },
           [=] {
-            node->name_ = old;
+            assign(name, old);
             model->emit({ChangeEvent::Kind::NodeRenamed, node->graph_, node->id_, name, true});
           }});
 }
@@ -554,63 +588,6 @@ void Rewriter::setGraphMetadata(Graph& graph, std::string name, std::string docS
     graph.unknownFields_ = s.unknown;
   };
   record({[=](bool) { assign(*fresh); }, [=] { assign(*old); }});
-}
-
-// ---- Model-local functions and opset imports -----------------------------------------------------
-
-namespace {
-std::string functionLabel(const Function& function) { return function.domain + "." + function.name; }
-}  // namespace
-
-void Rewriter::addFunction(std::shared_ptr<Function> function) {
-  Model* model = model_;
-  record({[=](bool) {
-            model->functions.push_back(function);
-            model->emit({ChangeEvent::Kind::FunctionAdded, nullptr, kNoNode, functionLabel(*function), false});
-          },
-          [=] {
-            std::erase(model->functions, function);
-            model->emit({ChangeEvent::Kind::FunctionRemoved, nullptr, kNoNode, functionLabel(*function), true});
-          }});
-}
-
-void Rewriter::removeFunction(const Function* function) {
-  Model* model = model_;
-  auto found = std::find_if(model->functions.begin(), model->functions.end(),
-                            [&](const auto& f) { return f.get() == function; });
-  if (found == model->functions.end()) throw std::logic_error("removeFunction: not a function of this model");
-  std::shared_ptr<Function> held = *found;
-  size_t position = size_t(found - model->functions.begin());
-  record({[=](bool) {
-            std::erase(model->functions, held);
-            model->emit({ChangeEvent::Kind::FunctionRemoved, nullptr, kNoNode, functionLabel(*held), false});
-          },
-          [=] {
-            model->functions.insert(model->functions.begin() + std::ptrdiff_t(position), held);
-            model->emit({ChangeEvent::Kind::FunctionAdded, nullptr, kNoNode, functionLabel(*held), true});
-          }});
-}
-
-void Rewriter::setOpsetImport(std::string domain, int64_t version) {
-  Model* model = model_;
-  auto old = std::make_shared<std::vector<OpsetImport>>(model->opsetImports);
-  auto fresh = std::make_shared<std::vector<OpsetImport>>(model->opsetImports);
-  auto found = std::find_if(fresh->begin(), fresh->end(), [&](const OpsetImport& o) { return o.domain == domain; });
-  if (version == 0) {
-    if (found != fresh->end()) fresh->erase(found);
-  } else if (found != fresh->end()) {
-    found->version = version;
-  } else {
-    fresh->push_back({domain, version});
-  }
-  record({[=](bool) {
-            model->opsetImports = *fresh;
-            model->emit({ChangeEvent::Kind::OpsetImportsChanged, nullptr, kNoNode, domain, false});
-          },
-          [=] {
-            model->opsetImports = *old;
-            model->emit({ChangeEvent::Kind::OpsetImportsChanged, nullptr, kNoNode, domain, true});
-          }});
 }
 
 }  // namespace onyx

@@ -3,6 +3,7 @@
 namespace onyx::layout {
 
 DotProfile chooseProfile(size_t itemCount, const DotPolicy& policy) {
+  if (itemCount > policy.layeredAbove) return DotProfile::Layered;
   if (itemCount > policy.straightAbove) return DotProfile::FastStraight;
   if (itemCount > policy.fastAbove) return DotProfile::Fast;
   return DotProfile::Quality;
@@ -16,6 +17,8 @@ std::string_view profileName(DotProfile profile) {
       return "fast";
     case DotProfile::FastStraight:
       return "fast-straight";
+    case DotProfile::Layered:
+      return "layered";
   }
   return "?";
 }

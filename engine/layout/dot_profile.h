@@ -12,12 +12,16 @@ namespace onyx::layout {
 enum class DotProfile {
   Quality,       // dot's defaults: fewest crossings, for levels small enough that it is quick
   Fast,          // x-coordinate network simplex skipped, crossing minimisation cut short, newrank
-  FastStraight,  // the fast set with straight edges, for the largest levels
+  FastStraight,  // the fast set with straight edges, for large levels
+  Layered,       // no dot at all: layered_layout.h, for levels dot cannot take
 };
 
 struct DotPolicy {
   size_t fastAbove = 500;       // items; above this, Fast
   size_t straightAbove = 3000;  // items; above this, FastStraight
+  // Items; above this, Layered. dot crashed on a 40,000-node chain (issue #25 C6) and a 30k-node network
+  // already took 4.5 s with the fast set; past 20k a level is not something to read box by box anyway.
+  size_t layeredAbove = 20000;
 };
 
 DotProfile chooseProfile(size_t itemCount, const DotPolicy& policy = {});

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "layout/graphviz_runner.h"
+#include "layout/layered_layout.h"
 
 namespace onyx::layout {
 
@@ -222,7 +223,8 @@ void LayoutService::run(LayoutJob& job) {
             job.report(phase, fraction);
           },
   };
-  Expected<std::optional<LevelLayout>> result = [&] {
+  Expected<std::optional<LevelLayout>> result = [&]() -> Expected<std::optional<LevelLayout>> {
+    if (profile == DotProfile::Layered) return std::optional<LevelLayout>(layeredLayout(job.level_));
     std::lock_guard graphviz(graphvizLock());
     return runDot(job.level_, profile, hooks);
   }();

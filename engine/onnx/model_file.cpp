@@ -13,9 +13,12 @@
 #include <set>
 #include <system_error>
 
+#include "ir/nesting.h"
 #include "onnx/atomic_file.h"
 #include "onnx/onnx_io.h"
 #include "onnx/proto_convert.h"
+#include "util/limits.h"
+#include "util/mapped_file.h"
 
 namespace onyx {
 namespace onnx_io {
@@ -43,6 +46,14 @@ Expected<void> parseStream(google::protobuf::io::ZeroCopyInputStream& stream, si
                       : message.ParsePartialFromCodedStream(&coded) && coded.ConsumedEntireMessage();
   if (!parsed) return parseFailure(what, size);
   return {};
+}
+
+// Protobuf gives no reason when it rejects a file; nesting deeper than its recursion limit is one we can
+// name (issue #25: 300 nested Ifs were "truncated, damaged or not ONNX").
+Error whyUnparsable(std::span<const std::byte> bytes, Error parseError) {
+  auto depth = scanBodyNesting(bytes);
+  if (depth && *depth > resourceLimits().maxNestingDepth) return nestingTooDeep(*depth, "");
+  return parseError;
 }
 
 fs::path absoluteFolder(const fs::path& file) {
@@ -141,7 +152,10 @@ Expected<void> parseProtoFile(const fs::path& path, google::protobuf::Message& m
 
 Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path) {
   onnx::ModelProto proto;
-  if (auto parsed = onnx_io::parseProtoFile(path, proto, "model"); !parsed) return parsed.error();
+  if (auto parsed = onnx_io::parseProtoFile(path, proto, "model"); !parsed) {
+    auto file = MappedFile::open(path);
+    return file ? onnx_io::whyUnparsable((*file)->bytes(), parsed.error()) : parsed.error();
+  }
   auto model = onnx_io::modelFromProto(proto, {onnx_io::absoluteFolder(path)});
   if (model) {
     std::error_code error;
@@ -160,7 +174,7 @@ Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::f
   onnx::ModelProto proto;
   google::protobuf::io::ArrayInputStream stream(bytes.data(), int(std::min<size_t>(bytes.size(), INT_MAX)));
   if (auto parsed = onnx_io::parseStream(stream, bytes.size(), proto, "model"); !parsed)
-    return named(parsed.error());
+    return named(onnx_io::whyUnparsable(std::as_bytes(std::span(bytes.data(), bytes.size())), parsed.error()));
   std::filesystem::path folder;
   if (!baseDir.empty()) {
     std::error_code error;

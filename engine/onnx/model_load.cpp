@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ir/module_path.h"
+#include "ir/nesting.h"
 #include "ir/rewriter.h"
 #include "onnx/node_metadata.h"
 #include "onnx/proto_convert.h"
@@ -440,6 +441,9 @@ Expected<std::unique_ptr<Model>> modelFromProto(onnx::ModelProto& proto, const E
   if (auto built = builder.buildGraph(model->graph(), *proto.mutable_graph(), "graph '" + name + "'"); !built)
     return built.error();
   builder.finish();
+  // Everything after loading walks bodies and function calls recursively: a recursive function or nesting
+  // past the limit is refused here, naming the cycle or the node (issue #25 C3).
+  if (auto nesting = checkNesting(*model); !nesting) return nesting.error();
   return model;
 }
 

@@ -1,4 +1,6 @@
 #pragma once
+#include <optional>
+#include <span>
 // Conversions between onnx.proto messages and the IR, shared by the files of engine/onnx/. Nothing outside
 // engine/onnx/ includes this header: protobuf types stay behind the onnx_io.h boundary.
 #include <google/protobuf/io/coded_stream.h>
@@ -56,6 +58,9 @@ void restoreFields(const std::string& serialized, google::protobuf::Message& mes
 // Parses a ModelProto of `size` bytes as protobuf would, reading the main graph's raw_data into strings of
 // exactly their size (model_stream.cpp).
 bool parseModelStream(google::protobuf::io::CodedInputStream& in, size_t size, onnx::ModelProto& model);
+// The deepest If/Loop/Scan body level of a serialized ModelProto (the main graph is 0, a function body 1), read
+// along the fields that lead to bodies only; nullopt when those are malformed (nesting_scan.cpp).
+std::optional<int64_t> scanBodyNesting(std::span<const std::byte> bytes);
 
 // Parses a whole file into `message` from a buffered stream (the file is never held as one string) with
 // protobuf's size limit raised to its 2 GB maximum.

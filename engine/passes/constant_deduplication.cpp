@@ -50,6 +50,7 @@ Expected<bool> ConstantDeduplication::run(PassContext& context) {
     // Hashes by storage: tensors sharing bytes are hashed once.
     std::map<std::pair<const void*, size_t>, size_t> hashOfStorage;
     std::vector<Value*> initializers = graph->initializers();
+    std::vector<Value*> copies;  // removed together at the end (one by one was quadratic)
     for (Value* value : initializers) {
       const Tensor* tensor = fixedInitializer(value);
       if (!tensor || value->uses().empty()) continue;
@@ -86,13 +87,13 @@ Expected<bool> ConstantDeduplication::run(PassContext& context) {
           ++moved;
         }
         if (allMoved) {
-          if (value->hasValueInfo()) rewriter.setValueInfo(value, false);
-          rewriter.removeValue(value);
+          copies.push_back(value);
           context.count("initializers-removed");
         }
         changed = changed || moved > 0;
       }
     }
+    if (!copies.empty()) rewriter.removeValues(copies);
   }
   return changed;
 }

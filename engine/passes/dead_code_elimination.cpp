@@ -40,13 +40,13 @@ Expected<bool> DeadCodeElimination::run(PassContext& context) {
     }
     if (!context.scope().empty())
       continue;  // initializers belong to no scope: only whole-model runs drop them
-    std::vector<Value*> initializers = (*graph)->initializers();
-    for (Value* value : initializers) {
-      if (!value->uses().empty() || value->isGraphInput()) continue;
-      rewriter.removeValue(value);
-      context.count("initializers-removed");
-      changed = true;
-    }
+    std::vector<Value*> unused;
+    for (Value* value : (*graph)->initializers())
+      if (value->uses().empty() && !value->isGraphInput()) unused.push_back(value);
+    if (unused.empty()) continue;
+    rewriter.removeValues(unused);
+    context.count("initializers-removed", int64_t(unused.size()));
+    changed = true;
   }
   return changed;
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "exec/fused_elementwise.h"
 #include "ir/verify.h"
@@ -79,30 +81,32 @@ class Fuser {
   }
 
   // The group rooted at `root`: producers join while every use of their output is a group member (a value
-  // read twice inside the group, as `a` in a * sigmoid(a), joins once both readers have).
+  // read twice inside the group, as `a` in a * sigmoid(a), joins once both readers have). A worklist: a
+  // producer is looked at again each time one of its readers joins, so it joins when its last reader does;
+  // linear in the group (a fixpoint sweep over the whole order made a 10k-node chain quadratic).
   Group grow(Node* root) {
-    std::set<const Node*> members = {root};
-    for (bool grew = true; grew;) {
-      grew = false;
-      std::vector<Node*> current;
-      for (Node* node : order_)
-        if (members.count(node)) current.push_back(node);
-      for (Node* node : current) {
-        for (Value* v : node->inputs()) {
-          Node* producer = v ? v->producer() : nullptr;
-          if (!producer || members.count(producer) || taken_.count(producer) || !fusible(producer)) continue;
-          bool inside = std::all_of(v->uses().begin(), v->uses().end(),
-                                    [&](const Use& use) { return use.node && members.count(use.node); });
-          if (!inside) continue;
-          members.insert(producer);
-          grew = true;
-        }
+    std::unordered_set<const Node*> members = {root};
+    std::vector<Node*> pending = {root};
+    std::vector<Node*> joined = {root};
+    while (!pending.empty()) {
+      Node* node = pending.back();
+      pending.pop_back();
+      for (Value* v : node->inputs()) {
+        Node* producer = v ? v->producer() : nullptr;
+        if (!producer || members.count(producer) || taken_.count(producer) || !fusible(producer)) continue;
+        bool inside = std::all_of(v->uses().begin(), v->uses().end(),
+                                  [&](const Use& use) { return use.node && members.count(use.node); });
+        if (!inside) continue;
+        members.insert(producer);
+        pending.push_back(producer);
+        joined.push_back(producer);
       }
     }
+    std::sort(joined.begin(), joined.end(),
+              [&](const Node* a, const Node* b) { return position_.at(a) < position_.at(b); });
     Group group;
-    for (Node* node : order_)
-      if (members.count(node)) group.nodes.push_back(node);
-    std::set<const Value*> seen;
+    group.nodes = std::move(joined);
+    std::unordered_set<const Value*> seen;
     for (Node* node : group.nodes) {
       for (Value* v : node->inputs()) {
         if (!v || (v->producer() && members.count(v->producer())) || !seen.insert(v).second) continue;
@@ -116,6 +120,9 @@ class Fuser {
     auto order = topologicalOrder(graph_);
     if (!order) return order.error();
     order_ = *order;
+    for (size_t i = 0; i < order_.size(); ++i) position_[order_[i]] = i;
+    for (const auto& f : context_.model().functions)
+      if (f->domain == kDomain && f->body) byFormula_.try_emplace(f->docString, f.get());
     bool changed = false;
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       Node* root = *it;
@@ -158,6 +165,7 @@ class Fuser {
       auto made = buildFunction(model, rw, group, functionName(group), formula);
       rw.addFunction(made);
       function = made.get();
+      byFormula_.try_emplace(formula, function);
       if (model.opsetVersion(kDomain) == 0) rw.setOpsetImport(std::string(kDomain), 1);
       context_.count("functions-created");
     }
@@ -177,10 +185,11 @@ class Fuser {
     context_.count("nodes-fused", int64_t(group.nodes.size()));
   }
 
+  // The first function of the model with this formula (a map: one scan of the functions per graph, not one
+  // per group).
   const Function* findByFormula(const std::string& formula) const {
-    for (const auto& f : context_.model().functions)
-      if (f->domain == kDomain && f->docString == formula && f->body) return f.get();
-    return nullptr;
+    auto found = byFormula_.find(formula);
+    return found == byFormula_.end() ? nullptr : found->second;
   }
 
   std::string functionName(const Group& group) const {
@@ -195,7 +204,9 @@ class Fuser {
   PassContext& context_;
   Graph& graph_;
   std::vector<Node*> order_;
-  std::set<const Node*> taken_;
+  std::unordered_map<const Node*, size_t> position_;  // in order_
+  std::unordered_map<std::string, const Function*> byFormula_;
+  std::unordered_set<const Node*> taken_;
 };
 
 }  // namespace

@@ -6,9 +6,11 @@
 #include <chrono>
 
 #include "exec/compare.h"
+#include "ir/nesting.h"
 #include "ir/verify.h"
 #include "passes/measure.h"
 #include "passes/model_runs.h"
+#include "passes/pass_util.h"
 
 namespace onyx::passes {
 
@@ -48,6 +50,27 @@ std::string passList(const std::vector<PassStep>& steps) {
 }
 
 }  // namespace
+
+Expected<void> checkBeforePasses(const Model& model) {
+  if (auto nesting = checkNesting(model); !nesting) return nesting.error();
+  std::vector<const Graph*> graphs = {&model.graph()};
+  for (const auto& function : model.functions)
+    if (function->body) graphs.push_back(function->body.get());
+  for (size_t i = 0; i < graphs.size(); ++i)  // bodies join the list as it is walked
+    for (const auto& [id, holder] : graphs[i]->bodyHolders())
+      for (const Graph* body : holder->subgraphs()) graphs.push_back(body);
+  for (const Graph* graph : graphs) {
+    auto order = topologicalOrder(*graph);
+    if (order) continue;
+    std::string where = graph->parent() ? "a body of " + graph->owner()->describe() : "";
+    if (const Function* function = enclosingFunction(model, *graph))
+      where = "function '" + function->domain + "." + function->name + "'" + (where.empty() ? "" : ", " + where);
+    return makeError(order.error().message, where.empty() ? order.error().where : where + ", " + order.error().where);
+  }
+  ShapeInference shapes = inferShapes(model);
+  if (shapes.overLimit) return *shapes.overLimit;
+  return {};
+}
 
 bool StepVerification::ok() const {
   for (const OutputError& output : outputs)
@@ -196,6 +219,10 @@ PipelineResult PassManager::runEntries(const std::vector<PipelineEntry>& pipelin
   PipelineResult result;
   result.nodesBefore = countNodes(model_);
   result.nodesAfter = result.nodesBefore;
+  if (auto checked = checkBeforePasses(model_); !checked) {
+    result.error = checked.error();
+    return result;
+  }
   int maxRounds = options.fixpoint ? std::max(1, options.maxRounds) : 1;
   std::unique_ptr<StepMeasurer> measurer;
   if (options.measure.enabled) {

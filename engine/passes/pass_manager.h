@@ -165,6 +165,13 @@ class PassManager {
   std::unique_ptr<Reference> reference_;
 };
 
+// What must hold before any pass runs, else the first pass to walk the model would fail with an unclear error
+// (a cycle was "pass 'elementwise-fusion' failed after" 20 pass names) or recurse without end: no graph has a
+// cycle (the error names its nodes), nesting and function calls are within the limit (ir/nesting.h), and
+// no shape input is declared over the resource policy's length (as `onyx shapes` reports it). Run by
+// PassManager::runEntries before the first step; the CLI calls it first to stop before printing steps.
+Expected<void> checkBeforePasses(const Model& model);
+
 // Names of the passes in `pipeline` that are not registered (for usage errors).
 std::vector<std::string> unknownPasses(const std::vector<std::string>& pipeline);
 

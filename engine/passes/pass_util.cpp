@@ -21,17 +21,13 @@ const Graph& rootOf(const Graph& graph) {
   return *root;
 }
 
+// Looks at the bodies only (Graph::bodyHolders), not every node: fresh names stay cheap on long graphs.
 bool definesName(const Graph& graph, const std::string& name) {
   if (graph.findValue(name)) return true;
-  for (Node* node : graph.nodes())
+  for (const auto& [id, node] : graph.bodyHolders())
     for (Graph* body : node->subgraphs())
       if (definesName(*body, name)) return true;
   return false;
-}
-
-bool nodeNameTaken(const Graph& graph, const std::string& name) {
-  return std::any_of(graph.nodes().begin(), graph.nodes().end(),
-                     [&](const Node* n) { return n->name() == name; });
 }
 
 template <class T>
@@ -127,7 +123,7 @@ std::string freshValueName(const Graph& graph, const std::string& base) {
 }
 
 std::string freshNodeName(const Graph& graph, const std::string& base) {
-  return freshName(base, [&](const std::string& name) { return nodeNameTaken(graph, name); });
+  return freshName(base, [&](const std::string& name) { return graph.hasNodeNamed(name); });
 }
 
 std::string valueRef(const Value* value) {

@@ -25,6 +25,10 @@ class ShapeInferencer {
   InferredValue& slot(const Value* value) { return (*table_)[value]; }
   // The attribute a function-body reference names, from the call being inferred; null outside functions.
   const Attribute* callAttribute(const std::string& name) const;
+  // Keeps the first resource-policy limit a shape function hit (ShapeInference::overLimit).
+  void noteOverLimit(Error error) {
+    if (!result_.overLimit) result_.overLimit = std::move(error);
+  }
 
   Dim canonical(const Dim& dim) const;
   SymExpr canonical(const SymExpr& expr) const;

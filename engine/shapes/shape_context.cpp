@@ -172,6 +172,11 @@ Error ShapeContext::error(std::string message) const {
   return makeError(std::move(message), where.describe());
 }
 
+Error ShapeContext::limitError(std::string message) const {
+  inferencer_->noteOverLimit(makeError(message, node_->describe()));
+  return error(std::move(message));
+}
+
 std::string ShapeContext::describeInput(size_t i) const {
   const Value* value = node_->input(i);
   if (!value) return "absent input " + std::to_string(i);

@@ -75,6 +75,8 @@ class ShapeContext {
   Shape unknownDims(size_t rank, const std::string& reason) const;
   // An error about this node; the message says what is inconsistent.
   Error error(std::string message) const;
+  // The same for a resource-policy limit, also noted as ShapeInference::overLimit.
+  Error limitError(std::string message) const;
   // "%x (from Conv 'c1' (#3))": how messages name input i and where it came from.
   std::string describeInput(size_t i) const;
 

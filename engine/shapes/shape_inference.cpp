@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "catalog/op_registry.h"
+#include "ir/nesting.h"
 #include "shapes/dim_math.h"
 #include "shapes/function_body_values.h"
 #include "shapes/inferencer.h"
@@ -45,6 +46,12 @@ ShapeInferencer::ShapeInferencer(const Model& model, const ShapeInferenceOptions
     : model_(model), options_(options), result_(result), table_(&result.values), imports_(&model.opsetImports) {}
 
 void ShapeInferencer::run() {
+  // Inference recurses into bodies and function calls: a recursive function would never return.
+  if (auto nesting = checkNesting(model_); !nesting) {
+    result_.diagnostics.push_back(
+        {Diagnostic::Severity::Error, nesting.error().message, kNoNode, nesting.error().where});
+    return;
+  }
   result_.values.reserve(model_.graph().nodeCount() * 2 + model_.graph().initializers().size() + 16);
   setGraphInputs(model_.graph());
   inferGraph(model_.graph());

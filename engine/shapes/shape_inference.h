@@ -63,6 +63,10 @@ struct ShapeInference {
   SymSubstitution unified;
   // Errors (provably inconsistent shapes) and warnings, each naming its node.
   std::vector<Diagnostic> diagnostics;
+  // The first of those errors that is the resource policy's (util/limits.h: a shape input declared longer
+  // than a shape can be), as `onyx shapes` prints it: commands that carry on without shapes after other
+  // errors (optimize, render) stop on this one, so all three agree.
+  std::optional<Error> overLimit;
 
   const InferredValue* find(const Value* value) const {
     auto found = values.find(value);

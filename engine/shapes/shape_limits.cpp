@@ -9,7 +9,7 @@ Expected<std::optional<size_t>> declaredShapeLength(const ShapeContext& ctx, siz
   auto length = shape && shape->size() == 1 ? (*shape)[0].value() : std::nullopt;
   if (!length) return std::optional<size_t>();
   auto checked = checkShapeLength(*length, "shape input " + ctx.describeInput(i), "");
-  if (!checked) return ctx.error(checked.error().message);
+  if (!checked) return ctx.limitError(checked.error().message);
   return std::optional<size_t>(size_t(*length));
 }
 

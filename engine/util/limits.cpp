@@ -73,6 +73,7 @@ ResourceLimits defaultResourceLimits(int64_t physicalBytes, const char* maxTenso
       positiveInteger(maxTensorBytesOverride).value_or(std::max<int64_t>(physicalBytes / 2, 1));
   limits.maxRunBytes = positiveInteger(maxRunBytesOverride).value_or(std::max<int64_t>(physicalBytes, 1));
   limits.maxShapeLength = 4096;
+  limits.maxNestingDepth = 24;
   return limits;
 }
 

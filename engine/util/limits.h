@@ -24,6 +24,9 @@ struct ResourceLimits {
   int64_t maxTensorBytes = 0;  // one tensor (one allocation)
   int64_t maxRunBytes = 0;     // a run's planned arena
   int64_t maxShapeLength = 0;  // elements of a shape-carrying tensor (the rank it gives), checked by shapes
+  // Levels of If/Loop/Scan bodies inside bodies and of model-local function calls (ir/nesting.h), checked
+  // when a model loads and before shapes, the executor and the passes walk it recursively.
+  int64_t maxNestingDepth = 0;
 };
 
 // The environment variables that override the defaults (bytes; a plain decimal integer).
@@ -32,8 +35,9 @@ inline constexpr std::string_view kMaxRunBytesEnv = "ONYX_MAX_RUN_BYTES";
 
 // Defaults for a machine with `physicalBytes` of memory: a tensor may take half of it, a run all of it (what
 // does not fit would only swap or be killed), a shape-carrying tensor 4096 elements (ONNX ranks are small; a
-// longer one is a malformed model, not a real shape). Override values that are not positive integers are
-// ignored.
+// longer one is a malformed model, not a real shape), nesting 24 levels (protobuf's own recursion limit of
+// 100 messages stops a file at about 30 body levels; real models nest 2 or 3). Override values that are not
+// positive integers are ignored.
 ResourceLimits defaultResourceLimits(int64_t physicalBytes, const char* maxTensorBytesOverride,
                                      const char* maxRunBytesOverride);
 // An error naming the variable when ONYX_MAX_TENSOR_BYTES or ONYX_MAX_RUN_BYTES is set but not a positive

@@ -54,8 +54,13 @@ foreach(_case "reshape_shape_len;9223372036854775807" "expand_shape_len;10995116
     --stdout ${_expected}/shapes-limits-${_name}.txt
     --stderr-contains "shape input 'shape' (graph input) is declared with ${_length} elements, over the limit of 4096 for a shape (it gives the output's rank)"
     1 -- $<TARGET_FILE:onyx> shapes limits_${_name}.onnx)
-  # optimize and render keep going without the shape (exit 0), where they used to abort.
-  onyx_cli_test(limits.render.${_name} 0 -- $<TARGET_FILE:onyx> render limits_${_name}.onnx -o limits_${_name}.svg)
+  # optimize and render stop with the same error line as shapes (they used to abort, then to carry on
+  # without the shape and exit 0).
+  set(_line "shape input 'shape' (graph input) is declared with ${_length} elements, over the limit of 4096 for a shape (it gives the output's rank)")
+  onyx_cli_test(limits.render.${_name} --stderr-contains "${_line}" 1 --
+    $<TARGET_FILE:onyx> render limits_${_name}.onnx -o limits_${_name}.svg)
+  onyx_cli_test(limits.optimize.${_name} --stderr-contains "${_line}" 1 --
+    $<TARGET_FILE:onyx> optimize limits_${_name}.onnx -o limits_${_name}_out.onnx)
 endforeach()
 
 # C4: outputs sized from data are checked in KernelContext::allocateOutput, naming the node.

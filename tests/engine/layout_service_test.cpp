@@ -151,6 +151,41 @@ TEST(Layout, FastProfilesStillRouteEveryEdgeDownwards) {
   }
 }
 
+// Levels past DotPolicy::layeredAbove get the linear layered layout (dot crashed on a 40k-node chain):
+// every edge still points down, boxes of one rank do not overlap, frames hold their items.
+TEST(Layout, LayeredLayoutForHugeLevelsRoutesDownwardsWithoutOverlap) {
+  auto model = makeNetworkLike({.nodes = 300});
+  LayoutOptions options;
+  options.policy = DotPolicy{0, 0, 0};
+  LayoutService service(options);
+  LevelRequest request;
+  request.collapseThreshold = 100;
+  request.expandedScopes = {"/encoder", "/encoder/layer.1"};
+  auto layout = layOut(service, model->graph(), request);
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout->profile, DotProfile::Layered);
+  EXPECT_EQ(profileName(DotProfile::Layered), "layered");
+  const LevelView& level = *layout->level;
+  ASSERT_GT(level.edges.size(), 10u);
+  for (size_t e = 0; e < level.edges.size(); ++e) {
+    const Rect& from = layout->items[level.edges[e].from];
+    const Rect& to = layout->items[level.edges[e].to];
+    EXPECT_LT(from.bottom(), to.y) << level.edges[e].valueName;
+    EXPECT_EQ(layout->edges[e].points.size(), 4u);
+  }
+  for (size_t i = 0; i < layout->items.size(); ++i)
+    for (size_t j = i + 1; j < layout->items.size(); ++j)
+      EXPECT_FALSE(layout->items[i].intersects(layout->items[j])) << i << " " << j;
+  ASSERT_FALSE(level.clusters.empty());
+  for (size_t i = 0; i < level.items.size(); ++i) {
+    if (level.items[i].cluster < 0) continue;
+    const Rect& frame = layout->clusters[size_t(level.items[i].cluster)];
+    const Rect& box = layout->items[i];
+    EXPECT_TRUE(frame.x <= box.x && frame.y <= box.y && box.right() <= frame.right() && box.bottom() <= frame.bottom());
+  }
+  EXPECT_EQ(chooseProfile(DotPolicy{}.layeredAbove + 1), DotProfile::Layered);
+}
+
 TEST(Layout, ExpandedScopesGetFramesAroundTheirItems) {
   auto model = makeNetworkLike({.nodes = 400});
   LevelRequest request;
