@@ -2,6 +2,8 @@
 
 #include <QThread>
 
+#include "inference_snapshot.h"
+
 namespace onyx::views {
 
 namespace {
@@ -33,6 +35,7 @@ ModelDocument::~ModelDocument() {
 
 void ModelDocument::takeChange(const ChangeEvent& event) {
   ++revision_;
+  ++editRevision_;
   if (event.kind == ChangeEvent::Kind::ValueTypeChanged && event.graph) {
     if (const Value* value = event.graph->findValue(event.name)) editedTypes_[value] = inferenceGeneration_;
   }
@@ -85,17 +88,23 @@ void ModelDocument::reinfer() { startInference(); }
 
 void ModelDocument::startInference() {
   uint64_t generation = ++inferenceGeneration_;
-  auto model = model_;
+  // The UI thread goes on editing model_ (passes, undo) while the worker runs: it reads a copy.
+  std::shared_ptr<const Model> snapshot = snapshotOf(*model_);
+  const uint64_t snapshotRevision = editRevision_;
   ShapeInferenceOptions options;
   options.bindings = bindings_;
   // The worker holds the loaded tensors the options point at until it is done.
   std::shared_ptr<const GivenInputs> given = givenInputs_;
   if (given) given->applyTo(options);
-  QThread* worker = QThread::create([this, model, options, given, generation] {
-    auto inference = std::make_shared<ShapeInference>(inferShapes(*model, options));
+  QThread* worker = QThread::create([this, snapshot, options, given, generation, snapshotRevision] {
+    auto inference = std::make_shared<ShapeInference>(inferShapes(*snapshot, options));
     (void)given;  // held for the options' tensor pointers
-    QMetaObject::invokeMethod(this, [this, inference, generation] { adoptInference(inference, generation); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this,
+        [this, snapshot, inference, generation, snapshotRevision] {
+          adoptInference(snapshot, inference, generation, snapshotRevision);
+        },
+        Qt::QueuedConnection);
   });
   // An older run finishes on its own; its result is dropped by generation.
   connect(worker, &QThread::finished, worker, &QObject::deleteLater);
@@ -106,10 +115,17 @@ void ModelDocument::startInference() {
   worker->start();
 }
 
-void ModelDocument::adoptInference(std::shared_ptr<ShapeInference> inference, uint64_t generation) {
+void ModelDocument::adoptInference(std::shared_ptr<const Model> snapshot, std::shared_ptr<ShapeInference> inference,
+                                   uint64_t generation, uint64_t snapshotRevision) {
   if (generation != inferenceGeneration_) return;
+  // Edited since the snapshot: the result describes a model that is gone, and no newer run is on its way.
+  if (snapshotRevision != editRevision_) {
+    startInference();
+    return;
+  }
   inferring_ = nullptr;
-  shapes_ = std::move(inference);
+  shapes_ = std::make_shared<ShapeInference>(rebaseInference(std::move(*inference), *snapshot, *model_));
+  shapesSnapshot_ = std::move(snapshot);
   std::erase_if(editedTypes_, [generation](const auto& edit) { return edit.second < generation; });
   report_ = std::make_shared<ShapeReport>(buildShapeReport(*model_, *shapes_));
   ++revision_;

@@ -62,6 +62,9 @@ class ModelDocument : public QObject {
   uint64_t id() const { return id_; }
   // Bumped by every change event of the model and every re-inference.
   uint64_t revision() const { return revision_; }
+  // Bumped by every change event only: background work started at one edit revision and finished at another
+  // read a model that is no longer this one (its result is dropped or re-run).
+  uint64_t editRevision() const { return editRevision_; }
 
   const ShapeInference& shapes() const { return *shapes_; }
   // The type the views show for `value`: the inferred one, except for a value whose type was edited after
@@ -86,7 +89,8 @@ class ModelDocument : public QObject {
   void setBindings(const SymBindings& bindings);
   // Re-runs inference with these input tensors' values (null: dims and bindings only).
   void setGivenInputs(std::shared_ptr<const GivenInputs> inputs);
-  // Re-runs inference with the current bindings (after an edit).
+  // Re-runs inference with the current bindings (after an edit). The worker reads a snapshot of the model
+  // (inference_snapshot.h); a result that lands after another edit is dropped and inference runs again.
   void reinfer();
   void setHighlight(const Highlight& highlight);
   void clearHighlight() { setHighlight(Highlight{}); }
@@ -104,7 +108,8 @@ class ModelDocument : public QObject {
 
  private:
   void startInference();
-  void adoptInference(std::shared_ptr<ShapeInference> inference, uint64_t generation);
+  void adoptInference(std::shared_ptr<const Model> snapshot, std::shared_ptr<ShapeInference> inference,
+                      uint64_t generation, uint64_t snapshotRevision);
   void takeChange(const ChangeEvent& event);
   void settleChanges();
 
@@ -112,7 +117,10 @@ class ModelDocument : public QObject {
   QString path_;
   uint64_t id_;
   uint64_t revision_ = 0;
+  uint64_t editRevision_ = 0;
   std::shared_ptr<ShapeInference> shapes_;
+  // The snapshot the shapes were inferred on: their constant tensors point into it.
+  std::shared_ptr<const Model> shapesSnapshot_;
   std::shared_ptr<ShapeReport> report_;
   SymBindings bindings_;
   std::shared_ptr<const GivenInputs> givenInputs_;

@@ -1,5 +1,7 @@
 #include "ir/type.h"
 
+#include "util/limits.h"
+
 namespace onyx {
 
 std::string shapeToString(const Shape& shape) {
@@ -16,7 +18,10 @@ std::optional<int64_t> staticElementCount(const Shape& shape) {
   for (const Dim& dim : shape) {
     auto value = dim.value();
     if (!value) return std::nullopt;
-    count *= *value;
+    // Dims whose product does not fit in int64 (a hostile file's) have no count, not a wrapped one.
+    auto product = checkedMul(count, *value);
+    if (!product) return std::nullopt;
+    count = *product;
   }
   return count;
 }

@@ -182,6 +182,7 @@ void GraphCanvas::requestLevel() {
   Q_EMIT layoutRequested();
   const layout::LevelRequest request = levelRequest();
   const uint64_t generation = ++generation_;
+  requestedRevision_ = document_->editRevision();
   auto level = buildStyledLevel(request, scopeTreeOf(*request.graph), &document_->shapes());
   if (!level) {
     showMessage(qs(level.error().toString()));
@@ -213,7 +214,7 @@ void GraphCanvas::requestLevel() {
         },
         Qt::QueuedConnection);
   };
-  job_ = service_->submit(layout::LayoutKey::of(request, document_->id(), layoutRevision_), *level, progress,
+  job_ = service_->submit(layout::LayoutKey::of(request, document_->id(), requestedRevision_), *level, progress,
                           completion, layoutToKeep());
   if (!job_->fromCache()) {
     progressText_->setText(tr("Laying out %1 boxes and %2 edges...").arg(items).arg(edges));
@@ -235,6 +236,11 @@ void GraphCanvas::onProgress(uint64_t generation, layout::LayoutPhase phase, dou
 
 void GraphCanvas::onLayoutSettled(uint64_t generation, const layout::LayoutOutcome& outcome, bool cancelled) {
   if (generation != generation_) return;
+  if (document_ && document_->editRevision() != requestedRevision_) {
+    // Laid out before an edit whose burst has not settled yet: its nodes may be gone. The job stays pending,
+    // so onChangesSettled, queued behind this, asks for the level again.
+    return;
+  }
   job_.reset();
   progressPanel_->hide();
   if (!outcome) {

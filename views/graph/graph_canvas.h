@@ -182,7 +182,10 @@ class GraphCanvas : public QWidget {
   std::shared_ptr<const layout::LevelLayout> shown_;
   std::shared_ptr<layout::LayoutJob> job_;
   uint64_t generation_ = 0;      // bumped per request; results of older ones are dropped
-  uint64_t layoutRevision_ = 0;  // bumped per burst of edits (not per re-inference: shapes only relabel)
+  // The document's edit revision the pending layout was built at (not bumped by re-inference: shapes only
+  // relabel). It keys the layout cache, and a layout that lands after an edit holds nodes the edit may have
+  // removed: it is asked for again instead of shown.
+  uint64_t requestedRevision_ = 0;
   uint64_t layoutRequests_ = 0;
   uint64_t patches_ = 0;
   size_t collapseThreshold_ = layout::kDefaultCollapseThreshold;

@@ -52,9 +52,8 @@ std::shared_ptr<const layout::LevelLayout> GraphCanvas::layoutToKeep() const {
 
 void GraphCanvas::onChangesSettled(const std::vector<ChangeEvent>& events) {
   if (!document_ || frames_.empty()) return;
-  // Cached layouts of other levels may show what changed: whatever is asked for next is laid out afresh
-  // (the shown level, when patched, is on screen already and needs no cache entry).
-  ++layoutRevision_;
+  // Cached layouts of other levels may show what changed: whatever is asked for next is laid out afresh, as
+  // the cache is keyed by the edit revision (the shown level, when patched, is on screen and needs no entry).
   if (std::any_of(events.begin(), events.end(), changesScopes)) scopeTrees_.clear();
   resolveFrames();
   updateChrome();

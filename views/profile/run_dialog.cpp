@@ -14,6 +14,8 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "inference_snapshot.h"
+#include "model_document.h"
 #include "profile/run_defaults.h"
 #include "profile_session.h"
 
@@ -243,9 +245,11 @@ void RunDialog::start() {
   progress_->setRange(0, req->warmup + req->iterations);
   progress_->setValue(0);
   status_->setText(tr("Starting…"));
-  // The worker holds the model (shared) and the cancel flag; results come back as queued calls, which Qt
-  // drops if this dialog is gone (its destructor waits for the worker first).
-  std::shared_ptr<const Model> model = session_->document()->sharedModel();
+  // The worker holds a snapshot of the model (the UI thread may edit the model meanwhile) and the cancel
+  // flag; results come back as queued calls, which Qt drops if this dialog is gone (its destructor waits for
+  // the worker first). The snapshot's nodes keep their ids, which the profile names.
+  std::shared_ptr<const Model> model = snapshotOf(session_->document()->model());
+  runRevision_ = session_->document()->editRevision();
   auto cancel = cancel_;
   profile::RunRequest request = *req;
   worker_ = QThread::create([this, model, cancel, request] {
@@ -285,6 +289,12 @@ void RunDialog::onFinished(std::shared_ptr<Expected<profile::RunResult>> result)
   setRunning(false);
   if (!*result) {
     status_->setText(QString::fromStdString(result->error().toString()));
+    Q_EMIT finished(false, status_->text());
+    return;
+  }
+  if (session_->document()->editRevision() != runRevision_) {
+    // Node ids and the memory plan describe the model as it was: an edit may have removed or reused them.
+    status_->setText(tr("The model was edited during the run, so its results no longer describe it: run again"));
     Q_EMIT finished(false, status_->text());
     return;
   }

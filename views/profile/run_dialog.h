@@ -7,6 +7,7 @@
 #include <QDialog>
 #include <QPointer>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 
 #include "profile/profile_run.h"
@@ -76,6 +77,7 @@ class RunDialog : public QDialog {
   QPushButton* cancelButton_;
   QThread* worker_ = nullptr;
   std::shared_ptr<std::atomic<bool>> cancel_;
+  uint64_t runRevision_ = 0;  // the document's edit revision the running worker's snapshot was taken at
 };
 
 }  // namespace onyx::views

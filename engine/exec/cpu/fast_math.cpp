@@ -5,7 +5,14 @@
 #include <cmath>
 #include <cstring>
 
+// Clang (the sanitizer and fuzz builds, packaging/sanitize.sh) rejects an avx512f clone that passes 64-byte
+// vectors to the helpers below, compiled without avx512f, as an ABI mismatch (GCC inlines them): its builds
+// clone for haswell and the baseline only.
+#if defined(__clang__)
+#define ONYX_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#else
 #define ONYX_CLONES __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+#endif
 
 namespace onyx::exec {
 namespace {

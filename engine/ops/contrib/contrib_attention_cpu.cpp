@@ -117,7 +117,9 @@ Expected<std::vector<float>> attentionBias(const KernelContext& ctx, const Atten
 Expected<void> runAttention(KernelContext& ctx) {
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
-  const auto& [x, w] = *inputs;
+  const auto& [xInput, wInput] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& x = xInput; const auto& w = wInput;
   for (size_t i : {kInput, kWeights, kBias, kPast})
     if (ctx.hasInput(i) && !isFloatStorage(ctx.input(i).dtype())) return ctx.unsupportedType(int(i));
   if (ctx.attrInt("do_rotary", 0) != 0) return ctx.error("Attention with do_rotary is not supported");

@@ -98,7 +98,9 @@ void gatherHead(const float* src, bool bnsh, int64_t b, int64_t h, int64_t rows,
 Expected<void> runMultiHeadAttention(KernelContext& ctx) {
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
-  const auto& [q, k, v] = *inputs;
+  const auto& [qInput, kInput, vInput] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& q = qInput; const auto& k = kInput; const auto& v = vInput;
   for (size_t i : {kQuery, kKey, kValue, kBias, kAttentionBias, kPastKey, kPastValue})
     if (ctx.hasInput(i) && !isFloatStorage(ctx.input(i).dtype())) return ctx.unsupportedType(int(i));
   if (ctx.wantsOutput(3) || ctx.hasInput(8) || ctx.hasInput(9)) return ctx.error("MultiHeadAttention's qk output, past_sequence_length and cache_indirection are not supported");

@@ -32,7 +32,9 @@ template <bool Simplified>
 Expected<void> runSkipNorm(KernelContext& ctx) {
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
-  const auto& [x, skip, gamma] = *inputs;
+  const auto& [xInput, skipInput, gammaInput] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& x = xInput; const auto& skip = skipInput; const auto& gamma = gammaInput;
   const TensorValue& beta = Simplified ? TensorValue() : ctx.input(3);
   const TensorValue& bias = ctx.input(Simplified ? 3 : 4);
   for (size_t i = 0; i < 5; ++i) {
@@ -85,7 +87,9 @@ Expected<void> runSkipNorm(KernelContext& ctx) {
 Expected<void> runSimplifiedNorm(KernelContext& ctx) {
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
-  const auto& [x, scale] = *inputs;
+  const auto& [xInput, scaleInput] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& x = xInput; const auto& scale = scaleInput;
   if (!isFloatStorage(x.dtype())) return ctx.unsupportedType(0);
   if (!isFloatStorage(scale.dtype())) return ctx.unsupportedType(1);
   auto axis = normalizeAxis(ctx.attrInt("axis", -1), x.rank());

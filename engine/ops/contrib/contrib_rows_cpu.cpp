@@ -1,4 +1,5 @@
 // Float storage conversions and the panel-decoding product of the com.microsoft kernels (contrib_kernels.h).
+#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstring>
@@ -28,7 +29,13 @@ __attribute__((target("avx,f16c"))) void floatToHalfF16c(const float* src, uint1
 }
 
 bool hasF16c() {
+#if defined(__clang__) && __clang_major__ < 15
+  // clang 14 (the sanitizer builds) does not know "f16c" here: CPUID leaf 1 says it (ECX bit 29).
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  static const bool has = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) && __builtin_cpu_supports("avx");
+#else
   static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+#endif
   return has;
 }
 

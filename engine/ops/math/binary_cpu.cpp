@@ -1,6 +1,7 @@
 // Broadcasting arithmetic: Add, Sub, Mul, Div, Pow, Mod, Max, Min, Sum, Mean, PRelu, bit ops. The reference
 // walks every output index; the fast kernel collapses shapes into vectorisable runs (exec/elementwise.h).
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "exec/elementwise.h"
@@ -202,6 +203,15 @@ double powValue(T base, double exponent) {
   return std::pow(double(C<T>(base)), exponent);
 }
 
+// An integer power past int64, or NaN (a negative base to a fractional exponent), converted without
+// undefined behaviour: saturated, NaN as 0 (found by fuzz_run under UBSan: int64 ** float of random inputs).
+int64_t saturatedInt64(double r) {
+  if (std::isnan(r)) return 0;
+  if (r >= 9223372036854775808.0) return std::numeric_limits<int64_t>::max();
+  if (r < -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+  return int64_t(r);
+}
+
 Expected<void> powKernel(KernelContext& ctx) {
   auto a = ctx.requireTensor(0);
   if (!a) return a.error();
@@ -226,7 +236,7 @@ Expected<void> powKernel(KernelContext& ctx) {
     binaryLoop(ctx, *layout, base.data<T>(), e.data(), (*y)->template data<T>(), [](T x, double p) {
       double r = powValue(x, p);
       if constexpr (std::is_integral_v<T>)
-        return T(int64_t(r));
+        return T(saturatedInt64(r));
       else
         return fromCompute<T>(C<T>(r));
     });

@@ -16,7 +16,9 @@ Expected<void> cumulativeKernel(KernelContext& ctx, bool product) {
   bool exclusive = ctx.attrInt("exclusive", 0) != 0, reverse = ctx.attrInt("reverse", 0) != 0;
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
-  const auto [outer, len, inner] = axisSplit(in.dims(), *axisOpt);
+  const auto [outerBound, lenBound, innerBound] = axisSplit(in.dims(), *axisOpt);
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& outer = outerBound; const auto& len = lenBound; const auto& inner = innerBound;
   bool ok = dispatchType<kNumbers>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Cm = ComputeType<T>;

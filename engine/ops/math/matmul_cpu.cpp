@@ -65,7 +65,9 @@ Expected<void> matmulReference(KernelContext& ctx) {
 Expected<void> gemmReference(KernelContext& ctx) {
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
-  auto [a, b] = *inputs;
+  auto [aBound, bBound] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  auto& a = aBound; auto& b = bBound;
   if (a.rank() != 2 || b.rank() != 2)
     return ctx.error("needs 2-D A and B, got " + a.describe() + " and " + b.describe(), 0);
   bool ta = ctx.attrInt("transA", 0) != 0, tb = ctx.attrInt("transB", 0) != 0;

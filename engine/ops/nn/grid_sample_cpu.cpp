@@ -49,7 +49,9 @@ struct Tap {
 Expected<void> gridSampleKernel(KernelContext& ctx) {
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
-  auto [in, grid] = *inputs;
+  auto [inBound, gridBound] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  auto& in = inBound; auto& grid = gridBound;
   int64_t spatial = in.rank() - 2;
   if (spatial < 1) return ctx.error("X must be [N, C, spatial...], got " + in.describe(), 0);
   if (grid.rank() != in.rank() || grid.dim(0) != in.dim(0) || grid.dims().back() != spatial)

@@ -169,7 +169,9 @@ Expected<void> argKernel(KernelContext& ctx) {
   }
   auto y = ctx.allocateOutput(0, DataType::Int64, out);
   if (!y) return y.error();
-  const auto [outer, len, inner] = axisSplit(in.dims(), axis);
+  const auto [outerBound, lenBound, innerBound] = axisSplit(in.dims(), axis);
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& outer = outerBound; const auto& len = lenBound; const auto& inner = innerBound;
   bool ok = dispatchType<kNumbers>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Cm = ComputeType<T>;

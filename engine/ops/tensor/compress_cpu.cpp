@@ -27,7 +27,9 @@ Expected<void> compressKernel(KernelContext& ctx) {
   outDims[size_t(axis)] = int64_t(keep.size());
   auto y = ctx.allocateOutput(0, in.dtype(), outDims);
   if (!y) return y.error();
-  const auto [outer, len, inner] = axisSplit(flat.dims(), axis);
+  const auto [outerBound, lenBound, innerBound] = axisSplit(flat.dims(), axis);
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& outer = outerBound; const auto& len = lenBound; const auto& inner = innerBound;
   bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* src = flat.data<T>();

@@ -42,7 +42,9 @@ Expected<void> gatherKernel(KernelContext& ctx) {
   for (int64_t d = axis + 1; d < in.rank(); ++d) outDims.push_back(in.dim(d));
   auto y = ctx.allocateOutput(0, in.dtype(), outDims);
   if (!y) return y.error();
-  const auto [outer, len, inner] = axisSplit(in.dims(), axis);
+  const auto [outerBound, lenBound, innerBound] = axisSplit(in.dims(), axis);
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& outer = outerBound; const auto& len = lenBound; const auto& inner = innerBound;
   const int64_t n = (*idx)->count();
   std::vector<int64_t> indices = (*idx)->toInts();
   for (int64_t& i : indices) {

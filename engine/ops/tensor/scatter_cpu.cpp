@@ -19,7 +19,9 @@ T reduceScatter(T a, T b, const std::string& reduction) {
 Expected<void> scatterNDKernel(KernelContext& ctx) {
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
-  const auto& [in, indexTensor, updates] = *inputs;
+  const auto& [inBound, indexTensorBound, updatesBound] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& in = inBound; const auto& indexTensor = indexTensorBound; const auto& updates = updatesBound;
   std::string reduction = ctx.attrString("reduction", "none");
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
@@ -62,7 +64,9 @@ Expected<void> scatterNDKernel(KernelContext& ctx) {
 Expected<void> scatterElementsKernel(KernelContext& ctx) {
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
-  const auto& [in, indexTensor, updates] = *inputs;
+  const auto& [inBound, indexTensorBound, updatesBound] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& in = inBound; const auto& indexTensor = indexTensorBound; const auto& updates = updatesBound;
   auto axisOpt = normalizeAxis(ctx.attrInt("axis", 0), in.rank());
   if (!axisOpt) return ctx.error("axis is out of range", 0);
   int64_t axis = *axisOpt;
