@@ -143,6 +143,8 @@ Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path) {
   onnx::ModelProto proto;
   if (auto parsed = onnx_io::parseProtoFile(path, proto, "model"); !parsed) return parsed.error();
   auto model = onnx_io::modelFromProto(proto, {onnx_io::absoluteFolder(path)});
+  if (model)
+    if (auto typed = onnx_io::checkAttributeTypes(**model); !typed) return typed.error();
   if (model) {
     std::error_code error;
     std::filesystem::path absolute = std::filesystem::absolute(path, error);
@@ -169,6 +171,7 @@ Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::f
   }
   auto model = onnx_io::modelFromProto(proto, {folder});
   if (!model) return named(model.error());
+  if (auto typed = onnx_io::checkAttributeTypes(**model); !typed) return named(typed.error());
   return model;
 }
 
