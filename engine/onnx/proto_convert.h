@@ -37,7 +37,6 @@ Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placem
                              onnx::TensorProto& proto);
 // Writes the field presence the tensor was loaded with (again after a caller set its name).
 void applyTensorPresence(const Tensor& tensor, onnx::TensorProto& proto);
-constexpr int kTensorRawDataField = 9;
 
 Type typeFromProto(const onnx::TypeProto& proto);
 void typeToProto(const Type& type, onnx::TypeProto& proto);

@@ -251,7 +251,8 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
     return makeError("tensor has no data type (data_type 0, UNDEFINED); set the element type it holds", what);
   if (!isKnownType(dtype))
     return makeError("tensor has data type " + std::to_string(proto.data_type()) +
-                         ", which is not an ONNX element type (1-" + std::to_string(int(DataType::Int2)) + ")",
+                         ", which is not an ONNX element type (1-" + std::to_string(int(DataType::Int2)) +
+                         ")",
                      what);
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   auto count = checkedElementCount(dims, what);
@@ -280,7 +281,8 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
   Tensor tensor;
   if (external) {
     if (dtype == DataType::String)
-      return makeError("string tensor is marked as external data; ONNX keeps strings only in string_data", what);
+      return makeError("string tensor is marked as external data; ONNX keeps strings only in string_data",
+                       what);
     if (proto.has_raw_data())
       return makeError("tensor is marked as external data but also has raw_data", what);
     auto ext = checkExternal(proto, dtype, needed, root, what);
@@ -380,7 +382,8 @@ Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placem
   if (!tensor.unknownFields().empty()) kept.MergeFromString(tensor.unknownFields());
   if (tensor.dtype() == DataType::String) {
     for (const std::string& value : tensor.stringValues()) proto.add_string_data(value);
-  } else if (kind == TensorPlacement::Kind::AsLoaded && tensor.isExternal() && kept.external_data_size() > 0) {
+  } else if (kind == TensorPlacement::Kind::AsLoaded && tensor.isExternal() &&
+             kept.external_data_size() > 0) {
     proto.mutable_external_data()->Swap(kept.mutable_external_data());
     proto.set_data_location(onnx::TensorProto::EXTERNAL);
   } else if (kind == TensorPlacement::Kind::AsLoaded && tensor.isExternal()) {
@@ -443,8 +446,24 @@ Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placem
 }
 
 void applyTensorPresence(const Tensor& tensor, onnx::TensorProto& proto) {
-  // raw_data's presence follows where the bytes are written (the storage and the placement), not the record.
-  applyPresence(tensor.presence().without(kTensorRawDataField), proto);
+  // raw_data's presence follows where the bytes are written (the storage and the placement), not the record;
+  // so does data_location's when the tensor moves between inline and external data.
+  bool hasRawData = proto.has_raw_data();
+  bool hasLocation = proto.has_data_location();
+  bool moved = tensor.isExternal() != (proto.data_location() == onnx::TensorProto::EXTERNAL);
+  applyPresence(tensor.presence(), proto);
+  if (hasRawData != proto.has_raw_data()) {
+    if (hasRawData)
+      proto.set_raw_data("");
+    else
+      proto.clear_raw_data();
+  }
+  if (moved && hasLocation != proto.has_data_location()) {
+    if (hasLocation)
+      proto.set_data_location(onnx::TensorProto::DEFAULT);
+    else
+      proto.clear_data_location();
+  }
 }
 
 }  // namespace onyx::onnx_io

@@ -28,4 +28,4 @@ onyx_attribute_type_test(leaky_relu_alpha_int
   "LeakyRelu (#1): attribute 'alpha' is INT, the operator expects FLOAT")
 onyx_attribute_type_test(transpose_perm_string
   "Transpose (#1): attribute 'perm' is STRING, the operator expects INTS")
-onyx_attribute_type_test(if_branch_cast_to_float "Cast (#2): attribute 'to' is FLOAT, the operator expects INT")
+onyx_attribute_type_test(if_branch_cast_to_float "Cast (#1): attribute 'to' is FLOAT, the operator expects INT")

@@ -150,18 +150,28 @@ TEST(OnnxFaithfulSave, PresenceIsKeptThroughEdits) {
   EXPECT_EQ(proto.graph().value_info(0).type().tensor_type().shape().dim(0).dim_value(), 3);
 }
 
-// A model built in memory has no record: the saver writes its own choice (an opset import's domain always).
-TEST(OnnxFaithfulSave, ModelsBuiltInMemoryGetTheWritersDefaults) {
+// Objects built in memory have no record: the saver writes its own choices (an opset import's domain always,
+// a node's empty domain never).
+TEST(OnnxFaithfulSave, ObjectsBuiltInMemoryGetTheWritersDefaults) {
   auto model = testing::modelFromText(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[2] x) => (float[2] y) { y = Relu(x) })");
   ASSERT_TRUE(model);
-  model->opsetImports[0].presence = FieldPresence();
+  Rewriter rewriter(*model);
+  Node* relu = *model->graph().nodes().begin();
+  Rewriter::NodeSpec spec;
+  spec.opType = "Neg";
+  spec.inputs = {relu->output(0)};
+  spec.outputNames = {"z"};
+  rewriter.addNode(model->graph(), std::move(spec));
+  model->opsetImports.push_back(OpsetImport{"", 1});  // a second, empty-domain import added in memory
   auto saved = serializeModel(*model);
   ASSERT_TRUE(saved.ok());
   onnx::ModelProto proto;
   ASSERT_TRUE(proto.ParseFromString(*saved));
-  EXPECT_TRUE(proto.opset_import(0).has_domain());
-  EXPECT_FALSE(proto.graph().node(0).has_domain());
+  ASSERT_EQ(proto.opset_import_size(), 2);
+  EXPECT_TRUE(proto.opset_import(1).has_domain());
+  ASSERT_EQ(proto.graph().node_size(), 2);
+  EXPECT_FALSE(proto.graph().node(1).has_domain());
 }
 
 }  // namespace
