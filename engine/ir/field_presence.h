@@ -16,10 +16,6 @@ class FieldPresence {
   static FieldPresence loaded(uint64_t fieldBits) { return FieldPresence(fieldBits | kRecorded); }
   bool isRecorded() const { return (bits_ & kRecorded) != 0; }
   bool has(int field) const { return field > 0 && field < 64 && ((bits_ >> field) & 1) != 0; }
-  // The same record, saying nothing about `field` (for a field whose presence another property decides).
-  FieldPresence without(int field) const {
-    return field > 0 && field < 64 ? FieldPresence(bits_ & ~(uint64_t(1) << field)) : *this;
-  }
   friend bool operator==(const FieldPresence&, const FieldPresence&) = default;
 
  private:
