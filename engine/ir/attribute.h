@@ -73,6 +73,9 @@ class Attribute {
   void setDocString(std::string doc) { docString_ = std::move(doc); }
   const std::string& unknownFields() const { return unknownFields_; }
   void setUnknownFields(std::string fields) { unknownFields_ = std::move(fields); }
+  // Which AttributeProto fields the file had (see FieldPresence).
+  FieldPresence presence() const { return presence_; }
+  void setPresence(FieldPresence presence) { presence_ = presence; }
 
   // Short, readable value: `[3, 3]`, `1e-05`, `"NOTSET"`, `<graph body>`, `<tensor float32[64]>`.
   std::string valueToString() const;
@@ -84,6 +87,7 @@ class Attribute {
   std::string refAttrName_;
   std::string docString_;
   std::string unknownFields_;
+  FieldPresence presence_;
 };
 
 std::string_view attributeKindName(Attribute::Kind kind);

@@ -50,6 +50,9 @@ class Value {
   bool hasValueInfo() const { return hasValueInfo_; }
   const std::string& docString() const { return docString_; }
   const std::string& unknownFields() const { return unknownFields_; }  // of its ValueInfoProto
+  // The type its value_info entry declares, when that differs from type() (a graph output that value_info
+  // also lists with less shape); a save writes each entry as the file had it. Cleared by setType.
+  const std::optional<Type>& listedType() const { return listedType_; }
 
  private:
   friend class Graph;
@@ -67,6 +70,7 @@ class Value {
   std::shared_ptr<const SparseTensor> sparseInitializer_;
   std::string docString_;
   std::string unknownFields_;
+  std::optional<Type> listedType_;
 };
 
 class Node {
@@ -82,6 +86,7 @@ class Node {
   // metadata_props (PyTorch 2.x: "/model/layers.0/self_attn"); nullopt when the file records none. The bytes
   // stay in unknownFields, which is what a save writes.
   const std::optional<std::string>& modulePath() const { return modulePath_; }
+  FieldPresence presence() const { return presence_; }  // which NodeProto fields the file had
   Graph* graph() const { return graph_; }
 
   // Absent optional inputs and outputs (written "" in ONNX) are null.
@@ -116,6 +121,7 @@ class Node {
   std::string docString_;
   std::string unknownFields_;
   std::optional<std::string> modulePath_;
+  FieldPresence presence_;
   Graph* graph_ = nullptr;
   std::vector<Value*> inputs_;
   std::vector<std::unique_ptr<Value>> outputs_;
@@ -165,6 +171,7 @@ class Graph {
   const std::string& name() const { return name_; }
   const std::string& docString() const { return docString_; }
   const std::string& unknownFields() const { return unknownFields_; }
+  FieldPresence presence() const { return presence_; }  // which GraphProto fields the file had
 
   NodeRange nodes() const { return NodeRange(nodes_); }
   size_t nodeCount() const { return nodes_.size(); }
@@ -197,6 +204,7 @@ class Graph {
   std::string name_;
   std::string docString_;
   std::string unknownFields_;
+  FieldPresence presence_;
   NodeList nodes_;
   std::vector<std::unique_ptr<Value>> ownedValues_;  // inputs, initializers and undefined placeholders
   std::vector<Value*> inputs_;

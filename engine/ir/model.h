@@ -18,7 +18,10 @@ class Transaction;
 struct OpsetImport {
   std::string domain;
   int64_t version = 0;
-  friend bool operator==(const OpsetImport&, const OpsetImport&) = default;
+  FieldPresence presence;  // which OperatorSetIdProto fields the file had; not part of equality
+  friend bool operator==(const OpsetImport& a, const OpsetImport& b) {
+    return a.domain == b.domain && a.version == b.version;
+  }
 };
 
 struct StringPair {
@@ -38,6 +41,7 @@ struct Function {
   std::shared_ptr<Graph> body;
   std::string docString;
   std::string unknownFields;
+  FieldPresence presence;  // which FunctionProto fields the file had
 };
 
 class Model {
@@ -59,6 +63,7 @@ class Model {
   std::string unknownFields;       // ModelProto fields onnx 1.12 does not know
   std::string trainingInfo;        // serialized TrainingInfoProto entries, kept opaque
   std::vector<std::string> trainingInfoEntries;
+  FieldPresence presence;          // which ModelProto fields the file had
   std::filesystem::path path;      // where it was loaded from; external data resolves against its folder
 
   Graph& graph() { return *graph_; }

@@ -19,7 +19,7 @@ class ModelCopier {
   void copyGraph(const Graph& from, Graph& to) {
     graphs_[&from] = &to;
     copiedGraphs.push_back(&to);
-    rewriter_.setGraphMetadata(to, from.name(), from.docString(), from.unknownFields());
+    rewriter_.setGraphMetadata(to, from.name(), from.docString(), from.unknownFields(), from.presence());
     for (const Value* input : from.inputs()) {
       if (input->isInitializer() || input->sparseInitializer()) continue;  // copied with the initializers
       Value* copy = rewriter_.addUndefinedValue(to, input->name());
@@ -44,8 +44,10 @@ class ModelCopier {
     for (auto [original, copy] : nodes) rewriter_.setInputs(copy, mapAll(original->inputs()));
     for (auto [original, copy] : nodes) copyBodies(*original, copy, to);
 
-    for (const Value* listed : from.valueInfo())
+    for (const Value* listed : from.valueInfo()) {
       rewriter_.setValueInfo(map(listed), true, listed->docString(), listed->unknownFields());
+      if (listed->listedType()) rewriter_.setListedType(map(listed), listed->listedType());
+    }
     for (const Value* value : from.definedValues())
       if (!value->hasValueInfo() && (!value->docString().empty() || !value->unknownFields().empty()))
         rewriter_.setValueInfo(map(value), false, value->docString(), value->unknownFields());
@@ -63,7 +65,8 @@ class ModelCopier {
                             .overload = node.overload(),
                             .docString = node.docString(),
                             .unknownFields = node.unknownFields(),
-                            .modulePath = node.modulePath()};
+                            .modulePath = node.modulePath(),
+                            .presence = node.presence()};
     for (const Value* output : node.outputs()) spec.outputNames.push_back(output ? output->name() : "");
     for (const Attribute& attribute : node.attributes()) {
       // Bodies are copied once every node of this graph exists; an empty holder keeps the attribute's place.
@@ -105,6 +108,7 @@ class ModelCopier {
       }
       replaced.setDocString(attribute.docString());
       replaced.setUnknownFields(attribute.unknownFields());
+      replaced.setPresence(attribute.presence());
       rewriter_.setAttribute(copy, std::move(replaced));
     }
   }
@@ -147,6 +151,7 @@ std::unique_ptr<Model> Rewriter::copyModel(const Model& source) {
   target->unknownFields = source.unknownFields;
   target->trainingInfo = source.trainingInfo;
   target->trainingInfoEntries = source.trainingInfoEntries;
+  target->presence = source.presence;
   target->path = source.path;
 
   ModelCopier copier(*target);

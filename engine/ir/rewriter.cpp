@@ -192,6 +192,7 @@ Node* Rewriter::addNode(Graph& graph, NodeSpec spec, Node* before) {
   node->docString_ = std::move(spec.docString);
   node->unknownFields_ = std::move(spec.unknownFields);
   node->modulePath_ = std::move(spec.modulePath);
+  node->presence_ = spec.presence;
   node->graph_ = &graph;
   node->inputs_ = std::move(spec.inputs);
   node->attributes_ = std::move(spec.attributes);
@@ -407,15 +408,23 @@ void Rewriter::renameValue(Value* value, std::string name) {
 }
 
 void Rewriter::setType(Value* value, Type type) {
-  auto old = std::make_shared<Type>(value->type_);
+  // A new type is the type of every declaration of the value: a differing value_info type goes with it.
+  auto old = std::make_shared<std::pair<Type, std::optional<Type>>>(value->type_, value->listedType_);
   auto fresh = std::make_shared<Type>(std::move(type));
   Model* model = model_;
   NodeId producer = value->producer_ ? value->producer_->id_ : kNoNode;
-  auto assign = [=](const Type& t, bool undoing) {
+  auto assign = [=](const Type& t, const std::optional<Type>& listed, bool undoing) {
     value->type_ = t;
+    value->listedType_ = listed;
     model->emit({ChangeEvent::Kind::ValueTypeChanged, value->graph_, producer, value->name_, undoing});
   };
-  record({[=](bool) { assign(*fresh, false); }, [=] { assign(*old, true); }});
+  record({[=](bool) { assign(*fresh, std::nullopt, false); }, [=] { assign(old->first, old->second, true); }});
+}
+
+void Rewriter::setListedType(Value* value, std::optional<Type> type) {
+  auto old = std::make_shared<std::optional<Type>>(value->listedType_);
+  auto fresh = std::make_shared<std::optional<Type>>(std::move(type));
+  record({[=](bool) { value->listedType_ = *fresh; }, [=] { value->listedType_ = *old; }});
 }
 
 void Rewriter::setValueInfo(Value* value, bool listed, std::string docString, std::string unknownFields) {
@@ -576,16 +585,20 @@ void Rewriter::removeValue(Value* value) {
           }});
 }
 
-void Rewriter::setGraphMetadata(Graph& graph, std::string name, std::string docString, std::string unknownFields) {
+void Rewriter::setGraphMetadata(Graph& graph, std::string name, std::string docString, std::string unknownFields,
+                                FieldPresence presence) {
   struct State {
     std::string name, doc, unknown;
+    FieldPresence presence;
   };
-  auto old = std::make_shared<State>(State{graph.name_, graph.docString_, graph.unknownFields_});
-  auto fresh = std::make_shared<State>(State{std::move(name), std::move(docString), std::move(unknownFields)});
+  auto old = std::make_shared<State>(State{graph.name_, graph.docString_, graph.unknownFields_, graph.presence_});
+  auto fresh = std::make_shared<State>(
+      State{std::move(name), std::move(docString), std::move(unknownFields), presence});
   auto assign = [&graph](const State& s) {
     graph.name_ = s.name;
     graph.docString_ = s.doc;
     graph.unknownFields_ = s.unknown;
+    graph.presence_ = s.presence;
   };
   record({[=](bool) { assign(*fresh); }, [=] { assign(*old); }});
 }

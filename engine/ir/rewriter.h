@@ -72,6 +72,7 @@ class Rewriter {
     std::string docString;
     std::string unknownFields;
     std::optional<std::string> modulePath;  // see Node::modulePath
+    FieldPresence presence;                 // see Node::presence
   };
   // Adds a node before `before`, or at the end; its outputs are new values named as in the spec.
   Node* addNode(Graph& graph, NodeSpec spec, Node* before = nullptr);
@@ -91,6 +92,8 @@ class Rewriter {
   void renameValue(Value* value, std::string name);
   void setType(Value* value, Type type);
   void setValueInfo(Value* value, bool listed, std::string docString = {}, std::string unknownFields = {});
+  // The type of the value's value_info entry where it differs from its type (see Value::listedType).
+  void setListedType(Value* value, std::optional<Type> type);
 
   Value* addGraphInput(Graph& graph, std::string name, Type type);
   void setGraphInputs(Graph& graph, std::vector<Value*> inputs);
@@ -107,7 +110,8 @@ class Rewriter {
   // constant-deduplication use, since removing a million unused initializers one by one was quadratic.
   // Defined in rewriter_batch.cpp.
   void removeValues(const std::vector<Value*>& values);
-  void setGraphMetadata(Graph& graph, std::string name, std::string docString, std::string unknownFields);
+  void setGraphMetadata(Graph& graph, std::string name, std::string docString, std::string unknownFields,
+                        FieldPresence presence = {});
 
   // Model-local functions. A new function's body is a Graph of this model (Graph(&model)), built with this
   // rewriter before or after it is added; removing keeps the body alive for undo.

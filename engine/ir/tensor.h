@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ir/data_type.h"
+#include "ir/field_presence.h"
 #include "util/expected.h"
 
 namespace onyx {
@@ -81,6 +82,9 @@ class Tensor {
   // Serialized fields onnx 1.12 does not know (newer IR versions), written back unchanged on save.
   const std::string& unknownFields() const { return unknownFields_; }
   void setUnknownFields(std::string fields) { unknownFields_ = std::move(fields); }
+  // Which TensorProto fields the file had (see FieldPresence).
+  FieldPresence presence() const { return presence_; }
+  void setPresence(FieldPresence presence) { presence_ = presence; }
 
  private:
   struct LazyExternal;
@@ -94,6 +98,7 @@ class Tensor {
   TensorStorage storage_ = TensorStorage::Raw;
   std::string docString_;
   std::string unknownFields_;
+  FieldPresence presence_;
 };
 
 }  // namespace onyx

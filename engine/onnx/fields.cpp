@@ -1,6 +1,8 @@
 // Fields the IR does not model travel as serialized bytes; types convert both ways here.
 #include <google/protobuf/unknown_field_set.h>
 
+#include <cstring>
+
 #include "onnx/proto_convert.h"
 
 namespace onyx::onnx_io {
@@ -16,6 +18,99 @@ std::string serializeUnknownFields(const google::protobuf::Message& message) {
 void restoreFields(const std::string& serialized, google::protobuf::Message& message) {
   // Parsing appends: known fields land in their slots, fields newer than onnx 1.12 among the unknown ones.
   if (!serialized.empty()) message.MergeFromString(serialized);
+}
+
+FieldPresence presenceOf(const google::protobuf::Message& message) {
+  std::vector<const google::protobuf::FieldDescriptor*> present;
+  message.GetReflection()->ListFields(message, &present);
+  uint64_t bits = 0;
+  for (const auto* field : present)
+    if (!field->is_repeated() && field->number() < 64) bits |= uint64_t(1) << field->number();
+  return FieldPresence::loaded(bits);
+}
+
+namespace {
+
+using google::protobuf::FieldDescriptor;
+
+bool holdsDefault(const google::protobuf::Message& message, const FieldDescriptor* field) {
+  const auto* reflection = message.GetReflection();
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+      return reflection->GetInt32(message, field) == field->default_value_int32();
+    case FieldDescriptor::CPPTYPE_INT64:
+      return reflection->GetInt64(message, field) == field->default_value_int64();
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return reflection->GetUInt32(message, field) == field->default_value_uint32();
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return reflection->GetUInt64(message, field) == field->default_value_uint64();
+    case FieldDescriptor::CPPTYPE_FLOAT: {
+      float value = reflection->GetFloat(message, field), fallback = field->default_value_float();
+      return std::memcmp(&value, &fallback, sizeof value) == 0;  // -0 is not 0: it is written
+    }
+    case FieldDescriptor::CPPTYPE_DOUBLE: {
+      double value = reflection->GetDouble(message, field), fallback = field->default_value_double();
+      return std::memcmp(&value, &fallback, sizeof value) == 0;
+    }
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return reflection->GetBool(message, field) == field->default_value_bool();
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return reflection->GetEnumValue(message, field) == field->default_value_enum()->number();
+    case FieldDescriptor::CPPTYPE_STRING:
+      return reflection->GetString(message, field) == field->default_value_string();
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      return reflection->GetMessage(message, field).ByteSizeLong() == 0;
+  }
+  return false;
+}
+
+void setToDefault(google::protobuf::Message& message, const FieldDescriptor* field) {
+  const auto* reflection = message.GetReflection();
+  switch (field->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+      return reflection->SetInt32(&message, field, field->default_value_int32());
+    case FieldDescriptor::CPPTYPE_INT64:
+      return reflection->SetInt64(&message, field, field->default_value_int64());
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return reflection->SetUInt32(&message, field, field->default_value_uint32());
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return reflection->SetUInt64(&message, field, field->default_value_uint64());
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return reflection->SetFloat(&message, field, field->default_value_float());
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return reflection->SetDouble(&message, field, field->default_value_double());
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return reflection->SetBool(&message, field, field->default_value_bool());
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return reflection->SetEnumValue(&message, field, field->default_value_enum()->number());
+    case FieldDescriptor::CPPTYPE_STRING:
+      return reflection->SetString(&message, field, field->default_value_string());
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      reflection->MutableMessage(&message, field);
+      return;
+  }
+}
+
+}  // namespace
+
+void applyPresence(FieldPresence presence, google::protobuf::Message& message) {
+  if (!presence.isRecorded()) return;
+  const auto* descriptor = message.GetDescriptor();
+  const auto* reflection = message.GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    if (field->is_repeated() || field->number() >= 64) continue;
+    bool wanted = presence.has(field->number());
+    if (wanted == reflection->HasField(message, field)) continue;
+    if (!wanted) {
+      if (holdsDefault(message, field)) reflection->ClearField(&message, field);
+      continue;
+    }
+    // Setting one member of a oneof clears the others: one that holds a value wins over the record.
+    const auto* oneof = field->containing_oneof();
+    if (oneof && reflection->HasOneof(message, oneof)) continue;
+    setToDefault(message, field);
+  }
 }
 
 namespace {

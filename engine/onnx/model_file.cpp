@@ -157,6 +157,8 @@ Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path) {
     return file ? onnx_io::whyUnparsable((*file)->bytes(), parsed.error()) : parsed.error();
   }
   auto model = onnx_io::modelFromProto(proto, {onnx_io::absoluteFolder(path)});
+  if (model)
+    if (auto typed = onnx_io::checkAttributeTypes(**model); !typed) return typed.error();
   if (model) {
     std::error_code error;
     std::filesystem::path absolute = std::filesystem::absolute(path, error);
@@ -183,6 +185,7 @@ Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::f
   }
   auto model = onnx_io::modelFromProto(proto, {folder});
   if (!model) return named(model.error());
+  if (auto typed = onnx_io::checkAttributeTypes(**model); !typed) return named(typed.error());
   return model;
 }
 

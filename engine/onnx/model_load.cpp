@@ -112,7 +112,7 @@ class ModelBuilder {
     rest.mutable_quantization_annotation()->Swap(proto.mutable_quantization_annotation());
     rest.mutable_unknown_fields()->Swap(proto.mutable_unknown_fields());
     rw_.setGraphMetadata(graph, proto.name(), proto.doc_string(),
-                         rest.ByteSizeLong() ? rest.SerializeAsString() : "");
+                         rest.ByteSizeLong() ? rest.SerializeAsString() : "", presenceOf(proto));
 
     std::vector<Value*> inputs;
     inputs.reserve(size_t(proto.input_size()));
@@ -162,9 +162,10 @@ class ModelBuilder {
     function.name = proto.name();
     function.domain = proto.domain();
     function.docString = proto.doc_string();
+    function.presence = presenceOf(proto);
     function.attributeNames.assign(proto.attribute().begin(), proto.attribute().end());
     for (const auto& opset : proto.opset_import())
-      function.opsetImports.push_back({opset.domain(), opset.version()});
+      function.opsetImports.push_back({opset.domain(), opset.version(), presenceOf(opset)});
     std::string where = "function '" + proto.domain() + "." + proto.name() + "'";
     UnknownFieldSet& unknown = *proto.mutable_unknown_fields();
     // FunctionProto.attribute_proto (11) and overload (13) came after onnx 1.12.
@@ -217,7 +218,7 @@ class ModelBuilder {
       for (auto& info : *proto->mutable_value_info()) {
         Value* value = graph->findValue(info.name());
         if (!value) value = rw_.addUndefinedValue(*graph, info.name());
-        if (info.has_type()) rw_.setType(value, typeFromProto(info.type()));
+        if (info.has_type()) setListedType(value, typeFromProto(info.type()));
         rw_.setValueInfo(value, true, info.doc_string(), serializeUnknownFields(info));
       }
     }
@@ -232,6 +233,18 @@ class ModelBuilder {
     std::string unknown = serializeUnknownFields(info);
     if (!info.doc_string().empty() || !unknown.empty())
       rw_.setValueInfo(value, listed, info.doc_string(), std::move(unknown));
+  }
+
+  // A value_info type is the value's type, unless the value is a graph input or output declared with
+  // another type: that one stays its type (it is the interface), the entry keeps its own.
+  void setListedType(Value* value, Type listed) {
+    bool declared = value->isGraphInput() ||
+                    std::any_of(value->uses().begin(), value->uses().end(),
+                                [](const Use& use) { return use.graphOutput != nullptr; });
+    if (declared && !value->type().isNone() && value->type() != listed)
+      rw_.setListedType(value, std::move(listed));
+    else
+      rw_.setType(value, std::move(listed));
   }
 
   Value* resolveOrUndefined(Graph& graph, const std::string& name) {
@@ -258,6 +271,7 @@ class ModelBuilder {
     spec.domain = proto.domain();
     spec.name = proto.name();
     spec.docString = proto.doc_string();
+    spec.presence = presenceOf(proto);
     for (auto& attribute : *proto.mutable_attribute()) {
       auto converted = attributeFromProto(attribute, graph, nodeWhere);
       if (!converted) return converted.error();
@@ -283,6 +297,7 @@ class ModelBuilder {
                                          const std::string& where) {
     using A = onnx::AttributeProto;
     std::string what = "attribute '" + proto.name() + "' of " + where;
+    FieldPresence presence = presenceOf(proto);
     auto present = presentValues(proto);
     int type = proto.type();
     if (!proto.ref_attr_name().empty()) {
@@ -290,6 +305,7 @@ class ModelBuilder {
           Attribute::reference(proto.name(), static_cast<Attribute::Kind>(type), proto.ref_attr_name());
       attribute.setDocString(proto.doc_string());
       attribute.setUnknownFields(serializeUnknownFields(proto));
+      attribute.setPresence(presence);
       return attribute;
     }
     if (type == A::UNDEFINED) {
@@ -398,6 +414,7 @@ class ModelBuilder {
     Attribute attribute(proto.name(), static_cast<Attribute::Kind>(type), std::move(payload));
     attribute.setDocString(proto.doc_string());
     attribute.setUnknownFields(serializeUnknownFields(proto));
+    attribute.setPresence(presence);
     return attribute;
   }
 
@@ -419,7 +436,8 @@ Expected<std::unique_ptr<Model>> modelFromProto(onnx::ModelProto& proto, const E
   auto model = std::make_unique<Model>();
   model->irVersion = proto.ir_version();
   for (const auto& opset : proto.opset_import())
-    model->opsetImports.push_back({opset.domain(), opset.version()});
+    model->opsetImports.push_back({opset.domain(), opset.version(), presenceOf(opset)});
+  model->presence = presenceOf(proto);
   model->producerName = proto.producer_name();
   model->producerVersion = proto.producer_version();
   model->domain = proto.domain();

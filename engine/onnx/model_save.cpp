@@ -10,6 +10,12 @@ constexpr int kNodeOverloadField = 8;
 constexpr int kFunctionAttributeProtoField = 11;
 constexpr int kFunctionOverloadField = 13;
 
+void opsetImport(const OpsetImport& opset, onnx::OperatorSetIdProto& proto) {
+  proto.set_domain(opset.domain);
+  proto.set_version(opset.version);
+  applyPresence(opset.presence, proto);
+}
+
 class ProtoWriter {
  public:
   explicit ProtoWriter(const PlacementPolicy& placement) : placement_(placement) {}
@@ -23,16 +29,19 @@ class ProtoWriter {
       auto* tensorProto = proto.add_initializer();
       if (auto ok = tensor(*value->initializer(), *tensorProto); !ok) return ok;
       tensorProto->set_name(value->name());
+      applyTensorPresence(*value->initializer(), *tensorProto);
     }
     for (Value* value : graph.sparseInitializers()) {
       auto* sparseProto = proto.add_sparse_initializer();
       if (auto ok = sparse(*value->sparseInitializer(), *sparseProto); !ok) return ok;
       sparseProto->mutable_values()->set_name(value->name());
     }
-    for (Value* value : graph.valueInfo()) valueInfo(*value, *proto.add_value_info());
+    for (Value* value : graph.valueInfo())
+      valueInfo(*value, *proto.add_value_info(), value->listedType() ? &*value->listedType() : nullptr);
     for (Node* node : graph.nodes())
       if (auto ok = this->node(*node, *proto.add_node()); !ok) return ok;
     restoreFields(graph.unknownFields(), proto);
+    applyPresence(graph.presence(), proto);
     return {};
   }
 
@@ -46,12 +55,9 @@ class ProtoWriter {
     for (const std::string& name : function.attributeNames) proto.add_attribute(name);
     for (Node* node : body.nodes())
       if (auto ok = this->node(*node, *proto.add_node()); !ok) return ok;
-    for (const OpsetImport& opset : function.opsetImports) {
-      auto* opsetProto = proto.add_opset_import();
-      opsetProto->set_domain(opset.domain);
-      opsetProto->set_version(opset.version);
-    }
+    for (const OpsetImport& opset : function.opsetImports) opsetImport(opset, *proto.add_opset_import());
     restoreFields(function.unknownFields, proto);
+    applyPresence(function.presence, proto);
     auto* unknown = proto.mutable_unknown_fields();
     for (const Attribute& attribute : function.attributeDefaults) {
       onnx::AttributeProto attributeProto;
@@ -76,9 +82,11 @@ class ProtoWriter {
     return {};
   }
 
-  void valueInfo(const Value& value, onnx::ValueInfoProto& proto) {
+  // `listedType`: the type to write instead of the value's (a value_info entry's own).
+  void valueInfo(const Value& value, onnx::ValueInfoProto& proto, const Type* listedType = nullptr) {
     proto.set_name(value.name());
-    if (!value.type().isNone()) typeToProto(value.type(), *proto.mutable_type());
+    const Type& type = listedType ? *listedType : value.type();
+    if (!type.isNone()) typeToProto(type, *proto.mutable_type());
     if (!value.docString().empty()) proto.set_doc_string(value.docString());
     restoreFields(value.unknownFields(), proto);
   }
@@ -98,6 +106,7 @@ class ProtoWriter {
     restoreFields(node.unknownFields(), proto);
     if (!node.overload().empty())
       proto.mutable_unknown_fields()->AddLengthDelimited(kNodeOverloadField, node.overload());
+    applyPresence(node.presence(), proto);
     return {};
   }
 
@@ -110,6 +119,7 @@ class ProtoWriter {
     if (attribute.isReference()) {
       proto.set_ref_attr_name(attribute.refAttrName());
       restoreFields(attribute.unknownFields(), proto);
+      applyPresence(attribute.presence(), proto);
       return {};
     }
     const Attribute::Payload& payload = attribute.payload();
@@ -163,6 +173,7 @@ class ProtoWriter {
         break;
     }
     restoreFields(attribute.unknownFields(), proto);
+    applyPresence(attribute.presence(), proto);
     return {};
   }
 
@@ -173,11 +184,7 @@ class ProtoWriter {
 
 Expected<void> modelToProto(const Model& model, const PlacementPolicy& placement, onnx::ModelProto& proto) {
   proto.set_ir_version(model.irVersion);
-  for (const OpsetImport& opset : model.opsetImports) {
-    auto* opsetProto = proto.add_opset_import();
-    opsetProto->set_domain(opset.domain);
-    opsetProto->set_version(opset.version);
-  }
+  for (const OpsetImport& opset : model.opsetImports) opsetImport(opset, *proto.add_opset_import());
   if (!model.producerName.empty()) proto.set_producer_name(model.producerName);
   if (!model.producerVersion.empty()) proto.set_producer_version(model.producerVersion);
   if (!model.domain.empty()) proto.set_domain(model.domain);
@@ -196,6 +203,7 @@ Expected<void> modelToProto(const Model& model, const PlacementPolicy& placement
   for (const auto& function : model.functions)
     if (auto ok = writer.function(*function, *proto.add_functions()); !ok) return ok;
   restoreFields(model.unknownFields, proto);
+  applyPresence(model.presence, proto);
   return {};
 }
 

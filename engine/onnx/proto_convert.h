@@ -37,6 +37,8 @@ struct TensorPlacement {
 };
 Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placement,
                              onnx::TensorProto& proto);
+// Writes the field presence the tensor was loaded with (again after a caller set its name).
+void applyTensorPresence(const Tensor& tensor, onnx::TensorProto& proto);
 
 Type typeFromProto(const onnx::TypeProto& proto);
 void typeToProto(const Type& type, onnx::TypeProto& proto);
@@ -46,6 +48,9 @@ using PlacementPolicy = std::function<Expected<TensorPlacement>(const Tensor&)>;
 
 // Proto -> IR. Consumes `proto` (weights are moved out). `displayName` names the input in errors.
 Expected<std::unique_ptr<Model>> modelFromProto(onnx::ModelProto& proto, const ExternalDataRoot& root);
+// Each node's attributes have the types its operator's ONNX schema declares (attribute_types.cpp); an error
+// naming the node, the attribute, the type found and the type expected otherwise.
+Expected<void> checkAttributeTypes(const Model& model);
 // IR -> proto.
 Expected<void> modelToProto(const Model& model, const PlacementPolicy& placement, onnx::ModelProto& proto);
 // One graph (a body, a function's body) on its own; names from enclosing scopes stay plain names.
@@ -54,6 +59,12 @@ Expected<void> graphToProto(const Graph& graph, const PlacementPolicy& placement
 // Serialized form of a message's unknown fields (fields newer than onnx 1.12), and their restoration.
 std::string serializeUnknownFields(const google::protobuf::Message& message);
 void restoreFields(const std::string& serialized, google::protobuf::Message& message);
+
+// Which singular fields of a parsed message are present (FieldPresence), and the writing side: after the
+// writer filled `message`, a field holding its default value is made present or absent as recorded (a field
+// holding another value stays: it was edited).
+FieldPresence presenceOf(const google::protobuf::Message& message);
+void applyPresence(FieldPresence presence, google::protobuf::Message& message);
 
 // Parses a ModelProto of `size` bytes as protobuf would, reading the main graph's raw_data into strings of
 // exactly their size (model_stream.cpp).

@@ -245,6 +245,15 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
 Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoot& root,
                                  const std::string& what) {
   auto dtype = static_cast<DataType>(proto.data_type());
+  FieldPresence presence = presenceOf(proto);
+  // Without a known element type the bytes cannot be sized, read or checked.
+  if (proto.data_type() == 0)
+    return makeError("tensor has no data type (data_type 0, UNDEFINED); set the element type it holds", what);
+  if (!isKnownType(dtype))
+    return makeError("tensor has data type " + std::to_string(proto.data_type()) +
+                         ", which is not an ONNX element type (1-" + std::to_string(int(DataType::Int2)) +
+                         ")",
+                     what);
   std::vector<int64_t> dims(proto.dims().begin(), proto.dims().end());
   auto count = checkedElementCount(dims, what);
   if (!count) return count.error();
@@ -271,6 +280,9 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
 
   Tensor tensor;
   if (external) {
+    if (dtype == DataType::String)
+      return makeError("string tensor is marked as external data; ONNX keeps strings only in string_data",
+                       what);
     if (proto.has_raw_data())
       return makeError("tensor is marked as external data but also has raw_data", what);
     auto ext = checkExternal(proto, dtype, needed, root, what);
@@ -306,7 +318,7 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
     int entries = 0;
     for (const Present& p : present) entries += p.size;
     int64_t expectedEntries = layout.entryBytes > 0 ? int64_t(needed) / layout.entryBytes : 0;
-    // Data types this build does not know (and undefined) carry no checkable size: kept as they are.
+    // Every element type that gets here has a typed field (unknown ones were refused above).
     if (layout.field != TypedField::None && entries != expectedEntries) {
       return makeError("tensor has " + std::to_string(entries) + " values in " + fieldName(layout.field) +
                            ", its type " + std::string(dataTypeName(dtype)) + " and shape " + dimsText(dims) +
@@ -344,9 +356,13 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
   }
   tensor.setName(proto.name());
   tensor.setDocString(proto.doc_string());
-  // Unknown fields and the (deprecated, unmodelled) segment ride along as serialized bytes.
+  tensor.setPresence(presence);
+  // Unknown fields and the (deprecated, unmodelled) segment ride along as serialized bytes, and so do the
+  // external_data entries as the file wrote them (their order, an explicit offset of 0, keys the IR does not
+  // model): a save that leaves the bytes where they are writes them back unchanged.
   onnx::TensorProto rest;
   if (proto.has_segment()) rest.mutable_segment()->Swap(proto.mutable_segment());
+  if (external) rest.mutable_external_data()->Swap(proto.mutable_external_data());
   rest.mutable_unknown_fields()->Swap(proto.mutable_unknown_fields());
   if (rest.ByteSizeLong() > 0) tensor.setUnknownFields(rest.SerializeAsString());
   return tensor;
@@ -362,8 +378,14 @@ Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placem
   if (kind == TensorPlacement::Kind::AsLoaded && tensor.storage() == TensorStorage::External &&
       !tensor.isExternal())
     kind = TensorPlacement::Kind::Inline;
+  onnx::TensorProto kept;  // what loading kept as bytes (see tensorFromProto)
+  if (!tensor.unknownFields().empty()) kept.MergeFromString(tensor.unknownFields());
   if (tensor.dtype() == DataType::String) {
     for (const std::string& value : tensor.stringValues()) proto.add_string_data(value);
+  } else if (kind == TensorPlacement::Kind::AsLoaded && tensor.isExternal() &&
+             kept.external_data_size() > 0) {
+    proto.mutable_external_data()->Swap(kept.mutable_external_data());
+    proto.set_data_location(onnx::TensorProto::EXTERNAL);
   } else if (kind == TensorPlacement::Kind::AsLoaded && tensor.isExternal()) {
     const ExternalData& ext = *tensor.externalData();
     auto add = [&proto](const char* key, const std::string& value) {
@@ -417,8 +439,31 @@ Expected<void> tensorToProto(const Tensor& tensor, const TensorPlacement& placem
       }
     }
   }
-  restoreFields(tensor.unknownFields(), proto);
+  kept.clear_external_data();  // entries of where the bytes were, written above only if they stay there
+  proto.MergeFrom(kept);
+  applyTensorPresence(tensor, proto);
   return {};
+}
+
+void applyTensorPresence(const Tensor& tensor, onnx::TensorProto& proto) {
+  // raw_data's presence follows where the bytes are written (the storage and the placement), not the record;
+  // so does data_location's when the tensor moves between inline and external data.
+  bool hasRawData = proto.has_raw_data();
+  bool hasLocation = proto.has_data_location();
+  bool moved = tensor.isExternal() != (proto.data_location() == onnx::TensorProto::EXTERNAL);
+  applyPresence(tensor.presence(), proto);
+  if (hasRawData != proto.has_raw_data()) {
+    if (hasRawData)
+      proto.set_raw_data("");
+    else
+      proto.clear_raw_data();
+  }
+  if (moved && hasLocation != proto.has_data_location()) {
+    if (hasLocation)
+      proto.set_data_location(onnx::TensorProto::DEFAULT);
+    else
+      proto.clear_data_location();
+  }
 }
 
 }  // namespace onyx::onnx_io

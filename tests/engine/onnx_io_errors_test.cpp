@@ -182,6 +182,64 @@ TEST(OnnxLoadErrors, TensorDataDoesNotMatchShape) {
             "tensor has a negative dimension in its shape [-3] (initializer 'w' in graph 'weights')");
 }
 
+TEST(OnnxLoadErrors, TensorWithoutAnOnnxElementType) {
+  onnx::ModelProto model = modelWithWeights();
+  auto* w = model.mutable_graph()->mutable_initializer(0);
+  w->set_data_type(0);
+  EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
+            "tensor has no data type (data_type 0, UNDEFINED); set the element type it holds (initializer 'w' "
+            "in graph 'weights')");
+  w->set_data_type(99);
+  EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
+            "tensor has data type 99, which is not an ONNX element type (1-26) (initializer 'w' in graph "
+            "'weights')");
+}
+
+TEST(OnnxLoadErrors, StringTensorInExternalData) {
+  onnx::ModelProto model = modelWithWeights();
+  auto* s = model.mutable_graph()->add_initializer();
+  s->set_name("s");
+  s->set_data_type(onnx::TensorProto::STRING);
+  s->add_dims(2);
+  s->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* location = s->add_external_data();
+  location->set_key("location");
+  location->set_value("s.bin");
+  ScratchFolder folder;
+  writeFile(folder / "s.bin", std::string(16, 'a'));
+  writeFile(folder / "model.onnx", model.SerializeAsString());
+  EXPECT_EQ(loadError(folder / "model.onnx"),
+            "string tensor is marked as external data; ONNX keeps strings only in string_data (initializer "
+            "'s' in graph 'weights')");
+}
+
+// Kernels read attributes by type: one of another type than the operator's schema declares would be
+// passed over for the default, so loading refuses it, naming the node and both types.
+TEST(OnnxLoadErrors, AttributeOfAnotherTypeThanItsOperatorDeclares) {
+  onnx::ModelProto model = modelWithWeights();
+  auto* node = model.mutable_graph()->mutable_node(0);
+  node->set_op_type("Softmax");
+  node->set_name("sm");
+  node->mutable_input()->RemoveLast();
+  auto* axis = node->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INTS);
+  axis->add_ints(1);
+  EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
+            "Softmax 'sm' (#1): attribute 'axis' is INTS, the operator expects INT");
+  axis->Clear();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::FLOAT);
+  axis->set_f(1.0f);
+  EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()),
+            "Softmax 'sm' (#1): attribute 'axis' is FLOAT, the operator expects INT");
+  axis->Clear();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(-1);
+  EXPECT_EQ(loadErrorOfBytes(model.SerializeAsString()), "(loaded)");
+}
+
 TEST(OnnxVerify, Cycle) {
   EXPECT_EQ(verifyErrors(R"(<ir_version: 8, opset_import: ["" : 17]>
 cyclic (float[4] x) => (float[4] y) {

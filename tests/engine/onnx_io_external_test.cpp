@@ -307,5 +307,34 @@ TEST(OnnxExternalData, WithoutALengthTheRestOfTheFileMustFit) {
       "tensor's type and shape need 16384; add a length entry (initializer 'big' in graph 'weights')");
 }
 
+// Saved with its weights where they are (Keep, beside the input), a model with external data is written back
+// byte for byte, external_data entries included as the file had them: an explicit offset of 0, the keys in
+// their own order, a key the IR does not model.
+TEST(OnnxExternalData, KeepSavesTheSameBytes) {
+  ScratchFolder folder;
+  onnx::ModelProto proto = externalModel(folder.path(), "weights.bin", 0, "weights.bin");
+  auto* entries = proto.mutable_graph()->mutable_initializer(0)->mutable_external_data();
+  entries->SwapElements(1, 2);  // location, length, offset
+  auto* extra = entries->Add();
+  extra->set_key("basepath");
+  extra->set_value(".");
+  std::string original = proto.SerializeAsString();
+  writeFile(folder / "model.onnx", original);
+  auto model = loadModel(folder / "model.onnx");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  auto saved = serializeModel(**model);
+  ASSERT_TRUE(saved.ok());
+  EXPECT_TRUE(*saved == original);
+  ASSERT_TRUE(saveModel(**model, folder / "again.onnx").ok());
+  EXPECT_TRUE(readFile(folder / "again.onnx") == original);
+  // Elsewhere, the weights follow into a new data file and the entries name it.
+  ScratchFolder other;
+  ASSERT_TRUE(saveModel(**model, other / "moved.onnx").ok());
+  onnx::ModelProto moved;
+  ASSERT_TRUE(moved.ParseFromString(readFile(other / "moved.onnx")));
+  EXPECT_EQ(moved.graph().initializer(0).external_data(0).value(), "moved.onnx.data");
+  EXPECT_EQ(moved.graph().initializer(0).external_data_size(), 3);
+}
+
 }  // namespace
 }  // namespace onyx
