@@ -83,7 +83,8 @@ async function makeCase(name, { op, domain = MS, attrs = {}, inputs, constants =
 module.exports = { makeCase, T, floats, ints, count, reseed: (s) => { random = rng(s); }, rand: () => random() };
 
 if (require.main === module) {
-  const suites = [require('./contrib_cases_nn'), require('./contrib_cases_nbits'), require('./contrib_cases_quant')];
+  const suites = [require('./contrib_cases_nn'), require('./contrib_cases_nbits'), require('./contrib_cases_quant'),
+    require('./contrib_cases_qlinear')];
   (async () => {
     fs.rmSync(OUT, { recursive: true, force: true });
     for (const suite of suites) await suite.generate(module.exports);

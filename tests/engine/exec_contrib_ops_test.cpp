@@ -5,7 +5,9 @@
 // they are checked against values computed by hand below.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "exec/conformance.h"
 #include "exec_kernel_test_util.h"
@@ -116,6 +118,31 @@ TEST(ContribOps, MatMulNBitsNamesTheNodeOnInconsistentWeights) {
   ASSERT_FALSE(out);
   EXPECT_NE(out.error().toString().find("MatMulNBits 'node'"), std::string::npos) << out.error().toString();
   EXPECT_NE(out.error().toString().find("64 bytes"), std::string::npos) << out.error().toString();
+}
+
+// ONNX Runtime's type inference rejects QLinearAdd and QLinearMul without zero points (so the generated cases
+// give zero points of 0); the spec makes them optional, meaning 0. Absent and zero give the same bytes, and
+// they are the float results requantized (none of these values lies near a rounding tie).
+TEST(ContribOps, QLinearAddAndMulWithoutZeroPointsUseZero) {
+  const TensorValue a = TensorValue::fromVector<uint8_t>(DataType::Uint8, {2, 3}, {0, 10, 100, 200, 255, 7});
+  const TensorValue b = TensorValue::fromVector<uint8_t>(DataType::Uint8, {3}, {3, 50, 255});
+  const TensorValue sa = TensorValue::scalar<float>(DataType::Float, 0.1f), sb = TensorValue::scalar<float>(DataType::Float, 0.2f);
+  const TensorValue sc = TensorValue::scalar<float>(DataType::Float, 0.3f), zero = TensorValue::scalar<uint8_t>(DataType::Uint8, 0);
+  for (const char* op : {"QLinearAdd", "QLinearMul"}) {
+    auto absent = runMicrosoftNode({op}, {a, sa, TensorValue(), b, sb, TensorValue(), sc, TensorValue()});
+    ASSERT_TRUE(absent) << op << ": " << absent.error().toString();
+    auto zeros = runMicrosoftNode({op}, {a, sa, zero, b, sb, zero, sc, zero});
+    ASSERT_TRUE(zeros) << op << ": " << zeros.error().toString();
+    const TensorValue& y = std::get<TensorValue>((*absent)[0]);
+    const TensorValue& y0 = std::get<TensorValue>((*zeros)[0]);
+    ASSERT_EQ(y.dims(), (Dims{2, 3})) << op;
+    for (int64_t i = 0; i < 6; ++i) {
+      const double x = 0.1 * a.data<uint8_t>()[i], w = 0.2 * b.data<uint8_t>()[i % 3];
+      const double want = std::clamp(std::nearbyint((std::string(op) == "QLinearAdd" ? x + w : x * w) / 0.3), 0.0, 255.0);
+      EXPECT_EQ(y.data<uint8_t>()[i], uint8_t(want)) << op << " element " << i;
+      EXPECT_EQ(y0.data<uint8_t>()[i], y.data<uint8_t>()[i]) << op << " element " << i;
+    }
+  }
 }
 
 // MatMul and Gemm with float16 weights (ops/math/matmul_half_cpu.cpp, the panel product these ops share):

@@ -1,0 +1,131 @@
+// The com.microsoft QLinear* element-wise ops of ONNX Runtime's static quantizer, on uint8 or int8 tensors
+// with per-tensor scales and zero points: QLinearAdd and QLinearMul (numpy broadcasting) and the unary
+// QLinearSigmoid and QLinearLeakyRelu. Each dequantizes, computes in float and requantizes as ONNX Runtime's
+// CPU kernels do; the unary ops go through a 256-entry table, ONNX Runtime's own approach.
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/qlinear_kernels.h"
+
+namespace onyx::exec::contrib {
+
+Expected<ByteType> byteTypeOf(const KernelContext& ctx, size_t input) {
+  const DataType dtype = ctx.input(input).dtype();
+  if (dtype == DataType::Uint8) return ByteType{dtype, 0, 255};
+  if (dtype == DataType::Int8) return ByteType{dtype, -128, 127};
+  return ctx.unsupportedType(int(input));
+}
+
+Expected<Quantization> quantizationAt(const KernelContext& ctx, size_t scaleInput, size_t zeroInput, const ByteType& type) {
+  auto scale = ctx.requireTensor(scaleInput);
+  if (!scale) return scale.error();
+  if (!isFloatStorage((*scale)->dtype()) || (*scale)->count() != 1)
+    return ctx.error("the scale must be one float (per tensor), got " + (*scale)->describe(), int(scaleInput));
+  Quantization q{float((*scale)->doubleAt(0)), 0};
+  if (zeroInput < ctx.inputCount() && ctx.hasInput(zeroInput)) {
+    const TensorValue& zero = ctx.input(zeroInput);
+    if (zero.dtype() != type.dtype || zero.count() != 1)
+      return ctx.error("the zero point must be one value of the data's type (per tensor), got " + zero.describe(), int(zeroInput));
+    q.zero = int32_t(zero.doubleAt(0));
+  }
+  return q;
+}
+
+int32_t quantize(float v, const Quantization& q, const ByteType& type) {
+  const float scaled = std::clamp(v / q.scale, float(type.lo - q.zero), float(type.hi - q.zero));
+  return int32_t(std::nearbyint(scaled)) + q.zero;  // the default rounding mode: ties to even
+}
+
+std::vector<int32_t> bytesOf(const TensorValue& t) {
+  std::vector<int32_t> out(size_t(t.count()));
+  if (t.dtype() == DataType::Uint8)
+    for (int64_t i = 0; i < t.count(); ++i) out[size_t(i)] = t.data<uint8_t>()[i];
+  else
+    for (int64_t i = 0; i < t.count(); ++i) out[size_t(i)] = t.data<int8_t>()[i];
+  return out;
+}
+
+void storeBytes(const std::vector<int32_t>& values, TensorValue& out) {
+  if (out.dtype() == DataType::Uint8)
+    for (size_t i = 0; i < values.size(); ++i) out.data<uint8_t>()[i] = uint8_t(values[i]);
+  else
+    for (size_t i = 0; i < values.size(); ++i) out.data<int8_t>()[i] = int8_t(values[i]);
+}
+
+namespace {
+
+enum class Binary { Add, Mul };
+
+// Inputs A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point; C broadcasts A and B.
+template <Binary Op>
+Expected<void> runQLinearBinary(KernelContext& ctx) {
+  auto a = ctx.requireTensor(0);
+  if (!a) return a.error();
+  auto b = ctx.requireTensor(3);
+  if (!b) return b.error();
+  auto type = byteTypeOf(ctx, 0);
+  if (!type) return type.error();
+  if ((*b)->dtype() != type->dtype) return ctx.error("B must have A's type, got " + (*b)->describe(), 3);
+  auto qa = quantizationAt(ctx, 1, 2, *type);
+  if (!qa) return qa.error();
+  auto qb = quantizationAt(ctx, 4, 5, *type);
+  if (!qb) return qb.error();
+  auto qc = quantizationAt(ctx, 6, 7, *type);
+  if (!qc) return qc.error();
+  auto outDims = broadcastShapes({&(*a)->dims(), &(*b)->dims()});
+  if (!outDims) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe());
+  const std::vector<int32_t> av = bytesOf(**a), bv = bytesOf(**b);
+  std::vector<int32_t> c(size_t(elementCount(*outDims)));
+  const std::array<std::vector<int64_t>, 2> strides{broadcastStrides((*a)->dims(), *outDims), broadcastStrides((*b)->dims(), *outDims)};
+  forEachBroadcast<2>(*outDims, strides, [&](int64_t out, const std::array<int64_t, 2>& at) {
+    const float x = qa->dequantize(av[size_t(at[0])]), y = qb->dequantize(bv[size_t(at[1])]);
+    c[size_t(out)] = quantize(Op == Binary::Add ? x + y : x * y, *qc, *type);
+  });
+  auto out = ctx.allocateOutput(0, type->dtype, *outDims);
+  if (!out) return out.error();
+  storeBytes(c, **out);
+  return {};
+}
+
+// Inputs X, X_scale, X_zero_point, Y_scale, Y_zero_point: Y = f(X) through the table of all 256 values.
+template <class F>
+Expected<void> runQLinearUnary(KernelContext& ctx, F f) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto type = byteTypeOf(ctx, 0);
+  if (!type) return type.error();
+  auto qx = quantizationAt(ctx, 1, 2, *type);
+  if (!qx) return qx.error();
+  auto qy = quantizationAt(ctx, 3, 4, *type);
+  if (!qy) return qy.error();
+  std::vector<int32_t> table(256);
+  for (int32_t v = type->lo; v <= type->hi; ++v) table[size_t(v - type->lo)] = quantize(f(qx->dequantize(v)), *qy, *type);
+  std::vector<int32_t> y = bytesOf(**x);
+  for (int32_t& v : y) v = table[size_t(v - type->lo)];
+  auto out = ctx.allocateOutput(0, type->dtype, (*x)->dims());
+  if (!out) return out.error();
+  storeBytes(y, **out);
+  return {};
+}
+
+Expected<void> runQLinearSigmoid(KernelContext& ctx) {
+  return runQLinearUnary(ctx, [](float v) { return 1.0f / (1.0f + std::exp(-v)); });
+}
+
+Expected<void> runQLinearLeakyRelu(KernelContext& ctx) {
+  const float alpha = ctx.attrFloat("alpha", 0.01f);
+  return runQLinearUnary(ctx, [alpha](float v) { return v >= 0 ? v : v * alpha; });
+}
+
+}  // namespace
+
+void registerQLinearCpuKernels(KernelRegistry& registry) {
+  registry.add(microsoftKernel("QLinearAdd", runQLinearBinary<Binary::Add>));
+  registry.add(microsoftKernel("QLinearMul", runQLinearBinary<Binary::Mul>));
+  registry.add(microsoftKernel("QLinearSigmoid", runQLinearSigmoid));
+  registry.add(microsoftKernel("QLinearLeakyRelu", runQLinearLeakyRelu));
+}
+
+}  // namespace onyx::exec::contrib
