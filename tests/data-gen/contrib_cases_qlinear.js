@@ -1,4 +1,4 @@
-// Cases for the com.microsoft QLinear* element-wise ops of ONNX Runtime's static quantizer (QOperator format): uint8 and
+// Cases for the com.microsoft QLinear* ops of ONNX Runtime's static quantizer (QOperator format): uint8 and
 // int8 data, per-tensor scales (scalars; the unary ops also take 1-element vectors), zero points present or absent, odd
 // sizes and broadcasting. Run through contrib_ops_gen.js.
 'use strict';
@@ -37,6 +37,37 @@ async function generate({ makeCase, T, ints, reseed }) {
   await unary('QLinearLeakyRelu', 'qlinear_leaky_relu_u8', 'uint8', [3, 7, 11], [100, 20], [0.04, 0.03], { alpha: { float: 0.1 } });
   await unary('QLinearLeakyRelu', 'qlinear_leaky_relu_s8_default_alpha', 'int8', [2, 129], [10, -2], [0.05, 0.041]);
   await unary('QLinearLeakyRelu', 'qlinear_leaky_relu_s8_no_zero_points', 'int8', [19], null, [0.02, 0.015], { alpha: { float: 0.3 } });
+
+  // QLinearAveragePool / QLinearGlobalAveragePool: X, x_scale, x_zero_point, y_scale, y_zero_point.
+  reseed(42);
+  const pool = (op, name, type, dims, zeros, scales, attrs) => makeCase(name, {
+    op, attrs, inputs: [data('X', type, dims), scale('x_scale', scales[0]), zeros ? zero('x_zero_point', type, zeros[0]) : null,
+      scale('y_scale', scales[1]), zeros ? zero('y_zero_point', type, zeros[1]) : null],
+    constants: ['x_scale', 'x_zero_point', 'y_scale', 'y_zero_point'], outputTypes: { Y: type } });
+  await pool('QLinearAveragePool', 'qlinear_average_pool_u8_pads', 'uint8', [1, 3, 7, 9], [128, 120], [0.02, 0.015],
+    { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] });
+  await pool('QLinearAveragePool', 'qlinear_average_pool_s8_count_pad_ceil', 'int8', [2, 2, 8, 7], [5, -3], [0.03, 0.02],
+    { kernel_shape: [3, 2], strides: [2, 2], pads: [1, 0, 1, 1], ceil_mode: 1, count_include_pad: 1 });
+  await pool('QLinearAveragePool', 'qlinear_average_pool_u8_1d_zero_points_0', 'uint8', [1, 4, 11], [0, 0], [0.05, 0.04],
+    { kernel_shape: [4], strides: [3] });
+  await pool('QLinearAveragePool', 'qlinear_average_pool_s8_channels_last', 'int8', [1, 6, 5, 3], [-7, 4], [0.04, 0.03],
+    { kernel_shape: [2, 3], strides: [2, 1], pads: [0, 1, 1, 1], channels_last: 1 });
+  await pool('QLinearGlobalAveragePool', 'qlinear_global_average_pool_u8', 'uint8', [2, 5, 7, 7], [130, 125], [0.05, 0.01],
+    { channels_last: 0 });
+  await pool('QLinearGlobalAveragePool', 'qlinear_global_average_pool_s8_channels_last', 'int8', [2, 3, 5, 6], [-4, 9], [0.06, 0.013],
+    { channels_last: 1 });
+  await pool('QLinearGlobalAveragePool', 'qlinear_global_average_pool_u8_1d_zero_points_0', 'uint8', [1, 3, 13], [0, 0], [0.02, 0.03], {});
+
+  // QLinearConcat: Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) per tensor; one input already in Y's
+  // quantization, the others requantized.
+  const concat = (name, type, axis, parts, yq) => makeCase(name, {
+    op: 'QLinearConcat', attrs: { axis },
+    inputs: [scale('Y_scale', yq[0]), zero('Y_zero_point', type, yq[1]),
+      ...parts.flatMap(([dims, s, z], k) => [data(`X${k}`, type, dims), scale(`X${k}_scale`, s), zero(`X${k}_zero_point`, type, z)])],
+    constants: ['Y_scale', 'Y_zero_point', ...parts.flatMap((p, k) => [`X${k}_scale`, `X${k}_zero_point`])],
+    outputTypes: { Y: type } });
+  await concat('qlinear_concat_u8_axis1', 'uint8', 1, [[[2, 3, 5], 0.02, 128], [[2, 1, 5], 0.05, 100], [[2, 4, 5], 0.011, 140]], [0.02, 128]);
+  await concat('qlinear_concat_s8_last_axis', 'int8', -1, [[[3, 2], 0.03, -10], [[3, 7], 0.013, 6]], [0.025, -2]);
 }
 
 module.exports = { generate };

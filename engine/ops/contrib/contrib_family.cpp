@@ -22,6 +22,7 @@ void registerFusedConvCpuKernels(KernelRegistry& registry);  // fused_conv_cpu.c
 void registerMatMulNBitsCpuKernels(KernelRegistry& registry);  // matmul_nbits_cpu.cpp
 void registerFusedMatMulCpuKernels(KernelRegistry& registry);  // fused_matmul_cpu.cpp
 void registerQLinearCpuKernels(KernelRegistry& registry);  // qlinear_cpu.cpp
+void registerQLinearPoolCpuKernels(KernelRegistry& registry);  // qlinear_pool_cpu.cpp
 }  // namespace onyx::exec::contrib
 
 namespace onyx::ops::contrib {
@@ -42,6 +43,7 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::contrib::registerMatMulNBitsCpuKernels);  // MatMulNBits
   registrar.add(exec::contrib::registerFusedMatMulCpuKernels);  // FusedMatMul, FusedGemm
   registrar.add(exec::contrib::registerQLinearCpuKernels);  // QLinearAdd/Mul/Sigmoid/LeakyRelu
+  registrar.add(exec::contrib::registerQLinearPoolCpuKernels);  // QLinearAveragePool/GlobalAveragePool/Concat
 }
 
 }  // namespace onyx::ops::contrib
