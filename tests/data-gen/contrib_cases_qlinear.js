@@ -37,6 +37,11 @@ async function generate({ makeCase, T, ints, reseed }) {
   await unary('QLinearLeakyRelu', 'qlinear_leaky_relu_u8', 'uint8', [3, 7, 11], [100, 20], [0.04, 0.03], { alpha: { float: 0.1 } });
   await unary('QLinearLeakyRelu', 'qlinear_leaky_relu_s8_default_alpha', 'int8', [2, 129], [10, -2], [0.05, 0.041]);
   await unary('QLinearLeakyRelu', 'qlinear_leaky_relu_s8_no_zero_points', 'int8', [19], null, [0.02, 0.015], { alpha: { float: 0.3 } });
+  // QLinearSoftmax: the original Softmax's opset decides the axis semantics (below 13: X coerced to 2-D at axis).
+  await unary('QLinearSoftmax', 'qlinear_softmax_u8_opset13', 'uint8', [2, 3, 17], [100, 0], [0.08, 1 / 256], { opset: 13 });
+  await unary('QLinearSoftmax', 'qlinear_softmax_s8_opset13_axis1', 'int8', [2, 5, 3], [-4, -128], [0.1, 1 / 256], { opset: 13, axis: 1 });
+  await unary('QLinearSoftmax', 'qlinear_softmax_u8_opset11_axis1', 'uint8', [2, 3, 5], [128, 0], [0.05, 1 / 256], { opset: 11, axis: 1 });
+  await unary('QLinearSoftmax', 'qlinear_softmax_s8_opset11_default_axis', 'int8', [3, 2, 4], [0, -128], [0.2, 1 / 256], { opset: 11 });
 
   // QLinearAveragePool / QLinearGlobalAveragePool: X, x_scale, x_zero_point, y_scale, y_zero_point.
   reseed(42);

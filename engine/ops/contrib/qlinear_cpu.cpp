@@ -1,7 +1,7 @@
 // The com.microsoft QLinear* element-wise ops of ONNX Runtime's static quantizer, on uint8 or int8 tensors
-// with per-tensor scales and zero points: QLinearAdd and QLinearMul (numpy broadcasting) and the unary
-// QLinearSigmoid and QLinearLeakyRelu. Each dequantizes, computes in float and requantizes as ONNX Runtime's
-// CPU kernels do; the unary ops go through a 256-entry table, ONNX Runtime's own approach.
+// with per-tensor scales and zero points: QLinearAdd and QLinearMul (numpy broadcasting), the unary
+// QLinearSigmoid and QLinearLeakyRelu, and QLinearSoftmax. Each dequantizes, computes in float and requantizes
+// as ONNX Runtime's CPU kernels do; the unary ops go through a 256-entry table, ONNX Runtime's own approach.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -119,6 +119,44 @@ Expected<void> runQLinearLeakyRelu(KernelContext& ctx) {
   return runQLinearUnary(ctx, [alpha](float v) { return v >= 0 ? v : v * alpha; });
 }
 
+// Inputs X, X_scale, x_zero_point, y_scale, y_zero_point. Attribute `opset`, the original Softmax's: below 13
+// the rows are X coerced to 2-D at `axis`, from 13 the single `axis`; `axis` is -1 by default either way
+// (ONNX Runtime's schema, not Softmax-11's default of 1). Each row's
+// exp((x - max) * X_scale) are summed in float and every value times the sum's reciprocal is requantized.
+Expected<void> runQLinearSoftmax(KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto type = byteTypeOf(ctx, 0);
+  if (!type) return type.error();
+  auto qx = quantizationAt(ctx, 1, 2, *type);
+  if (!qx) return qx.error();
+  auto qy = quantizationAt(ctx, 3, 4, *type);
+  if (!qy) return qy.error();
+  const bool singleAxis = ctx.attrInt("opset", 13) >= 13;
+  const int64_t axisAttr = ctx.attrInt("axis", -1);
+  auto axis = normalizeAxis(axisAttr, (*x)->rank());
+  if (!axis) return ctx.error("axis " + std::to_string(axisAttr) + " is out of range for " + (*x)->describe(), 0);
+  AxisSplit split = axisSplit((*x)->dims(), *axis);
+  if (!singleAxis) split = {split.outer, split.len * split.inner, 1};
+  std::vector<float> table(256);  // exp((v - max) * scale) for v - max in [-255, 0]
+  for (int32_t d = -255; d <= 0; ++d) table[size_t(d + 255)] = std::exp(float(d) * qx->scale);
+  std::vector<int32_t> y = bytesOf(**x);
+  for (int64_t o = 0; o < split.outer; ++o)
+    for (int64_t i = 0; i < split.inner; ++i) {
+      auto at = [&](int64_t j) -> int32_t& { return y[size_t((o * split.len + j) * split.inner + i)]; };
+      int32_t max = type->lo;
+      for (int64_t j = 0; j < split.len; ++j) max = std::max(max, at(j));
+      float sum = 0.0f;
+      for (int64_t j = 0; j < split.len; ++j) sum += table[size_t(at(j) - max + 255)];
+      const float reciprocal = 1.0f / sum;
+      for (int64_t j = 0; j < split.len; ++j) at(j) = quantize(table[size_t(at(j) - max + 255)] * reciprocal, *qy, *type);
+    }
+  auto out = ctx.allocateOutput(0, type->dtype, (*x)->dims());
+  if (!out) return out.error();
+  storeBytes(y, **out);
+  return {};
+}
+
 }  // namespace
 
 void registerQLinearCpuKernels(KernelRegistry& registry) {
@@ -126,6 +164,7 @@ void registerQLinearCpuKernels(KernelRegistry& registry) {
   registry.add(microsoftKernel("QLinearMul", runQLinearBinary<Binary::Mul>));
   registry.add(microsoftKernel("QLinearSigmoid", runQLinearSigmoid));
   registry.add(microsoftKernel("QLinearLeakyRelu", runQLinearLeakyRelu));
+  registry.add(microsoftKernel("QLinearSoftmax", runQLinearSoftmax));
 }
 
 }  // namespace onyx::exec::contrib

@@ -93,6 +93,7 @@ void registerQLinearSchemas(OpRegistry& registry) {
   registry.add({kMs, "QLinearMul", OpCategory::Quantization, {1}, 7, 8, 1, 1, false, inferQLinearBinary});
   registry.add({kMs, "QLinearSigmoid", OpCategory::Quantization, {1}, 4, 5, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "QLinearLeakyRelu", OpCategory::Quantization, {1}, 4, 5, 1, 1, false, inferSameAsInput0});
+  registry.add({kMs, "QLinearSoftmax", OpCategory::Quantization, {1}, 4, 5, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "QLinearAveragePool", OpCategory::Pool, {1}, 4, 5, 1, 1, false, inferQLinearAveragePool});
   registry.add({kMs, "QLinearGlobalAveragePool", OpCategory::Pool, {1}, 4, 5, 1, 1, false, inferQLinearGlobalAveragePool});
   registry.add({kMs, "QLinearConcat", OpCategory::DataMovement, {1}, 5, OpSchema::kVariadic, 1, 1, false, inferQLinearConcat});
