@@ -73,6 +73,18 @@ async function generate({ makeCase, T, ints, reseed }) {
     outputTypes: { Y: type } });
   await concat('qlinear_concat_u8_axis1', 'uint8', 1, [[[2, 3, 5], 0.02, 128], [[2, 1, 5], 0.05, 100], [[2, 4, 5], 0.011, 140]], [0.02, 128]);
   await concat('qlinear_concat_s8_last_axis', 'int8', -1, [[[3, 2], 0.03, -10], [[3, 7], 0.013, 6]], [0.025, -2]);
+
+  // QLinearWhere: condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale, z_zero_point; all three
+  // broadcast, X in Z's quantization already in one case.
+  reseed(43);
+  const where = (name, type, dims, q) => makeCase(name, {
+    op: 'QLinearWhere', inputs: [T('condition', 'bool', dims[0], ints(dims[0], 0, 1)), data('X', type, dims[1]),
+      scale('x_scale', q[0][0]), zero('x_zero_point', type, q[0][1]), data('Y', type, dims[2]), scale('y_scale', q[1][0]),
+      zero('y_zero_point', type, q[1][1]), scale('z_scale', q[2][0]), zero('z_zero_point', type, q[2][1])],
+    constants: ['x_scale', 'x_zero_point', 'y_scale', 'y_zero_point', 'z_scale', 'z_zero_point'], outputs: ['Z'],
+    outputTypes: { Z: type } });
+  await where('qlinear_where_u8_broadcast', 'uint8', [[3, 1, 5], [4, 5], [3, 4, 1]], [[0.02, 128], [0.05, 100], [0.03, 120]]);
+  await where('qlinear_where_s8_same_x', 'int8', [[7], [2, 7], []], [[0.04, -3], [0.01, 9], [0.04, -3]]);
 }
 
 module.exports = { generate };

@@ -39,6 +39,7 @@ function typed(type, values) {
     case 'int64': return BigInt64Array.from(values.map(BigInt));
     case 'uint8': return Uint8Array.from(values);
     case 'int8': return Int8Array.from(values);
+    case 'bool': return Uint8Array.from(values);
     default: throw new Error('type ' + type);
   }
 }

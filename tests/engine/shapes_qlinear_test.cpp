@@ -15,8 +15,8 @@ TEST(QLinearShapes, EveryOpKeepsTheSymbolsOfItsInputs) {
   auto model = parseOrFail(R"(
     <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
     g (uint8[N, 3, H, W] x, uint8[N, H, W, 3] xl, int8[N, S, C] a, int8[S, 1] b, uint8[M, 4] p, uint8[K, 4] q,
-       float s, uint8 z, int8 zs) => (int8 add, int8 mul, uint8 sig, uint8 leaky, uint8 pool, uint8 pool_last,
-       uint8 gap, uint8 gap_last, uint8 cat, uint8 soft) {
+       bool[M, 1] cnd, uint8[4] r, float s, uint8 z, int8 zs) => (int8 add, int8 mul, uint8 sig, uint8 leaky, uint8 pool, uint8 pool_last,
+       uint8 gap, uint8 gap_last, uint8 cat, uint8 soft, uint8 wh) {
       add = com.microsoft.QLinearAdd (a, s, zs, b, s, zs, s, zs)
       mul = com.microsoft.QLinearMul (a, s, , b, s, , s, )
       sig = com.microsoft.QLinearSigmoid (x, s, z, s, z)
@@ -27,11 +27,13 @@ TEST(QLinearShapes, EveryOpKeepsTheSymbolsOfItsInputs) {
       gap_last = com.microsoft.QLinearGlobalAveragePool <channels_last = 1> (xl, s, z, s, z)
       cat = com.microsoft.QLinearConcat <axis = 0> (s, z, p, s, z, q, s, z)
       soft = com.microsoft.QLinearSoftmax <opset = 11, axis = 1> (x, s, z, s, z)
+      wh = com.microsoft.QLinearWhere (cnd, r, s, z, p, s, z, s, z)
     })");
   ASSERT_TRUE(model);
   auto result = inferShapes(*model);
   EXPECT_EQ(errorsOf(result), "");
   EXPECT_EQ(shapeNamed(result, "soft"), "[N, 3, H, W]");
+  EXPECT_EQ(shapeNamed(result, "wh"), "[M, 4]");
   EXPECT_EQ(shapeNamed(result, "add"), "[N, S, C]");
   EXPECT_EQ(shapeNamed(result, "mul"), "[N, S, C]");
   EXPECT_EQ(shapeNamed(result, "sig"), "[N, 3, H, W]");
@@ -39,7 +41,7 @@ TEST(QLinearShapes, EveryOpKeepsTheSymbolsOfItsInputs) {
   EXPECT_EQ(shapeNamed(result, "gap"), "[N, 3, 1, 1]");
   EXPECT_EQ(shapeNamed(result, "gap_last"), "[N, 1, 1, 3]");
   EXPECT_EQ(shapeNamed(result, "cat"), "[K + M, 4]");
-  for (const char* name : {"add", "mul", "sig", "gap", "cat"})
+  for (const char* name : {"add", "mul", "sig", "gap", "cat", "wh"})
     EXPECT_EQ(inferredNamed(result, name)->type.elemType(), std::string(name) == "add" || std::string(name) == "mul" ? DataType::Int8 : DataType::Uint8) << name;
 
   const InferredValue* pool = inferredNamed(result, "pool");

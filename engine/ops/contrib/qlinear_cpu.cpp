@@ -1,6 +1,6 @@
 // The com.microsoft QLinear* element-wise ops of ONNX Runtime's static quantizer, on uint8 or int8 tensors
 // with per-tensor scales and zero points: QLinearAdd and QLinearMul (numpy broadcasting), the unary
-// QLinearSigmoid and QLinearLeakyRelu, and QLinearSoftmax. Each dequantizes, computes in float and requantizes
+// QLinearSigmoid and QLinearLeakyRelu, QLinearSoftmax and QLinearWhere. Each dequantizes, computes in float and requantizes
 // as ONNX Runtime's CPU kernels do; the unary ops go through a 256-entry table, ONNX Runtime's own approach.
 #include <algorithm>
 #include <array>
@@ -157,6 +157,44 @@ Expected<void> runQLinearSoftmax(KernelContext& ctx) {
   return {};
 }
 
+// Inputs condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale, z_zero_point: Where over
+// the three broadcast, X and Y requantized to Z's scale and zero point through a table each.
+Expected<void> runQLinearWhere(KernelContext& ctx) {
+  auto inputs = requireTensors<2>(ctx);
+  if (!inputs) return inputs.error();
+  auto y = ctx.requireTensor(4);
+  if (!y) return y.error();
+  const auto& [condition, x] = *inputs;
+  if (condition.dtype() != DataType::Bool) return ctx.unsupportedType(0);
+  auto type = byteTypeOf(ctx, 1);
+  if (!type) return type.error();
+  if ((*y)->dtype() != type->dtype) return ctx.error("Y must have X's type, got " + (*y)->describe(), 4);
+  auto qx = quantizationAt(ctx, 2, 3, *type);
+  if (!qx) return qx.error();
+  auto qy = quantizationAt(ctx, 5, 6, *type);
+  if (!qy) return qy.error();
+  auto qz = quantizationAt(ctx, 7, 8, *type);
+  if (!qz) return qz.error();
+  auto outDims = broadcastShapes({&condition.dims(), &x.dims(), &(*y)->dims()});
+  if (!outDims) return ctx.error("cannot broadcast " + condition.describe() + ", " + x.describe() + " and " + (*y)->describe());
+  std::vector<int32_t> fromX(256), fromY(256);
+  for (int32_t v = type->lo; v <= type->hi; ++v) {
+    fromX[size_t(v - type->lo)] = quantize(qx->dequantize(v), *qz, *type);
+    fromY[size_t(v - type->lo)] = quantize(qy->dequantize(v), *qz, *type);
+  }
+  const std::vector<int32_t> xv = bytesOf(x), yv = bytesOf(**y);
+  std::vector<int32_t> z(size_t(elementCount(*outDims)));
+  const std::array<std::vector<int64_t>, 3> strides{broadcastStrides(condition.dims(), *outDims), broadcastStrides(x.dims(), *outDims),
+                                                    broadcastStrides((*y)->dims(), *outDims)};
+  forEachBroadcast<3>(*outDims, strides, [&](int64_t out, const std::array<int64_t, 3>& at) {
+    z[size_t(out)] = condition.doubleAt(at[0]) != 0 ? fromX[size_t(xv[size_t(at[1])] - type->lo)] : fromY[size_t(yv[size_t(at[2])] - type->lo)];
+  });
+  auto out = ctx.allocateOutput(0, type->dtype, *outDims);
+  if (!out) return out.error();
+  storeBytes(z, **out);
+  return {};
+}
+
 }  // namespace
 
 void registerQLinearCpuKernels(KernelRegistry& registry) {
@@ -165,6 +203,7 @@ void registerQLinearCpuKernels(KernelRegistry& registry) {
   registry.add(microsoftKernel("QLinearSigmoid", runQLinearSigmoid));
   registry.add(microsoftKernel("QLinearLeakyRelu", runQLinearLeakyRelu));
   registry.add(microsoftKernel("QLinearSoftmax", runQLinearSoftmax));
+  registry.add(microsoftKernel("QLinearWhere", runQLinearWhere));
 }
 
 }  // namespace onyx::exec::contrib

@@ -27,6 +27,18 @@ Expected<void> inferQLinearBinary(ShapeContext& ctx) {
   return {};
 }
 
+// QLinearWhere: condition (input 0), X (input 1) and Y (input 4) broadcast; Z has X's type.
+Expected<void> inferQLinearWhere(ShapeContext& ctx) {
+  const DataType elem = ctx.inputElemType(1);
+  for (size_t i : {0, 1, 4})
+    if (forwardUnknownRank(ctx, i, 0, elem)) return {};
+  const size_t inputs[] = {0, 1, 4};
+  auto shape = ctx.broadcast(inputs);
+  if (!shape) return shape.error();
+  ctx.setOutputTensor(0, elem, std::move(*shape));
+  return {};
+}
+
 // channels_last keeps the channels in the last dim ([N, spatial..., C]); these move them to dim 1 and back.
 Shape channelsFirst(Shape shape) {
   std::rotate(shape.begin() + 1, shape.end() - 1, shape.end());
@@ -94,6 +106,7 @@ void registerQLinearSchemas(OpRegistry& registry) {
   registry.add({kMs, "QLinearSigmoid", OpCategory::Quantization, {1}, 4, 5, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "QLinearLeakyRelu", OpCategory::Quantization, {1}, 4, 5, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "QLinearSoftmax", OpCategory::Quantization, {1}, 4, 5, 1, 1, false, inferSameAsInput0});
+  registry.add({kMs, "QLinearWhere", OpCategory::Quantization, {1}, 9, 9, 1, 1, false, inferQLinearWhere});
   registry.add({kMs, "QLinearAveragePool", OpCategory::Pool, {1}, 4, 5, 1, 1, false, inferQLinearAveragePool});
   registry.add({kMs, "QLinearGlobalAveragePool", OpCategory::Pool, {1}, 4, 5, 1, 1, false, inferQLinearGlobalAveragePool});
   registry.add({kMs, "QLinearConcat", OpCategory::DataMovement, {1}, 5, OpSchema::kVariadic, 1, 1, false, inferQLinearConcat});
