@@ -16,7 +16,7 @@ TEST(QLinearShapes, EveryOpKeepsTheSymbolsOfItsInputs) {
     <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
     g (uint8[N, 3, H, W] x, uint8[N, H, W, 3] xl, int8[N, S, C] a, int8[S, 1] b, uint8[M, 4] p, uint8[K, 4] q,
        bool[M, 1] cnd, uint8[4] r, float s, uint8 z, int8 zs) => (int8 add, int8 mul, uint8 sig, uint8 leaky, uint8 pool, uint8 pool_last,
-       uint8 gap, uint8 gap_last, uint8 cat, uint8 soft, uint8 wh) {
+       uint8 gap, uint8 gap_last, uint8 cat, uint8 soft, uint8 wh, uint8 mean, uint8 mean_kept) {
       add = com.microsoft.QLinearAdd (a, s, zs, b, s, zs, s, zs)
       mul = com.microsoft.QLinearMul (a, s, , b, s, , s, )
       sig = com.microsoft.QLinearSigmoid (x, s, z, s, z)
@@ -28,12 +28,16 @@ TEST(QLinearShapes, EveryOpKeepsTheSymbolsOfItsInputs) {
       cat = com.microsoft.QLinearConcat <axis = 0> (s, z, p, s, z, q, s, z)
       soft = com.microsoft.QLinearSoftmax <opset = 11, axis = 1> (x, s, z, s, z)
       wh = com.microsoft.QLinearWhere (cnd, r, s, z, p, s, z, s, z)
+      mean = com.microsoft.QLinearReduceMean <axes = [-1, 2], keepdims = 0> (x, s, z, s, z)
+      mean_kept = com.microsoft.QLinearReduceMean <axes = [1], keepdims = 1> (x, s, z, s, z)
     })");
   ASSERT_TRUE(model);
   auto result = inferShapes(*model);
   EXPECT_EQ(errorsOf(result), "");
   EXPECT_EQ(shapeNamed(result, "soft"), "[N, 3, H, W]");
   EXPECT_EQ(shapeNamed(result, "wh"), "[M, 4]");
+  EXPECT_EQ(shapeNamed(result, "mean"), "[N, 3]");
+  EXPECT_EQ(shapeNamed(result, "mean_kept"), "[N, 1, H, W]");
   EXPECT_EQ(shapeNamed(result, "add"), "[N, S, C]");
   EXPECT_EQ(shapeNamed(result, "mul"), "[N, S, C]");
   EXPECT_EQ(shapeNamed(result, "sig"), "[N, 3, H, W]");

@@ -3,7 +3,8 @@
 // as ONNX Runtime's kernel does: the zero point added before rounding, and count_include_pad dividing by the
 // whole kernel even where a ceil_mode window runs past the padding),
 // QLinearGlobalAveragePool (an integer sum per channel, requantized by x_scale / (y_scale * size) as ONNX
-// Runtime's MLAS kernel does) and QLinearConcat (each input requantized to the output's scale and zero point).
+// Runtime's MLAS kernel does), QLinearConcat (each input requantized to the output's scale and zero point) and
+// QLinearReduceMean.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -173,12 +174,53 @@ Expected<void> runQLinearConcat(KernelContext& ctx) {
   return {};
 }
 
+// Inputs data, data_scale, data_zero_point, reduced_scale, reduced_zero_point; attributes axes and keepdims.
+// The mean of the dequantized values over the axes, requantized. ONNX Runtime has no CPU kernel for it (its
+// contrib documentation is the specification).
+Expected<void> runQLinearReduceMean(KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto type = byteTypeOf(ctx, 0);
+  if (!type) return type.error();
+  auto qx = quantizationAt(ctx, 1, 2, *type);
+  if (!qx) return qx.error();
+  auto qy = quantizationAt(ctx, 3, 4, *type);
+  if (!qy) return qy.error();
+  const Dims& dims = (*x)->dims();
+  std::vector<bool> reduced(dims.size(), !ctx.attrInts("axes") || ctx.attrInts("axes")->empty());
+  for (int64_t axis : ctx.attrInts("axes").value_or(std::vector<int64_t>{})) {
+    auto normalized = normalizeAxis(axis, (*x)->rank());
+    if (!normalized) return ctx.error("axis " + std::to_string(axis) + " is out of range for " + (*x)->describe(), 0);
+    reduced[size_t(*normalized)] = true;
+  }
+  const bool keepDims = ctx.attrInt("keepdims", 1) != 0;
+  Dims outDims, kept(dims.size(), 1);  // kept: the output dims with the reduced ones 1, for indexing
+  int64_t count = 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (reduced[d]) count *= dims[d];
+    else kept[d] = dims[d];
+    if (!reduced[d] || keepDims) outDims.push_back(reduced[d] ? 1 : dims[d]);
+  }
+  const std::vector<int32_t> bytes = bytesOf(**x);
+  std::vector<float> sums(size_t(elementCount(kept)), 0.0f);
+  const std::vector<int64_t> strides = broadcastStrides(kept, dims);
+  std::array<std::vector<int64_t>, 1> walk{strides};
+  forEachBroadcast<1>(dims, walk, [&](int64_t in, const std::array<int64_t, 1>& at) { sums[size_t(at[0])] += qx->dequantize(bytes[size_t(in)]); });
+  std::vector<int32_t> y(sums.size());
+  for (size_t i = 0; i < sums.size(); ++i) y[i] = quantize(count ? sums[i] / float(count) : 0.0f, *qy, *type);
+  auto out = ctx.allocateOutput(0, type->dtype, outDims);
+  if (!out) return out.error();
+  storeBytes(y, **out);
+  return {};
+}
+
 }  // namespace
 
 void registerQLinearPoolCpuKernels(KernelRegistry& registry) {
   registry.add(microsoftKernel("QLinearAveragePool", runQLinearAveragePool));
   registry.add(microsoftKernel("QLinearGlobalAveragePool", runQLinearGlobalAveragePool));
   registry.add(microsoftKernel("QLinearConcat", runQLinearConcat));
+  registry.add(microsoftKernel("QLinearReduceMean", runQLinearReduceMean));
 }
 
 }  // namespace onyx::exec::contrib

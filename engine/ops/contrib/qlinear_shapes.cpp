@@ -39,6 +39,24 @@ Expected<void> inferQLinearWhere(ShapeContext& ctx) {
   return {};
 }
 
+// QLinearReduceMean: the axes attribute's dims reduced (all when absent), kept as 1 with keepdims.
+Expected<void> inferQLinearReduceMean(ShapeContext& ctx) {
+  const DataType elem = ctx.inputElemType(0);
+  if (forwardUnknownRank(ctx, 0, 0, elem)) return {};
+  const Shape& in = *ctx.inputShape(0);
+  const std::vector<int64_t> axes = ctx.attrInts("axes").value_or(std::vector<int64_t>{});
+  std::vector<bool> reduced(in.size(), axes.empty());
+  auto normalized = normalizeAxes(ctx, axes, in.size());
+  if (!normalized) return normalized.error();
+  for (size_t axis : *normalized) reduced[axis] = true;
+  const bool keepDims = ctx.attrInt("keepdims", 1) != 0;
+  Shape out;
+  for (size_t d = 0; d < in.size(); ++d)
+    if (!reduced[d] || keepDims) out.push_back(reduced[d] ? Dim(1) : in[d]);
+  ctx.setOutputTensor(0, elem, std::move(out));
+  return {};
+}
+
 // channels_last keeps the channels in the last dim ([N, spatial..., C]); these move them to dim 1 and back.
 Shape channelsFirst(Shape shape) {
   std::rotate(shape.begin() + 1, shape.end() - 1, shape.end());
@@ -107,6 +125,7 @@ void registerQLinearSchemas(OpRegistry& registry) {
   registry.add({kMs, "QLinearLeakyRelu", OpCategory::Quantization, {1}, 4, 5, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "QLinearSoftmax", OpCategory::Quantization, {1}, 4, 5, 1, 1, false, inferSameAsInput0});
   registry.add({kMs, "QLinearWhere", OpCategory::Quantization, {1}, 9, 9, 1, 1, false, inferQLinearWhere});
+  registry.add({kMs, "QLinearReduceMean", OpCategory::Reduction, {1}, 4, 5, 1, 1, false, inferQLinearReduceMean});
   registry.add({kMs, "QLinearAveragePool", OpCategory::Pool, {1}, 4, 5, 1, 1, false, inferQLinearAveragePool});
   registry.add({kMs, "QLinearGlobalAveragePool", OpCategory::Pool, {1}, 4, 5, 1, 1, false, inferQLinearGlobalAveragePool});
   registry.add({kMs, "QLinearConcat", OpCategory::DataMovement, {1}, 5, OpSchema::kVariadic, 1, 1, false, inferQLinearConcat});
