@@ -21,7 +21,7 @@ void registerGatherBlockQuantizedCpuKernels(KernelRegistry& registry);  // gathe
 void registerFusedConvCpuKernels(KernelRegistry& registry);  // fused_conv_cpu.cpp
 void registerMatMulNBitsCpuKernels(KernelRegistry& registry);  // matmul_nbits_cpu.cpp
 void registerFusedMatMulCpuKernels(KernelRegistry& registry);  // fused_matmul_cpu.cpp
-void registerQLinearCpuKernels(KernelRegistry& registry);  // qlinear_cpu.cpp
+void registerQLinearElementwiseCpuKernels(KernelRegistry& registry);  // qlinear_elementwise_cpu.cpp
 void registerQLinearPoolCpuKernels(KernelRegistry& registry);  // qlinear_pool_cpu.cpp
 }  // namespace onyx::exec::contrib
 
@@ -42,8 +42,8 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::contrib::registerFusedConvCpuKernels);  // FusedConv
   registrar.add(exec::contrib::registerMatMulNBitsCpuKernels);  // MatMulNBits
   registrar.add(exec::contrib::registerFusedMatMulCpuKernels);  // FusedMatMul, FusedGemm
-  registrar.add(exec::contrib::registerQLinearCpuKernels);  // QLinearAdd/Mul/Sigmoid/LeakyRelu
-  registrar.add(exec::contrib::registerQLinearPoolCpuKernels);  // QLinearAveragePool/GlobalAveragePool/Concat
+  registrar.add(exec::contrib::registerQLinearElementwiseCpuKernels);  // QLinearAdd/Mul/Sigmoid/LeakyRelu/Softmax/Where
+  registrar.add(exec::contrib::registerQLinearPoolCpuKernels);  // QLinearAveragePool/GlobalAveragePool/Concat/ReduceMean
 }
 
 }  // namespace onyx::ops::contrib

@@ -197,7 +197,7 @@ Expected<void> runQLinearWhere(KernelContext& ctx) {
 
 }  // namespace
 
-void registerQLinearCpuKernels(KernelRegistry& registry) {
+void registerQLinearElementwiseCpuKernels(KernelRegistry& registry) {
   registry.add(microsoftKernel("QLinearAdd", runQLinearBinary<Binary::Add>));
   registry.add(microsoftKernel("QLinearMul", runQLinearBinary<Binary::Mul>));
   registry.add(microsoftKernel("QLinearSigmoid", runQLinearSigmoid));
