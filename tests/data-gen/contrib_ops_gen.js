@@ -39,6 +39,7 @@ function typed(type, values) {
     case 'int64': return BigInt64Array.from(values.map(BigInt));
     case 'uint8': return Uint8Array.from(values);
     case 'int8': return Int8Array.from(values);
+    case 'bool': return Uint8Array.from(values);
     default: throw new Error('type ' + type);
   }
 }
@@ -83,7 +84,8 @@ async function makeCase(name, { op, domain = MS, attrs = {}, inputs, constants =
 module.exports = { makeCase, T, floats, ints, count, reseed: (s) => { random = rng(s); }, rand: () => random() };
 
 if (require.main === module) {
-  const suites = [require('./contrib_cases_nn'), require('./contrib_cases_nbits'), require('./contrib_cases_quant')];
+  const suites = [require('./contrib_cases_nn'), require('./contrib_cases_nbits'), require('./contrib_cases_quant'),
+    require('./contrib_cases_qlinear')];
   (async () => {
     fs.rmSync(OUT, { recursive: true, force: true });
     for (const suite of suites) await suite.generate(module.exports);

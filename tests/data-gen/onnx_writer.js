@@ -3,7 +3,7 @@
 // (the backend test data format). Only the fields those need; no dependency beyond Node.
 'use strict';
 
-const TYPES = { float: 1, float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, float16: 10 };
+const TYPES = { float: 1, float32: 1, uint8: 2, int8: 3, int32: 6, int64: 7, bool: 9, float16: 10 };
 
 function varint(value) {
   let v = BigInt.asUintN(64, BigInt(value));

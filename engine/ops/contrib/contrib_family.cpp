@@ -5,6 +5,7 @@
 
 namespace onyx {
 void registerContribSchemas(OpRegistry& registry);  // contrib_shapes.cpp
+void registerQLinearSchemas(OpRegistry& registry);  // qlinear_shapes.cpp
 }  // namespace onyx
 
 namespace onyx::exec::contrib {
@@ -20,12 +21,15 @@ void registerGatherBlockQuantizedCpuKernels(KernelRegistry& registry);  // gathe
 void registerFusedConvCpuKernels(KernelRegistry& registry);  // fused_conv_cpu.cpp
 void registerMatMulNBitsCpuKernels(KernelRegistry& registry);  // matmul_nbits_cpu.cpp
 void registerFusedMatMulCpuKernels(KernelRegistry& registry);  // fused_matmul_cpu.cpp
+void registerQLinearElementwiseCpuKernels(KernelRegistry& registry);  // qlinear_elementwise_cpu.cpp
+void registerQLinearPoolCpuKernels(KernelRegistry& registry);  // qlinear_pool_cpu.cpp
 }  // namespace onyx::exec::contrib
 
 namespace onyx::ops::contrib {
 
 void registerFamily(const Registrar& registrar) {
   registrar.add(registerContribSchemas);
+  registrar.add(registerQLinearSchemas);
   registrar.add(exec::contrib::registerContribNormCpuKernels);  // (Skip)(Simplified)LayerNormalization
   registrar.add(exec::contrib::registerContribActivationCpuKernels);  // Gelu family, BiasAdd, BiasSoftmax
   registrar.add(exec::contrib::registerContribAttentionCpuKernels);  // Attention
@@ -38,6 +42,8 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::contrib::registerFusedConvCpuKernels);  // FusedConv
   registrar.add(exec::contrib::registerMatMulNBitsCpuKernels);  // MatMulNBits
   registrar.add(exec::contrib::registerFusedMatMulCpuKernels);  // FusedMatMul, FusedGemm
+  registrar.add(exec::contrib::registerQLinearElementwiseCpuKernels);  // QLinearAdd/Mul/Sigmoid/LeakyRelu/Softmax/Where
+  registrar.add(exec::contrib::registerQLinearPoolCpuKernels);  // QLinearAveragePool/GlobalAveragePool/Concat/ReduceMean
 }
 
 }  // namespace onyx::ops::contrib

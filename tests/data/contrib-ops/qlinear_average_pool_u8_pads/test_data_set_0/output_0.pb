@@ -1,0 +1,1 @@
+BYJ<c§blº[cOLPj<Wl‚˜YH,b•¼¨f…m‘Â¥|g£mgW}È‘?\‚HJLe[^~ˆ5XtœzfÄ
