@@ -96,13 +96,16 @@ LayoutOptions forcing(DotProfile profile) {
   constexpr size_t never = std::numeric_limits<size_t>::max();
   switch (profile) {
     case DotProfile::Quality:
-      options.policy = {never, never};
+      options.policy = {never, never, never};
       break;
     case DotProfile::Fast:
-      options.policy = {0, never};
+      options.policy = {0, never, never};
       break;
     case DotProfile::FastStraight:
-      options.policy = {0, 0};
+      options.policy = {0, 0, never};
+      break;
+    case DotProfile::Layered:
+      options.policy = {0, 0, 0};
       break;
   }
   return options;
