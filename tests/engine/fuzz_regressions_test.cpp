@@ -58,5 +58,40 @@ g (int64[3] x, float[3] e) => (int64[3] z) {
   EXPECT_EQ(z.data<int64_t>()[2], 3);
 }
 
+// fuzz_run (ASan: heap-buffer-overflow): ConcatFromSequence copied each part's rows as if it had the first
+// part's shape, reading past a smaller one. Parts that differ off the concatenation axis are an error naming
+// the part and the axis; parts that differ only along it still concatenate.
+Expected<std::vector<exec::RunValue>> concatFromSequence(int64_t axis, int64_t newAxis, int64_t secondWidth) {
+  auto model = parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3] a, float[2, W] b) => (float[2, N] y) {
+  s = SequenceConstruct(a, b)
+  y = ConcatFromSequence <axis = )" + std::to_string(axis) + ", new_axis = " + std::to_string(newAxis) + R"(> (s)
+})");
+  if (!model.ok()) return model.error();
+  auto executor = exec::Executor::create(**model);
+  if (!executor.ok()) return executor.error();
+  exec::TensorValue a = exec::TensorValue::allocate(DataType::Float, {2, 3});
+  exec::TensorValue b = exec::TensorValue::allocate(DataType::Float, {2, secondWidth});
+  for (int i = 0; i < 6; ++i) a.data<float>()[i] = float(i);
+  for (int64_t i = 0; i < 2 * secondWidth; ++i) b.data<float>()[i] = 100.0f + float(i);
+  return (*executor)->run({{"a", a}, {"b", b}});
+}
+
+TEST(FuzzRegressions, ConcatFromSequenceRefusesPartsOfDifferentShapes) {
+  auto stacked = concatFromSequence(-1, 1, 4);
+  ASSERT_FALSE(stacked.ok());
+  EXPECT_NE(stacked.error().message.find("sequence tensor 1 has 4 along axis 1 where tensor 0 has 3"), std::string::npos)
+      << stacked.error().toString();
+  auto rows = concatFromSequence(0, 0, 4);
+  ASSERT_FALSE(rows.ok()) << "axis 0 needs equal widths";
+  auto columns = concatFromSequence(1, 0, 4);
+  ASSERT_TRUE(columns.ok()) << columns.error().toString();
+  const auto& y = std::get<exec::TensorValue>((*columns)[0]);
+  ASSERT_EQ(y.dims(), (exec::Dims{2, 7}));
+  EXPECT_EQ(y.data<float>()[3], 100.0f);
+  EXPECT_EQ(y.data<float>()[7], 3.0f);
+  EXPECT_EQ(y.data<float>()[13], 107.0f);
+}
+
 }  // namespace
 }  // namespace onyx

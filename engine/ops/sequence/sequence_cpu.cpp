@@ -155,6 +155,22 @@ Expected<void> concatFromSequence(KernelContext& ctx) {
   auto axisOpt = normalizeAxis(ctx.attrInt("axis", 0), rank);
   if (!axisOpt) return ctx.error("axis is out of range", 0);
   int64_t axis = *axisOpt;
+  // Every part must agree with the first off the concatenation axis (and in rank and type) before any is
+  // reshaped or copied: a fuzzed model with differently shaped parts read past the smaller ones.
+  for (size_t i = 1; i < items.size(); ++i) {
+    const TensorValue& t = items[i];
+    if (t.rank() != items[0].rank() || t.dtype() != items[0].dtype())
+      return ctx.error("sequence tensor " + std::to_string(i) + " differs from tensor 0 in rank or element type; "
+                       "ConcatFromSequence needs tensors alike but for the axis", 0);
+    for (int64_t d = 0; d < t.rank(); ++d) {
+      const bool concatenated = !newAxis && d == axis;
+      if (!concatenated && t.dim(d) != items[0].dim(d))
+        return ctx.error("sequence tensor " + std::to_string(i) + " has " + std::to_string(t.dim(d)) +
+                         " along axis " + std::to_string(d) + " where tensor 0 has " + std::to_string(items[0].dim(d)) +
+                         (newAxis ? "; with new_axis=1 every tensor must have the same shape"
+                                  : "; only the concatenation axis may differ"), 0);
+    }
+  }
   std::vector<TensorValue> parts;
   for (const TensorValue& t : items) {
     Dims d = t.dims();
