@@ -3,6 +3,8 @@
 // diff pairs fusions and splits through them instead of listing removals and additions.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "diff/diff_format.h"
 #include "diff/graph_diff.h"
 #include "onnx/node_metadata.h"
@@ -213,6 +215,96 @@ TEST(ProvenanceModels, BertSmallElementwiseFusionListsOneFusionPerGroup) {
   diff::ModelDiff files = diff::diffModels(**before, **loaded, diff::MatchBy::Structure);
   EXPECT_EQ(int64_t(files.summary.fusions), groups) << diff::formatSummary(files.summary);
   EXPECT_EQ(entries(files, diff::ChangeKind::NodeRemoved), 0u) << diff::formatSummary(files.summary);
+}
+
+// The shared resnet18 was exported with its BatchNormalizations folded into the Convs. Unfolding them again
+// gives the resnet18 a training-mode export has: each Conv(x, W, B) becomes Conv(x, W / k) followed by
+// BatchNormalization(scale g, bias B + k * mean, mean, var), k = g / sqrt(var + eps), the same function.
+// g, mean and var vary per channel so no pair folds to the identity.
+size_t unfoldBatchNorms(Model& model) {
+  Rewriter rewriter(model);
+  Graph& graph = model.graph();
+  std::vector<Node*> convs;
+  for (Node* node : graph.nodes())
+    if (node->opType() == "Conv" && node->inputs().size() == 3 && node->input(1)->isInitializer() &&
+        node->input(2)->isInitializer())
+      convs.push_back(node);
+  for (Node* conv : convs) {
+    const Tensor& weights = *conv->input(1)->initializer();
+    const Tensor& bias = *conv->input(2)->initializer();
+    const int64_t channels = weights.dims()[0];
+    const size_t perChannel = weights.values<float>().size() / size_t(channels);
+    std::vector<float> w(weights.values<float>().begin(), weights.values<float>().end());
+    std::vector<float> scale(channels), shift(channels), mean(channels), var(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      scale[c] = 1.0f + 0.1f * float(c % 5);
+      mean[c] = 0.01f * float(c % 7);
+      var[c] = 0.5f + 0.25f * float(c % 3);
+      const float k = scale[c] / std::sqrt(var[c] + 1e-5f);
+      shift[c] = bias.values<float>()[c] + k * mean[c];
+      for (size_t i = 0; i < perChannel; ++i) w[size_t(c) * perChannel + i] /= k;
+    }
+    const std::string base = conv->name() + "_unfolded";
+    auto vector = [&](const std::string& what, const std::vector<float>& values) {
+      return rewriter.addInitializer(graph, base + "_" + what, Tensor::fromValues(DataType::Float, {channels}, values));
+    };
+    Value* newWeights = rewriter.addInitializer(
+        graph, base + "_weight", Tensor::fromValues(DataType::Float, weights.dims(), w));
+    Node* bare = rewriter.addNode(graph, {.opType = "Conv", .name = conv->name(), .inputs = {conv->input(0), newWeights},
+                                          .outputNames = {base + "_conv"}, .attributes = conv->attributes()},
+                                  conv);
+    Node* norm = rewriter.addNode(graph,
+                                  {.opType = "BatchNormalization", .name = base + "_bn",
+                                   .inputs = {bare->output(0), vector("scale", scale), vector("shift", shift),
+                                              vector("mean", mean), vector("var", var)},
+                                   .outputNames = {base + "_bn_out"}},
+                                  conv);
+    rewriter.replaceAllUsesWith(conv->output(0), norm->output(0));
+    rewriter.removeNode(conv);
+  }
+  return convs.size();
+}
+
+TEST(ProvenanceModels, Resnet18ConvBnFoldingNamesBothOriginsAndDiffsAsOneFusionPerPair) {
+  ONYX_REQUIRE_SHARED(folder, "models/resnet18");
+  auto loaded = loadModel(folder / "model.onnx");
+  ASSERT_TRUE(loaded.ok()) << loaded.error().toString();
+  const size_t pairs = unfoldBatchNorms(**loaded);
+  ASSERT_EQ(pairs, 20u) << "resnet18 has 20 Convs";
+  auto bytes = serializeModel(**loaded);
+  ASSERT_TRUE(bytes.ok());
+  auto before = parseModel(*bytes, {}, "resnet18 with BatchNormalizations");
+  ASSERT_TRUE(before.ok()) << before.error().toString();
+  auto after = Rewriter::copyModel(**before);
+  PassStep step = runOnce(*after, "conv-bn-fusion");
+  ASSERT_TRUE(step.changed) << skipReasons(step);
+  size_t convs = 0;
+  for (const Node* node : after->graph().nodes()) {
+    EXPECT_NE(node->opType(), "BatchNormalization") << "every pair folds";
+    if (node->opType() != "Conv") continue;
+    ++convs;
+    std::vector<NodeOrigin> origins = nodeOrigins(*node);
+    ASSERT_EQ(origins.size(), 2u) << node->describe();
+    EXPECT_EQ(origins[0].opType, "Conv");
+    EXPECT_EQ(origins[0].name, node->name());
+    EXPECT_EQ(origins[1].opType, "BatchNormalization");
+    EXPECT_EQ(origins[1].name, node->name() + "_unfolded_bn");
+  }
+  EXPECT_EQ(convs, pairs);
+  diff::ModelDiff diff = diff::diffModels(**before, *after, diff::MatchBy::NodeIds);
+  EXPECT_EQ(diff.summary.fusions, pairs) << diff::formatSummary(diff.summary);
+  EXPECT_EQ(entries(diff, diff::ChangeKind::NodesFused), pairs);
+  EXPECT_EQ(entries(diff, diff::ChangeKind::NodeRemoved), 0u) << diff::formatSummary(diff.summary);
+  // Saved and loaded again, the origins are the same.
+  auto saved = serializeModel(*after);
+  ASSERT_TRUE(saved.ok());
+  auto reloaded = parseModel(*saved, {}, "optimized resnet18");
+  ASSERT_TRUE(reloaded.ok());
+  for (const Node* node : (*reloaded)->graph().nodes()) {
+    if (node->opType() == "Conv") {
+      EXPECT_EQ(nodeOrigins(*node).size(), 2u) << node->describe();
+    }
+  }
 }
 
 }  // namespace
