@@ -19,6 +19,7 @@
 #include "onnx/onnx_io.h"
 #include "passes/pass_manager.h"
 #include "passes/recipe.h"
+#include "cli/output_paths.h"
 #include "util/json_writer.h"
 
 namespace onyx::cli {
@@ -234,6 +235,12 @@ int optimize(const OptimizeArguments& args) {
       return reportError(args.in, makeError(diagnostic.message + "; the model is broken before any pass", diagnostic.where));
   // Before any step is printed: a cycle, nesting past the limit, a shape input over the limit.
   if (auto checked = passes::checkBeforePasses(**model); !checked) return reportError(args.in, checked.error());
+  std::vector<PathRole> reads{{"the model", args.in}};
+  if (passes::isRecipePath(args.pipeline)) reads.push_back({"the recipe", args.pipeline});
+  for (PathRole& file : folderInputs("the --inputs file", args.inputs)) reads.push_back(std::move(file));
+  for (PathRole& file : externalDataInputs(**model)) reads.push_back(std::move(file));
+  if (auto spared = checkOutputsSpareInputs({{"-o", args.out}, {"--save-recipe", args.saveRecipe}}, reads); !spared)
+    return reportError(args.out.empty() ? args.saveRecipe : args.out, spared.error());
   if (args.bisect) return bisect(args, **model, *recipe);
 
   passes::PipelineOptions options;

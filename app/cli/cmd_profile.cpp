@@ -12,6 +12,7 @@
 
 #include "analysis/bindings_text.h"
 #include "cli/command.h"
+#include "cli/output_paths.h"
 #include "onnx/onnx_io.h"
 #include "profile/origin_profile.h"
 #include "profile/profile.h"
@@ -105,6 +106,11 @@ void printOrigins(const profile::OriginProfile& origins, const ProfileOptions& o
 }
 
 int runProfile(const ProfileOptions& o) {
+  if (auto spared = checkOutputsSpareInputs(
+          {{"--csv", o.csv}, {"--speedscope", o.speedscope}},
+          {{"the trace", o.trace}, {"the --model file", o.model}, {"the --onto file", o.onto}});
+      !spared)
+    return reportError(o.csv.empty() ? o.speedscope : o.csv, spared.error());
   auto trace = profile::readTrace(o.trace);
   if (!trace) return reportError(o.trace, trace.error());
   std::optional<profile::MappingStats> mapping;

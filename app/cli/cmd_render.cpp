@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/output_paths.h"
 #include "graph/graph_render.h"
 #include "onnx/onnx_io.h"
 #include "profile/fused_attribution.h"
@@ -59,6 +60,10 @@ int runRender(const RenderArguments& arguments) {
       endsWith(arguments.output, ".svg") ? views::RenderFormat::Svg : views::RenderFormat::Png;
   auto model = loadModel(arguments.model);
   if (!model) return reportError(arguments.model, model.error());
+  std::vector<PathRole> reads{{"the model", arguments.model}, {"the --profile trace", arguments.profile}};
+  for (PathRole& file : externalDataInputs(**model)) reads.push_back(std::move(file));
+  if (auto spared = checkOutputsSpareInputs({{"-o", arguments.output}}, reads); !spared)
+    return reportError(arguments.output, spared.error());
   ShapeInference shapes = inferShapes(**model);
   // Other shape errors are drawn (red edges); a shape input over the resource limit stops, as in `shapes`.
   if (shapes.overLimit) return reportError(arguments.model, *shapes.overLimit);

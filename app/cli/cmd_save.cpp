@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "cli/output_paths.h"
 #include "onnx/onnx_io.h"
 
 namespace onyx::cli {
@@ -52,6 +53,9 @@ Command saveCommand() {
                 return reportError(args->in, makeError("OUT is empty: give the .onnx file to write"));
               auto model = loadModel(args->in);
               if (!model) return reportError(args->in, model.error());
+              // OUT may be IN (saving over it, atomically, is what save is for), never its weights file.
+              if (auto spared = checkOutputsSpareInputs({{"OUT", args->out}}, externalDataInputs(**model)); !spared)
+                return reportError(args->out, spared.error());
               SaveOptions options;
               if (args->inlineWeights) options.weights = SaveOptions::Weights::Inline;
               if (external->count() > 0 && args->externalData.empty())

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "cli/output_paths.h"
 #include "onnx/onnx_io.h"
 #include "onnx/reference_shapes.h"
 #include "shapes/given_inputs.h"
@@ -68,6 +69,13 @@ int runShapes(const ShapesOptions& options) {
   }
   auto model = loadModel(options.model);
   if (!model) return reportError(options.model, model.error());
+  if (!options.write.empty()) {
+    std::vector<PathRole> reads{{"the model", options.model}, {"the rules file", options.rules}};
+    for (PathRole& file : folderInputs("the --inputs file", options.inputs)) reads.push_back(std::move(file));
+    for (PathRole& file : externalDataInputs(**model)) reads.push_back(std::move(file));
+    if (auto spared = checkOutputsSpareInputs({{"--write", options.write}}, reads); !spared)
+      return reportError(options.write, spared.error());
+  }
 
   ShapeInferenceOptions inferenceOptions;
   inferenceOptions.bindings = *bindings;
