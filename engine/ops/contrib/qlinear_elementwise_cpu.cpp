@@ -18,6 +18,18 @@ Expected<ByteType> byteTypeOf(const KernelContext& ctx, size_t input) {
   return ctx.unsupportedType(int(input));
 }
 
+Expected<QuantizedUnary> quantizedUnaryInputs(const KernelContext& ctx) {
+  auto x = ctx.requireTensor(0);
+  if (!x) return x.error();
+  auto type = byteTypeOf(ctx, 0);
+  if (!type) return type.error();
+  auto qx = quantizationAt(ctx, 1, 2, *type);
+  if (!qx) return qx.error();
+  auto qy = quantizationAt(ctx, 3, 4, *type);
+  if (!qy) return qy.error();
+  return QuantizedUnary{*x, *type, *qx, *qy};
+}
+
 Expected<Quantization> quantizationAt(const KernelContext& ctx, size_t scaleInput, size_t zeroInput, const ByteType& type) {
   auto scale = ctx.requireTensor(scaleInput);
   if (!scale) return scale.error();
@@ -92,19 +104,16 @@ Expected<void> runQLinearBinary(KernelContext& ctx) {
 // Inputs X, X_scale, X_zero_point, Y_scale, Y_zero_point: Y = f(X) through the table of all 256 values.
 template <class F>
 Expected<void> runQLinearUnary(KernelContext& ctx, F f) {
-  auto x = ctx.requireTensor(0);
-  if (!x) return x.error();
-  auto type = byteTypeOf(ctx, 0);
-  if (!type) return type.error();
-  auto qx = quantizationAt(ctx, 1, 2, *type);
-  if (!qx) return qx.error();
-  auto qy = quantizationAt(ctx, 3, 4, *type);
-  if (!qy) return qy.error();
+  auto in = quantizedUnaryInputs(ctx);
+  if (!in) return in.error();
+  const TensorValue* x = in->x;  // named, not structured bindings: clang 14 cannot capture those
+  const ByteType& type = in->type;
+  const Quantization &qx = in->qx, &qy = in->qy;
   std::vector<int32_t> table(256);
-  for (int32_t v = type->lo; v <= type->hi; ++v) table[size_t(v - type->lo)] = quantize(f(qx->dequantize(v)), *qy, *type);
-  std::vector<int32_t> y = bytesOf(**x);
-  for (int32_t& v : y) v = table[size_t(v - type->lo)];
-  auto out = ctx.allocateOutput(0, type->dtype, (*x)->dims());
+  for (int32_t v = type.lo; v <= type.hi; ++v) table[size_t(v - type.lo)] = quantize(f(qx.dequantize(v)), qy, type);
+  std::vector<int32_t> y = bytesOf(*x);
+  for (int32_t& v : y) v = table[size_t(v - type.lo)];
+  auto out = ctx.allocateOutput(0, type.dtype, x->dims());
   if (!out) return out.error();
   storeBytes(y, **out);
   return {};
@@ -124,34 +133,31 @@ Expected<void> runQLinearLeakyRelu(KernelContext& ctx) {
 // (ONNX Runtime's schema, not Softmax-11's default of 1). Each row's
 // exp((x - max) * X_scale) are summed in float and every value times the sum's reciprocal is requantized.
 Expected<void> runQLinearSoftmax(KernelContext& ctx) {
-  auto x = ctx.requireTensor(0);
-  if (!x) return x.error();
-  auto type = byteTypeOf(ctx, 0);
-  if (!type) return type.error();
-  auto qx = quantizationAt(ctx, 1, 2, *type);
-  if (!qx) return qx.error();
-  auto qy = quantizationAt(ctx, 3, 4, *type);
-  if (!qy) return qy.error();
+  auto in = quantizedUnaryInputs(ctx);
+  if (!in) return in.error();
+  const TensorValue* x = in->x;  // named, not structured bindings: clang 14 cannot capture those
+  const ByteType& type = in->type;
+  const Quantization &qx = in->qx, &qy = in->qy;
   const bool singleAxis = ctx.attrInt("opset", 13) >= 13;
   const int64_t axisAttr = ctx.attrInt("axis", -1);
-  auto axis = normalizeAxis(axisAttr, (*x)->rank());
-  if (!axis) return ctx.error("axis " + std::to_string(axisAttr) + " is out of range for " + (*x)->describe(), 0);
-  AxisSplit split = axisSplit((*x)->dims(), *axis);
+  auto axis = normalizeAxis(axisAttr, x->rank());
+  if (!axis) return ctx.error("axis " + std::to_string(axisAttr) + " is out of range for " + x->describe(), 0);
+  AxisSplit split = axisSplit(x->dims(), *axis);
   if (!singleAxis) split = {split.outer, split.len * split.inner, 1};
   std::vector<float> table(256);  // exp((v - max) * scale) for v - max in [-255, 0]
-  for (int32_t d = -255; d <= 0; ++d) table[size_t(d + 255)] = std::exp(float(d) * qx->scale);
-  std::vector<int32_t> y = bytesOf(**x);
+  for (int32_t d = -255; d <= 0; ++d) table[size_t(d + 255)] = std::exp(float(d) * qx.scale);
+  std::vector<int32_t> y = bytesOf(*x);
   for (int64_t o = 0; o < split.outer; ++o)
     for (int64_t i = 0; i < split.inner; ++i) {
       auto at = [&](int64_t j) -> int32_t& { return y[size_t((o * split.len + j) * split.inner + i)]; };
-      int32_t max = type->lo;
+      int32_t max = type.lo;
       for (int64_t j = 0; j < split.len; ++j) max = std::max(max, at(j));
       float sum = 0.0f;
       for (int64_t j = 0; j < split.len; ++j) sum += table[size_t(at(j) - max + 255)];
       const float reciprocal = 1.0f / sum;
-      for (int64_t j = 0; j < split.len; ++j) at(j) = quantize(table[size_t(at(j) - max + 255)] * reciprocal, *qy, *type);
+      for (int64_t j = 0; j < split.len; ++j) at(j) = quantize(table[size_t(at(j) - max + 255)] * reciprocal, qy, type);
     }
-  auto out = ctx.allocateOutput(0, type->dtype, (*x)->dims());
+  auto out = ctx.allocateOutput(0, type.dtype, x->dims());
   if (!out) return out.error();
   storeBytes(y, **out);
   return {};

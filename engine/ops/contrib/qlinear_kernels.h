@@ -26,6 +26,15 @@ struct Quantization {
 // point, when given, of the element type `type`.
 Expected<Quantization> quantizationAt(const KernelContext& ctx, size_t scaleInput, size_t zeroInput, const ByteType& type);
 
+// X, X_scale, X_zero_point, Y_scale, Y_zero_point: the inputs of the one-input QLinear ops (Sigmoid,
+// LeakyRelu, Softmax, the pools, ReduceMean), read and checked once.
+struct QuantizedUnary {
+  const TensorValue* x = nullptr;
+  ByteType type;
+  Quantization qx, qy;
+};
+Expected<QuantizedUnary> quantizedUnaryInputs(const KernelContext& ctx);
+
 // v as a value of `q` in `type`: nearbyint(v / scale) + zero, saturated.
 int32_t quantize(float v, const Quantization& q, const ByteType& type);
 

@@ -36,18 +36,10 @@ struct PoolInputs {
 
 Expected<PoolInputs> poolInputs(const KernelContext& ctx) {
   PoolInputs in;
-  auto x = ctx.requireTensor(0);
-  if (!x) return x.error();
-  in.x = *x;
+  auto unary = quantizedUnaryInputs(ctx);
+  if (!unary) return unary.error();
+  in.x = unary->x, in.type = unary->type, in.qx = unary->qx, in.qy = unary->qy;
   if (in.x->rank() < 3) return ctx.error("needs rank >= 3, got " + in.x->describe(), 0);
-  auto type = byteTypeOf(ctx, 0);
-  if (!type) return type.error();
-  in.type = *type;
-  auto qx = quantizationAt(ctx, 1, 2, in.type);
-  if (!qx) return qx.error();
-  auto qy = quantizationAt(ctx, 3, 4, in.type);
-  if (!qy) return qy.error();
-  in.qx = *qx, in.qy = *qy;
   in.channelsLast = ctx.attrInt("channels_last", 0) != 0;
   in.nchw = in.x->dims();
   if (in.channelsLast) std::rotate(in.nchw.begin() + 1, in.nchw.end() - 1, in.nchw.end());
@@ -178,19 +170,16 @@ Expected<void> runQLinearConcat(KernelContext& ctx) {
 // The mean of the dequantized values over the axes, requantized. ONNX Runtime has no CPU kernel for it (its
 // contrib documentation is the specification).
 Expected<void> runQLinearReduceMean(KernelContext& ctx) {
-  auto x = ctx.requireTensor(0);
-  if (!x) return x.error();
-  auto type = byteTypeOf(ctx, 0);
-  if (!type) return type.error();
-  auto qx = quantizationAt(ctx, 1, 2, *type);
-  if (!qx) return qx.error();
-  auto qy = quantizationAt(ctx, 3, 4, *type);
-  if (!qy) return qy.error();
-  const Dims& dims = (*x)->dims();
+  auto in = quantizedUnaryInputs(ctx);
+  if (!in) return in.error();
+  const TensorValue* x = in->x;  // named, not structured bindings: clang 14 cannot capture those
+  const ByteType& type = in->type;
+  const Quantization &qx = in->qx, &qy = in->qy;
+  const Dims& dims = x->dims();
   std::vector<bool> reduced(dims.size(), !ctx.attrInts("axes") || ctx.attrInts("axes")->empty());
   for (int64_t axis : ctx.attrInts("axes").value_or(std::vector<int64_t>{})) {
-    auto normalized = normalizeAxis(axis, (*x)->rank());
-    if (!normalized) return ctx.error("axis " + std::to_string(axis) + " is out of range for " + (*x)->describe(), 0);
+    auto normalized = normalizeAxis(axis, x->rank());
+    if (!normalized) return ctx.error("axis " + std::to_string(axis) + " is out of range for " + x->describe(), 0);
     reduced[size_t(*normalized)] = true;
   }
   const bool keepDims = ctx.attrInt("keepdims", 1) != 0;
@@ -201,14 +190,14 @@ Expected<void> runQLinearReduceMean(KernelContext& ctx) {
     else kept[d] = dims[d];
     if (!reduced[d] || keepDims) outDims.push_back(reduced[d] ? 1 : dims[d]);
   }
-  const std::vector<int32_t> bytes = bytesOf(**x);
+  const std::vector<int32_t> bytes = bytesOf(*x);
   std::vector<float> sums(size_t(elementCount(kept)), 0.0f);
   const std::vector<int64_t> strides = broadcastStrides(kept, dims);
   std::array<std::vector<int64_t>, 1> walk{strides};
-  forEachBroadcast<1>(dims, walk, [&](int64_t in, const std::array<int64_t, 1>& at) { sums[size_t(at[0])] += qx->dequantize(bytes[size_t(in)]); });
+  forEachBroadcast<1>(dims, walk, [&](int64_t in, const std::array<int64_t, 1>& at) { sums[size_t(at[0])] += qx.dequantize(bytes[size_t(in)]); });
   std::vector<int32_t> y(sums.size());
-  for (size_t i = 0; i < sums.size(); ++i) y[i] = quantize(count ? sums[i] / float(count) : 0.0f, *qy, *type);
-  auto out = ctx.allocateOutput(0, type->dtype, outDims);
+  for (size_t i = 0; i < sums.size(); ++i) y[i] = quantize(count ? sums[i] / float(count) : 0.0f, qy, type);
+  auto out = ctx.allocateOutput(0, type.dtype, outDims);
   if (!out) return out.error();
   storeBytes(y, **out);
   return {};
