@@ -381,6 +381,36 @@ g (float[N] x) => (float[N] y) {
              QString("values: 8, static: 3, symbolic: 4, unresolved: 1 (data-dependent: 1)"));
   }
 
+  // A KV-cache decoder step (#22): the present edges read past_seq + seq, and the panel binds the past
+  // length and the new length separately.
+  void kvCacheSymbolsBindSeparatelyInThePanel() {
+    auto document = textDocument(R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+decoder (float[1, seq, 8] x, float[1, 2, past_seq, 4] past_key, float[1, 2, past_seq, 4] past_value)
+    => (float out, float present_key, float present_value) {
+  out, present_key, present_value = com.microsoft.MultiHeadAttention <num_heads = 2, unidirectional = 1>
+      (x, x, x, , , , past_key, past_value)
+})");
+    QVERIFY(document);
+    UnknownDimsView panel;
+    InspectorView inspector;
+    panel.setDocument(document.get());
+    inspector.setDocument(document.get());
+    QSignalSpy changed(document.get(), &ModelDocument::shapesChanged);
+    if (document->isInferring()) QVERIFY(changed.wait(kInferenceTimeoutMs));
+    document->select(select(*document->model().graph().findValue("present_key")));
+    auto presentType = [&] { return inspector.row("Value", "type")->text(InspectorView::kValueColumn); };
+    QCOMPARE(presentType(), QString("float32[1, 2, past_seq + seq, 4]"));
+
+    QVERIFY(panel.applyBindings("past_seq=0"));
+    QVERIFY(changed.wait(kInferenceTimeoutMs));
+    QCOMPARE(presentType(), QString("float32[1, 2, seq, 4]"));
+    QVERIFY(panel.applyBindings("past_seq=300, seq=1"));
+    QVERIFY(changed.wait(kInferenceTimeoutMs));
+    QCOMPARE(presentType(), QString("float32[1, 2, 301, 4]"));
+    QCOMPARE(document->bindings(), (SymBindings{{"past_seq", 300}, {"seq", 1}}));
+  }
+
   void loadingInputTensorsInfersWithTheirValues() {
     auto path = testing::sharedPath("onnx-backend-data/node/test_reshape_negative_dim/model.onnx");
     if (path.empty()) QSKIP("backend case test_reshape_negative_dim not found (set ONYX_TEST_DATA)");
