@@ -93,5 +93,20 @@ TEST(FuzzRegressions, ConcatFromSequenceRefusesPartsOfDifferentShapes) {
   EXPECT_EQ(y.data<float>()[13], 107.0f);
 }
 
+// fuzz_shapes (ASan: heap-buffer-overflow in dimSub): ConvTranspose with a kernel_shape shorter than the
+// input's spatial axes read past the kernel's end. It is an error naming the counts.
+TEST(FuzzRegressions, ConvTransposeKernelShapeOfTheWrongLengthIsAnError) {
+  auto model = parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[1, 2, 5, 5] x, float[2, 3, 3, 3] w) => (float y) {
+  y = ConvTranspose <kernel_shape = [3]> (x, w)
+})");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  ShapeInference inference = inferShapes(**model);
+  const Diagnostic* error = inference.firstError();
+  ASSERT_TRUE(error);
+  EXPECT_NE(error->message.find("kernel_shape has 1 entries but the input"), std::string::npos) << error->message;
+  EXPECT_NE(error->message.find("has 2 spatial axes"), std::string::npos) << error->message;
+}
+
 }  // namespace
 }  // namespace onyx

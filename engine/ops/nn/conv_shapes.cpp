@@ -123,6 +123,10 @@ Expected<void> inferConvTranspose(ShapeContext& ctx) {
   if (auto given = ctx.attrInts("kernel_shape")) kernel = dimsFromInts(*given);
   else if (w && w->size() == x.size()) kernel.assign(w->begin() + 2, w->end());
   else kernel = ctx.unknownDims(spatial, "ConvTranspose: rank of the weights is unknown");
+  // A kernel_shape of another length read past its end below (found by fuzz_shapes under ASan).
+  if (kernel.size() != spatial)
+    return ctx.error("ConvTranspose kernel_shape has " + std::to_string(kernel.size()) + " entries but the input " +
+                     ctx.describeInput(0) + " has " + std::to_string(spatial) + " spatial axes; give one per axis");
   int64_t group = ctx.attrInt("group", 1);
   Dim channels = w && w->size() >= 2 ? dimMul((*w)[1], Dim(group)) : ctx.unknownDim("ConvTranspose: rank of the weights is unknown");
   Shape out{x[0], channels};
