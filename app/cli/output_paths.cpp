@@ -1,9 +1,8 @@
 #include "cli/output_paths.h"
 
 #include <filesystem>
-#include <set>
 
-#include "ir/model.h"
+#include "onnx/onnx_io.h"
 
 namespace onyx::cli {
 
@@ -26,19 +25,6 @@ bool sameFile(const std::string& a, const std::string& b) {
   return fs::exists(a, error) && fs::exists(b, error) && fs::equivalent(a, b, error);
 }
 
-void addExternalFiles(const Graph& graph, std::set<std::string>& files) {
-  auto add = [&files](const Tensor& tensor) {
-    if (tensor.isExternal()) files.insert(tensor.externalData()->resolvedPath.string());
-  };
-  for (const Value* value : graph.initializers())
-    if (value->initializer()) add(*value->initializer());
-  for (const Node* node : graph.nodes())
-    for (const Attribute& attribute : node->attributes()) {
-      if (const Tensor* tensor = attribute.getTensor()) add(*tensor);
-      for (const Graph* body : attribute.subgraphs()) addExternalFiles(*body, files);
-    }
-}
-
 }  // namespace
 
 Expected<void> checkOutputsSpareInputs(const std::vector<PathRole>& outputs, const std::vector<PathRole>& inputs) {
@@ -59,11 +45,8 @@ Expected<void> checkOutputsSpareInputs(const std::vector<PathRole>& outputs, con
 }
 
 std::vector<PathRole> externalDataInputs(const Model& model) {
-  std::set<std::string> files;
-  addExternalFiles(model.graph(), files);
-  for (const auto& function : model.functions) addExternalFiles(*function->body, files);
   std::vector<PathRole> roles;
-  for (const std::string& file : files) roles.push_back({"the model's external data file", file});
+  for (const fs::path& file : externalDataFiles(model)) roles.push_back({"the model's external data file", file.string()});
   return roles;
 }
 

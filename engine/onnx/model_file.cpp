@@ -205,6 +205,13 @@ Expected<std::string> serializeModel(const Model& model, const SaveOptions& opti
   return proto.SerializeAsString();
 }
 
+std::vector<std::filesystem::path> externalDataFiles(const Model& model) {
+  std::set<std::filesystem::path> files;
+  onnx_io::collectExternalFiles(model.graph(), files);
+  for (const auto& function : model.functions) onnx_io::collectExternalFiles(*function->body, files);
+  return {files.begin(), files.end()};
+}
+
 Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& out,
                                const SaveOptions& options) {
   namespace fs = std::filesystem;

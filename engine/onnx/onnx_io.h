@@ -49,6 +49,9 @@ struct SaveReport {
 
 // Writes the model (and its data file) through temporary files and renames: a failure leaves any existing
 // output intact, and the files the model was loaded from are never modified.
+// The real paths of every external data file the model's tensors read (main graph, bodies, functions).
+std::vector<std::filesystem::path> externalDataFiles(const Model& model);
+
 Expected<SaveReport> saveModel(const Model& model, const std::filesystem::path& out,
                                const SaveOptions& options = {});
 
