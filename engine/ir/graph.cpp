@@ -4,6 +4,24 @@
 
 namespace onyx {
 
+const Value::Listing& Value::listing() const {
+  static const Listing none;
+  return listing_ ? *listing_ : none;
+}
+
+void Value::setListing(Listing listing) {
+  if (listing.empty())
+    listing_.reset();
+  else
+    listing_ = std::make_unique<Listing>(std::move(listing));
+}
+
+void Value::setListedType(std::optional<Type> type) {
+  Listing listing = this->listing();
+  listing.listedType = std::move(type);
+  setListing(std::move(listing));
+}
+
 std::vector<Value*> Node::outputs() const {
   std::vector<Value*> result;
   result.reserve(outputs_.size());

@@ -39,8 +39,8 @@ class Value {
   int producerOutput() const { return producerOutput_; }
   const std::vector<Use>& uses() const { return uses_; }
   bool isGraphInput() const { return isGraphInput_; }
-  bool isInitializer() const { return initializer_.has_value(); }
-  const Tensor* initializer() const { return initializer_ ? &*initializer_ : nullptr; }
+  bool isInitializer() const { return initializer_ != nullptr; }
+  const Tensor* initializer() const { return initializer_.get(); }
   const SparseTensor* sparseInitializer() const { return sparseInitializer_.get(); }
   // Defined by nothing: no producer, not a graph input or initializer. Loading keeps such values so a
   // broken model can still be shown; verify() reports them.
@@ -48,11 +48,11 @@ class Value {
     return !producer_ && !isGraphInput_ && !initializer_ && !sparseInitializer_;
   }
   bool hasValueInfo() const { return hasValueInfo_; }
-  const std::string& docString() const { return docString_; }
-  const std::string& unknownFields() const { return unknownFields_; }  // of its ValueInfoProto
+  const std::string& docString() const { return listing().docString; }
+  const std::string& unknownFields() const { return listing().unknownFields; }  // of its ValueInfoProto
   // The type its value_info entry declares, when that differs from type() (a graph output that value_info
   // also lists with less shape); a save writes each entry as the file had it. Cleared by setType.
-  const std::optional<Type>& listedType() const { return listedType_; }
+  const std::optional<Type>& listedType() const { return listing().listedType; }
 
  private:
   friend class Graph;
@@ -66,11 +66,21 @@ class Value {
   std::vector<Use> uses_;
   bool isGraphInput_ = false;
   bool hasValueInfo_ = false;
-  std::optional<Tensor> initializer_;
+  // What only value_info entries carry, apart so that the millions of values without one stay small.
+  struct Listing {
+    std::string docString;
+    std::string unknownFields;
+    std::optional<Type> listedType;
+    bool empty() const { return docString.empty() && unknownFields.empty() && !listedType; }
+  };
+  const Listing& listing() const;
+  void setListing(Listing listing);
+  void setListedType(std::optional<Type> type);
+
+  // Heap-held, not inline: a model can hold a million initializers, and most values are not one.
+  std::unique_ptr<Tensor> initializer_;
   std::shared_ptr<const SparseTensor> sparseInitializer_;
-  std::string docString_;
-  std::string unknownFields_;
-  std::optional<Type> listedType_;
+  std::unique_ptr<Listing> listing_;
 };
 
 class Node {

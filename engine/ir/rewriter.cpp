@@ -352,22 +352,22 @@ void Rewriter::renameValue(Value* value, std::string name) {
 
 void Rewriter::setType(Value* value, Type type) {
   // A new type is the type of every declaration of the value: a differing value_info type goes with it.
-  auto old = std::make_shared<std::pair<Type, std::optional<Type>>>(value->type_, value->listedType_);
+  auto old = std::make_shared<std::pair<Type, std::optional<Type>>>(value->type_, value->listedType());
   auto fresh = std::make_shared<Type>(std::move(type));
   Model* model = model_;
   NodeId producer = value->producer_ ? value->producer_->id_ : kNoNode;
   auto assign = [=](const Type& t, const std::optional<Type>& listed, bool undoing) {
     value->type_ = t;
-    value->listedType_ = listed;
+    value->setListedType(listed);
     model->emit({ChangeEvent::Kind::ValueTypeChanged, value->graph_, producer, value->name_, undoing});
   };
   record({[=](bool) { assign(*fresh, std::nullopt, false); }, [=] { assign(old->first, old->second, true); }});
 }
 
 void Rewriter::setListedType(Value* value, std::optional<Type> type) {
-  auto old = std::make_shared<std::optional<Type>>(value->listedType_);
+  auto old = std::make_shared<std::optional<Type>>(value->listedType());
   auto fresh = std::make_shared<std::optional<Type>>(std::move(type));
-  record({[=](bool) { value->listedType_ = *fresh; }, [=] { value->listedType_ = *old; }});
+  record({[=](bool) { value->setListedType(*fresh); }, [=] { value->setListedType(*old); }});
 }
 
 void Rewriter::setValueInfo(Value* value, bool listed, std::string docString, std::string unknownFields) {
@@ -375,7 +375,7 @@ void Rewriter::setValueInfo(Value* value, bool listed, std::string docString, st
     bool listed;
     std::string doc, unknown;
   };
-  auto old = std::make_shared<State>(State{value->hasValueInfo_, value->docString_, value->unknownFields_});
+  auto old = std::make_shared<State>(State{value->hasValueInfo_, value->docString(), value->unknownFields()});
   auto fresh = std::make_shared<State>(State{listed, std::move(docString), std::move(unknownFields)});
   auto assign = [value](const State& state) {
     Graph& graph = *value->graph_;
@@ -386,8 +386,10 @@ void Rewriter::setValueInfo(Value* value, bool listed, std::string docString, st
         std::erase(graph.valueInfo_, value);
     }
     value->hasValueInfo_ = state.listed;
-    value->docString_ = state.doc;
-    value->unknownFields_ = state.unknown;
+    Value::Listing listing = value->listing();
+    listing.docString = state.doc;
+    listing.unknownFields = state.unknown;
+    value->setListing(std::move(listing));
   };
   record({[=](bool) { assign(*fresh); }, [=] { assign(*old); }});
 }
@@ -454,13 +456,14 @@ Value* Rewriter::addInitializer(Graph& graph, std::string name, Tensor tensor) {
 }
 
 void Rewriter::setInitializer(Value* value, Tensor tensor) {
-  auto old = std::make_shared<std::optional<Tensor>>(value->initializer_);
+  auto old = std::make_shared<std::optional<Tensor>>();
+  if (value->initializer_) *old = *value->initializer_;
   auto fresh = std::make_shared<Tensor>(std::move(tensor));
   Model* model = model_;
   auto assign = [value, model](const std::optional<Tensor>& t, bool undoing) {
     Graph& graph = *value->graph_;
-    bool was = value->initializer_.has_value();
-    value->initializer_ = t;
+    bool was = value->initializer_ != nullptr;
+    value->initializer_ = t ? std::make_unique<Tensor>(*t) : nullptr;
     if (was && !t) std::erase(graph.initializers_, value);
     if (!was && t) graph.initializers_.push_back(value);
     model->emit({ChangeEvent::Kind::InitializerChanged, &graph, kNoNode, value->name_, undoing});
@@ -507,7 +510,7 @@ void Rewriter::removeValue(Value* value) {
             },
             [=, &graph] {
               graph.initializers_.insert(graph.initializers_.begin() + long(*position), value);
-              value->initializer_ = *old;
+              value->initializer_ = std::make_unique<Tensor>(*old);
               model->emit({ChangeEvent::Kind::InitializerChanged, &graph, kNoNode, value->name_, true});
             }});
   }

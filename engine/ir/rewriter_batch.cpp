@@ -18,7 +18,7 @@ namespace {
 struct RemovedValue {
   Value* value = nullptr;
   std::unique_ptr<Value> owned;  // held while removed
-  std::optional<Tensor> initializer;
+  std::unique_ptr<Tensor> initializer;
   bool hasValueInfo = false;
 };
 

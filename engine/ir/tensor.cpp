@@ -3,6 +3,25 @@
 #include "util/mapped_file.h"
 
 namespace onyx {
+
+const Tensor::Notes& Tensor::notes() const {
+  static const Notes none;
+  return notes_ ? *notes_ : none;
+}
+
+void Tensor::setDocString(std::string doc) {
+  if (doc.empty() && !notes_) return;
+  Notes fresh = notes();
+  fresh.docString = std::move(doc);
+  notes_ = std::make_shared<const Notes>(std::move(fresh));
+}
+
+void Tensor::setUnknownFields(std::string fields) {
+  if (fields.empty() && !notes_) return;
+  Notes fresh = notes();
+  fresh.unknownFields = std::move(fields);
+  notes_ = std::make_shared<const Notes>(std::move(fresh));
+}
 namespace {
 
 template <class Container>

@@ -77,11 +77,11 @@ class Tensor {
   TensorStorage storage() const { return storage_; }
   void setStorage(TensorStorage storage) { storage_ = storage; }
 
-  const std::string& docString() const { return docString_; }
-  void setDocString(std::string doc) { docString_ = std::move(doc); }
+  const std::string& docString() const { return notes().docString; }
+  void setDocString(std::string doc);
   // Serialized fields onnx 1.12 does not know (newer IR versions), written back unchanged on save.
-  const std::string& unknownFields() const { return unknownFields_; }
-  void setUnknownFields(std::string fields) { unknownFields_ = std::move(fields); }
+  const std::string& unknownFields() const { return notes().unknownFields; }
+  void setUnknownFields(std::string fields);
   // Which TensorProto fields the file had (see FieldPresence).
   FieldPresence presence() const { return presence_; }
   void setPresence(FieldPresence presence) { presence_ = presence; }
@@ -96,8 +96,13 @@ class Tensor {
   std::shared_ptr<const ExternalData> external_;
   std::shared_ptr<LazyExternal> lazy_;  // shared so copies map the file once
   TensorStorage storage_ = TensorStorage::Raw;
-  std::string docString_;
-  std::string unknownFields_;
+  // Rare texts, shared between copies and apart so that a million small initializers stay small.
+  struct Notes {
+    std::string docString;
+    std::string unknownFields;
+  };
+  const Notes& notes() const;
+  std::shared_ptr<const Notes> notes_;
   FieldPresence presence_;
 };
 

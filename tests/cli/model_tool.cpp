@@ -12,6 +12,13 @@
 //        onyx_test_model_tool chain N OUT.onnx [OP]
 //        onyx_test_model_tool unused-initializers N OUT.onnx
 //        onyx_test_model_tool nested-ifs N OUT.onnx
+//        onyx_test_model_tool many-dims N OUT.onnx
+//        onyx_test_model_tool peak-rss MAX_MB COMMAND [ARGS...]   (runs COMMAND; fails when it fails or its peak
+//                                                                 resident memory is over MAX_MB)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -167,6 +174,43 @@ int nestedIfs(long depth, const std::string& out) {
   return save(*model, out);
 }
 
+// A Relu whose input and output are declared with `rank` dims of 1: a few MB of file that expands into a
+// million Dim objects on load.
+int manyDims(long rank, const std::string& out) {
+  auto model = emptyModel();
+  onyx::Rewriter rw(*model);
+  onyx::Graph& graph = model->graph();
+  onyx::Shape shape(size_t(rank), onyx::Dim(1));
+  onyx::Type type = onyx::Type::tensor(onyx::DataType::Float, shape);
+  onyx::Value* x = rw.addGraphInput(graph, "x", type);
+  onyx::Node* relu = rw.addNode(graph, {.opType = "Relu", .name = "relu", .inputs = {x}, .outputNames = {"y"}});
+  rw.setType(relu->output(0), type);
+  rw.setGraphOutputs(graph, {relu->output(0)});
+  return save(*model, out);
+}
+
+// Runs a command and checks its peak resident memory (the kernel's maxrss of the child), so memory tests need
+// no GNU time or python on the test machine.
+int peakRss(long maxMegabytes, char** command) {
+  pid_t child = fork();
+  if (child < 0) return 2;
+  if (child == 0) {
+    execvp(command[0], command);
+    std::perror(command[0]);
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  if (wait4(child, &status, 0, &usage) != child) return 2;
+  long megabytes = usage.ru_maxrss / 1024;  // ru_maxrss is in KiB on Linux
+  std::printf("peak resident memory: %ld MB (limit %ld MB)\n", megabytes, maxMegabytes);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "error: %s failed (status %d)\n", command[0], status);
+    return 1;
+  }
+  return megabytes <= maxMegabytes ? 0 : 1;
+}
+
 long countArgument(const char* text) {
   char* end = nullptr;
   long count = std::strtol(text, &end, 10);
@@ -185,9 +229,12 @@ int main(int argc, char** argv) {
   if (mode == "chain" && (argc == 4 || argc == 5) && count > 0) return chain(count, argv[3], argc == 5 ? argv[4] : "");
   if (mode == "unused-initializers" && argc == 4 && count > 0) return unusedInitializers(count, argv[3]);
   if (mode == "nested-ifs" && argc == 4 && count > 0) return nestedIfs(count, argv[3]);
+  if (mode == "many-dims" && argc == 4 && count > 0) return manyDims(count, argv[3]);
+  if (mode == "peak-rss" && argc >= 4 && count > 0) return peakRss(count, argv + 3);
   std::fprintf(stderr,
                "usage: %s from-text IN.onnxtxt OUT.onnx | value-info MODEL.onnx | corpus CASES.txt OUT_DIR | "
-               "chain N OUT.onnx [OP] | unused-initializers N OUT.onnx | nested-ifs N OUT.onnx\n",
+               "chain N OUT.onnx [OP] | unused-initializers N OUT.onnx | nested-ifs N OUT.onnx | many-dims N OUT.onnx | "
+               "peak-rss MAX_MB COMMAND [ARGS...]\n",
                argv[0]);
   return 2;
 }
