@@ -172,6 +172,22 @@ TEST(VulkanKernels, PoolingMatchesReference) {
   expectVulkanMatchesReference({"GlobalMaxPool"}, {randomTensor(DataType::Float, {2, 5, 17}, 2)}, 0, 0);
 }
 
+// Global pooling's lanes per plane follow the plane size: one lane for 1x1 planes, a few for 7x7 heads with
+// many channels (several planes a group), a whole group for large planes, with vec4 reads where the plane
+// size is a multiple of 4 and scalar reads where not; and spatial ranks other than 2.
+TEST(VulkanKernels, GlobalPoolingOverTinyAndHugePlanesMatchesReference) {
+  ONYX_REQUIRE_VULKAN();
+  const Dims shapes[] = {{1, 300, 1, 1}, {2, 37, 7, 7},    {1, 3, 130, 97}, {1, 5, 112, 112},
+                         {2, 9, 1030},   {1, 2, 3, 4, 5},   {3, 700, 2, 3}};
+  uint64_t seed = 60;
+  for (const Dims& dims : shapes) {
+    SCOPED_TRACE(describeTensor(DataType::Float, dims));
+    TensorValue x = randomTensor(DataType::Float, dims, seed++);
+    expectVulkanMatchesReference({"GlobalAveragePool"}, {x}, 1e-4, 1e-6);
+    expectVulkanMatchesReference({"GlobalMaxPool"}, {x}, 0, 0);
+  }
+}
+
 TEST(VulkanKernels, NormalizationsAndSoftmaxMatchReference) {
   ONYX_REQUIRE_VULKAN();
   TensorValue x = randomTensor(DataType::Float, {2, 5, 3, 7}, 1);
