@@ -1,8 +1,11 @@
-// The Vulkan GEMM kernel's speed, readable on any device: MatMul [M,K] x [K,N] (B a weight, as in models)
-// and the 3x3 convolution whose implicit GEMM is M=64, N=3136, K=576 (resnet's 56x56 stage), each run on the
-// Vulkan backend with profiling. Prints the device, the median device time of the node (timestamps), its
-// GFLOP/s, and the largest difference from the CPU's result, checked against a tolerance.
-// Usage: vk_gemm_bench [--runs N] [MxKxN ...]
+// The Vulkan GEMM kernel's speed, readable on any device: MatMul [M,K] x [K,N] (B a weight, as in models),
+// batched MatMuls ([B,M,K] x [B,K,N]: vit_b_16's attention products), Gemm with a transposed B (a Linear
+// layer's weight as exported), convnext_tiny's pointwise MLPs, the 3x3 convolution whose implicit GEMM is
+// M=64, N=3136, K=576 (resnet's 56x56 stage), and a GlobalAveragePool over large planes (its "GFLOP/s" are
+// elements read per ns), each run on the Vulkan backend with profiling. Prints the device, the median device
+// time of the node (timestamps), its GFLOP/s, and the largest difference from the CPU's result, checked
+// against a tolerance.
+// Usage: vk_gemm_bench [--runs N] [MxKxN | BxMxKxN | transb:MxKxN | gap:CxHxW ...]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -34,7 +37,7 @@ Tensor randomWeight(std::vector<int64_t> dims, uint64_t seed) {
   return Tensor::fromValues(DataType::Float, std::move(dims), values);
 }
 
-// One node reading weights "x" and "w".
+// One node reading weights "x" and "w" (no "w" when wDims is empty).
 Case oneNodeCase(std::string label, const std::string& op, Dims xDims, std::vector<int64_t> wDims,
                  std::vector<Attribute> attributes, double flops) {
   Case c{std::move(label), std::make_unique<Model>(), {}, flops};
@@ -44,11 +47,11 @@ Case oneNodeCase(std::string label, const std::string& op, Dims xDims, std::vect
   // Both operands are weights, so no upload precedes the node in the command buffer (the device time of a
   // step starts at its first timestamp, which an earlier copy would delay).
   Value* x = rw.addInitializer(g, "x", randomWeight(xDims, 1));
-  Value* w = rw.addInitializer(g, "w", randomWeight(std::move(wDims), 2));
   Rewriter::NodeSpec spec;
   spec.opType = op;
   spec.name = "node";
-  spec.inputs = {x, w};
+  spec.inputs = {x};
+  if (!wDims.empty()) spec.inputs.push_back(rw.addInitializer(g, "w", randomWeight(std::move(wDims), 2)));
   spec.outputNames = {"y"};
   spec.attributes = std::move(attributes);
   Node* node = rw.addNode(g, spec);
@@ -59,6 +62,23 @@ Case oneNodeCase(std::string label, const std::string& op, Dims xDims, std::vect
 Case matmulCase(int64_t m, int64_t k, int64_t n) {
   return oneNodeCase("MatMul " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n), "MatMul",
                      {m, k}, {k, n}, {}, 2.0 * double(m) * double(k) * double(n));
+}
+
+Case batchedMatmulCase(int64_t b, int64_t m, int64_t k, int64_t n) {
+  return oneNodeCase("MatMul [" + std::to_string(b) + "," + std::to_string(m) + "," + std::to_string(k) + "] x [" +
+                         std::to_string(b) + "," + std::to_string(k) + "," + std::to_string(n) + "]",
+                     "MatMul", {b, m, k}, {b, k, n}, {}, 2.0 * double(b) * double(m) * double(k) * double(n));
+}
+
+// Y = X W^T with W stored [N, K], as torch exports a Linear layer on a 2-D input.
+Case gemmTransposedBCase(int64_t m, int64_t k, int64_t n) {
+  return oneNodeCase("Gemm transB " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n), "Gemm",
+                     {m, k}, {n, k}, {Attribute::ofInt("transB", 1)}, 2.0 * double(m) * double(k) * double(n));
+}
+
+Case globalPoolCase(int64_t c, int64_t h, int64_t w) {
+  return oneNodeCase("GlobalAveragePool [1," + std::to_string(c) + "," + std::to_string(h) + "," + std::to_string(w) + "]",
+                     "GlobalAveragePool", {1, c, h, w}, {}, {}, double(c) * double(h) * double(w));
 }
 
 Case convCase() {
@@ -130,13 +150,19 @@ int main(int argc, char** argv) {
   int runs = 5;
   std::vector<Case> cases;
   for (int i = 1; i < argc; ++i) {
-    long long m = 0, k = 0, n = 0;
+    long long b = 0, m = 0, k = 0, n = 0;
     if (std::strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
+    } else if (std::sscanf(argv[i], "gap:%lldx%lldx%lld", &m, &k, &n) == 3) {
+      cases.push_back(globalPoolCase(m, k, n));
+    } else if (std::sscanf(argv[i], "transb:%lldx%lldx%lld", &m, &k, &n) == 3) {
+      cases.push_back(gemmTransposedBCase(m, k, n));
+    } else if (std::sscanf(argv[i], "%lldx%lldx%lldx%lld", &b, &m, &k, &n) == 4) {
+      cases.push_back(batchedMatmulCase(b, m, k, n));
     } else if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &k, &n) == 3) {
       cases.push_back(matmulCase(m, k, n));
     } else {
-      std::fprintf(stderr, "usage: vk_gemm_bench [--runs N] [MxKxN ...]\n");
+      std::fprintf(stderr, "usage: vk_gemm_bench [--runs N] [MxKxN | BxMxKxN | transb:MxKxN | gap:CxHxW ...]\n");
       return 2;
     }
   }
@@ -145,6 +171,14 @@ int main(int argc, char** argv) {
                            {3136, 576, 64}})
       cases.push_back(matmulCase(m, k, n));
     cases.push_back(convCase());
+    cases.push_back(batchedMatmulCase(12, 197, 64, 197));  // vit_b_16's attention: Q K^T
+    cases.push_back(batchedMatmulCase(12, 197, 197, 64));  // softmax(Q K^T) V
+    cases.push_back(gemmTransposedBCase(197, 768, 768));   // its output projection
+    // convnext_tiny's pointwise MLPs (K small next to M): stage 1 and stage 3.
+    for (auto [m, k, n] : {std::array<int64_t, 3>{3136, 96, 384}, {3136, 384, 96}, {196, 384, 1536}})
+      cases.push_back(matmulCase(m, k, n));
+    cases.push_back(globalPoolCase(96, 112, 112));  // efficientnet_b0's first squeeze-excite
+    cases.push_back(globalPoolCase(1280, 7, 7));    // its head
   }
   bool printedDevice = false, ok = true;
   for (const Case& c : cases) ok = runCase(c, runs, &printedDevice) && ok;

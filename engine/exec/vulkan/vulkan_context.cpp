@@ -1,6 +1,7 @@
 #include "exec/vulkan/vulkan_context.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <cstdlib>
 
@@ -212,6 +213,9 @@ Expected<void> Context::init(std::string_view selector) {
   subgroupArithmetic_ = props.apiVersion >= VK_API_VERSION_1_1 && (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                         (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
                         (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  subgroupShuffle_ = props.apiVersion >= VK_API_VERSION_1_1 && (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                     (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) && subgroupSize_ > 0 &&
+                     subgroupSize_ <= 256 && std::has_single_bit(subgroupSize_);
 
   VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};

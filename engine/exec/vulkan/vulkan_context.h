@@ -79,6 +79,9 @@ class Context : public std::enable_shared_from_this<Context> {
   uint32_t subgroupSize() const { return subgroupSize_; }
   // Subgroup add/min/max/mul in compute shaders (GL_KHR_shader_subgroup_arithmetic).
   bool subgroupArithmetic() const { return subgroupArithmetic_; }
+  // subgroupShuffleXor in compute shaders (GL_KHR_shader_subgroup_shuffle), with a power-of-two subgroup size
+  // that divides 256: butterfly reductions across the lanes of a subgroup.
+  bool subgroupShuffle() const { return subgroupShuffle_; }
   std::mutex& queueMutex() { return queueMutex_; }
 
   // A pooled buffer for `use`. Device buffers are host-visible only where all memory is (lavapipe, UMA
@@ -110,6 +113,7 @@ class Context : public std::enable_shared_from_this<Context> {
   uint32_t maxGroups_ = 65535;
   uint32_t subgroupSize_ = 1;
   bool subgroupArithmetic_ = false;
+  bool subgroupShuffle_ = false;
   std::mutex queueMutex_;
 
   std::mutex poolMutex_;

@@ -1,5 +1,5 @@
 #version 450
-// Max and average pooling over 2-D windows (1-D runs with H = 1; global pooling is one window over the plane).
+// Max and average pooling over 2-D windows (1-D runs with H = 1), a thread per output.
 #include "onyx_common.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int MAX_POOL = 1;

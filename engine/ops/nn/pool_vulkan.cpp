@@ -1,28 +1,49 @@
 // Vulkan kernels for MaxPool, AveragePool (1-D and 2-D windows, pads, strides, dilations, ceil_mode,
-// count_include_pad) and GlobalMaxPool/GlobalAveragePool (one window over each plane): pool_vulkan.comp.
+// count_include_pad): pool_vulkan.comp; GlobalMaxPool/GlobalAveragePool (any spatial rank): global_pool.glsl.
+#include <algorithm>
+
 #include "exec/cpu/window_geometry.h"
 #include "exec/vulkan/vulkan_kernel.h"
 
 namespace onyx::exec::vulkan {
 namespace {
 
-Expected<void> pool(VulkanRun& run, bool isMax, bool global) {
+// Global pooling: LANES threads per plane (global_pool.glsl), about four elements each up to a whole group of
+// 256 for planes of a thousand or more, so small and large planes alike keep every thread busy.
+Expected<void> globalPool(VulkanRun& run, bool isMax) {
+  const TensorValue& x = run.input(0);
+  if (x.rank() < 3) return run.fallback("needs a spatial dim");
+  Dims outDims(size_t(x.rank()), 1);
+  outDims[0] = x.dim(0);
+  outDims[1] = x.dim(1);
+  auto y = run.output(0, x.dtype(), outDims);
+  if (!y) return y.error();
+  int64_t planes = y->count(), len = x.count() / std::max<int64_t>(planes, 1);
+  if (planes == 0) return {};
+  int32_t lanes = 1;
+  while (lanes < 256 && lanes * 4 < len) lanes *= 2;
+  int64_t groups = (planes + 256 / lanes - 1) / (256 / lanes), limit = run.context().maxGroupsPerDim();
+  int64_t gx = std::min(groups, limit), gy = (groups + gx - 1) / gx;
+  if (gy > limit) return run.fallback("too many planes for one dispatch");
+  bool float16 = x.dtype() == DataType::Float16, vec4 = !float16 && len % 4 == 0;
+  Push push;
+  push.add(planes).add(len);
+  std::vector<const TensorValue*> tensors = {&x, &*y};
+  if (!float16) tensors.push_back(&x);  // the vec4 view
+  const char* shader = run.context().subgroupShuffle() ? "global_pool_subgroup_vulkan" : "global_pool_vulkan";
+  return run.dispatchGroups(shader, {isMax ? 1 : 0, lanes, vec4}, std::move(tensors), push,
+                            uint32_t(gx), uint32_t(gy), 1, float16);
+}
+
+Expected<void> pool(VulkanRun& run, bool isMax) {
   const TensorValue& x = run.input(0);
   if (x.rank() < 3 || x.rank() > 4) return run.fallback("not a 1-D or 2-D pooling");
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
-  WindowGeometry g;
-  if (global) {
-    g.kernel = spatial;
-    g.strides = g.dilations = std::vector<int64_t>(spatial.size(), 1);
-    g.padsBegin = g.padsEnd = std::vector<int64_t>(spatial.size(), 0);
-    g.outSize = std::vector<int64_t>(spatial.size(), 1);
-  } else {
-    auto kernelShape = run.node().attrInts("kernel_shape");
-    if (!kernelShape) return run.error("has no kernel_shape");
-    auto geometry = windowGeometry(run.kernel(), spatial, *kernelShape, run.node().attrInt("ceil_mode", 0) != 0);
-    if (!geometry) return geometry.error();
-    g = *geometry;
-  }
+  auto kernelShape = run.node().attrInts("kernel_shape");
+  if (!kernelShape) return run.error("has no kernel_shape");
+  auto geometry = windowGeometry(run.kernel(), spatial, *kernelShape, run.node().attrInt("ceil_mode", 0) != 0);
+  if (!geometry) return geometry.error();
+  const WindowGeometry& g = *geometry;
   Dims outDims = {x.dim(0), x.dim(1)};
   outDims.insert(outDims.end(), g.outSize.begin(), g.outSize.end());
   auto y = run.output(0, x.dtype(), outDims);
@@ -45,17 +66,17 @@ bool noIndices(const Node& node, int) {
 
 void registerPoolVulkanKernels(VulkanKernelRegistry& registry) {
   VulkanKernelDef maxPool{"MaxPool", 1};
-  maxPool.function = [](VulkanRun& run) { return pool(run, true, false); };
+  maxPool.function = [](VulkanRun& run) { return pool(run, true); };
   maxPool.supports = noIndices;
   registry.add(std::move(maxPool));
   VulkanKernelDef averagePool{"AveragePool", 1};
-  averagePool.function = [](VulkanRun& run) { return pool(run, false, false); };
+  averagePool.function = [](VulkanRun& run) { return pool(run, false); };
   registry.add(std::move(averagePool));
   VulkanKernelDef globalMax{"GlobalMaxPool", 1};
-  globalMax.function = [](VulkanRun& run) { return pool(run, true, true); };
+  globalMax.function = [](VulkanRun& run) { return globalPool(run, true); };
   registry.add(std::move(globalMax));
   VulkanKernelDef globalAverage{"GlobalAveragePool", 1};
-  globalAverage.function = [](VulkanRun& run) { return pool(run, false, true); };
+  globalAverage.function = [](VulkanRun& run) { return globalPool(run, false); };
   registry.add(std::move(globalAverage));
 }
 
