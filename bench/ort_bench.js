@@ -1,6 +1,6 @@
-// Times one model under ONNX Runtime (onnxruntime-node): intra-op threads 2, graph optimization "all",
-// inputs from a test_data_set folder (TensorProto .pb files, parsed here). Prints the median latency in ms.
-// Usage: node ort_bench.js MODEL.onnx DATASET_DIR WARMUP ITERATIONS
+// Times one model under ONNX Runtime (onnxruntime-node): intra-op threads 2 unless told, graph optimization
+// "all", inputs from a test_data_set folder (TensorProto .pb files, parsed here). Prints the median latency in ms.
+// Usage: node ort_bench.js MODEL.onnx DATASET_DIR WARMUP ITERATIONS [THREADS]
 //   ORT_PROFILE=PREFIX: also record ONNX Runtime's profiler JSON (written to PREFIX_<date>.json; its path is
 //   printed on stderr) so `onyx profile` and the GUI can map it onto the graph.
 'use strict';
@@ -10,9 +10,9 @@ const ort = require('onnxruntime-node');
 const { parseTensor } = require('./ort_tensor');
 
 async function main() {
-  const [model, dataset, warmup, iterations] = process.argv.slice(2);
+  const [model, dataset, warmup, iterations, threads = '2'] = process.argv.slice(2);
   const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: 2, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
+    intraOpNumThreads: Number(threads), interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
     enableProfiling: Boolean(process.env.ORT_PROFILE), profileFilePrefix: process.env.ORT_PROFILE || undefined,
   });
   const feeds = {};

@@ -38,6 +38,9 @@ enum class Fold {
 // kernel cannot fuse it in a run (other types or shapes).
 struct EpilogueStep {
   const Node* node = nullptr;
+  // The graph's node it stands for: `node` itself, or the onyx.fused call whose body `node` belongs to
+  // (profiles name graph nodes; a body's node ids are not the graph's).
+  const Node* graphNode = nullptr;
   int opset = 0;
   std::unique_ptr<PreparedNode> prepared;
   // Per input: its frame slot; -1 absent; kChainValue - k: value k of the chain (0: the producer's).

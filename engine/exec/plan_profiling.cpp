@@ -81,8 +81,8 @@ ProfileEvent epilogueEvent(const Profiler& profiler, const EpilogueStep& ep, int
   ProfileEvent e;
   e.startNs = startNs;
   e.durationNs = profiler.nowNs() - startNs;
-  e.node = ep.node->id();
-  e.name = ep.node->name();
+  e.node = ep.graphNode->id();
+  e.name = ep.graphNode->name();
   e.opType = ep.node->opType();
   e.variant = profiledVariant(*ep.prepared);
   for (const RunValue* in : inputs) e.bytesRead += valueBytes(*in);
@@ -108,8 +108,9 @@ void recordStep(Profiler& profiler, const GraphPlan& plan, const Step& step,
   for (const Node* concat : step.concatenatedInputs)
     if (concat) profiler.record(fusedEvent(profiler, plan, step, *concat, hostBackend));
   if (outcome.fused)
-    for (const EpilogueStep& fusedNode : step.epilogue)
-      profiler.record(fusedEvent(profiler, plan, step, *fusedNode.node, hostBackend));
+    for (size_t i = 0; i < step.epilogue.size(); ++i)  // one event per graph node (a fused call's body: one)
+      if (i == 0 || step.epilogue[i].graphNode != step.epilogue[i - 1].graphNode)
+        profiler.record(fusedEvent(profiler, plan, step, *step.epilogue[i].graphNode, hostBackend));
 }
 
 }  // namespace onyx::exec

@@ -212,6 +212,58 @@ TEST(ExecMatmulEpilogue, GeluAsExportedByPyTorch) {
                "dnnl+Add", 1);
 }
 
+// elementwise-fusion (onyx optimize's default pipeline) turns the bias and GELU after a projection into one
+// call of an onyx.fused function: its body joins the MatMul's epilogue node by node, as the unmerged nodes
+// would (gpt2_small optimized: each MLP's GELU ran as a separate fused kernel, 1.6 of its 8.3 ms).
+constexpr const char* kFusedGeluHeader = R"(<ir_version: 8, opset_import: ["" : 17, "onyx.fused" : 1]>
+)";
+constexpr const char* kFusedGeluBody = R"(
+<domain: "onyx.fused", opset_import: ["" : 17]>
+Fused_Add_Div_Erf_Add_Mul_Mul (in0, in1, in2, in3, in4) => (out) {
+  t0 = Add (in0, in1)
+  t1 = Div (t0, in2)
+  t2 = Erf (t1)
+  t3 = Add (t2, in3)
+  t4 = Mul (t0, t3)
+  out = Mul (t4, in4)
+})";
+
+TEST(ExecMatmulEpilogue, FusedFunctionCallJoinsTheEpilogue) {
+  expectFusion(std::string(kFusedGeluHeader) + R"(g (float[2,6,8] x, float[8,16] w) => (float[2,6,16] y)
+      <float[16] b = {1, -1, 0.5, -0.5, 2, -2, 0, 0.25, 1, -1, 0.5, -0.5, 2, -2, 0, 0.25},
+       float root2 = {1.4142135}, float one = {1.0}, float half = {0.5}> {
+      m = MatMul (x, w)
+      y = onyx.fused.Fused_Add_Div_Erf_Add_Mul_Mul (m, b, root2, one, half)
+    })" + kFusedGeluBody,
+               "dnnl+Add+Div+Erf+Add+Mul+Mul", 1);
+  // The call then feeds a residual Add the chain takes as well.
+  expectFusion(std::string(kFusedGeluHeader) + R"(g (float[3,8] x, float[8,4] w, float[3,4] r) => (float[3,4] y)
+      <float[4] b = {1, 2, 3, 4}, float root2 = {1.4142135}, float one = {1.0}, float half = {0.5}> {
+      m = MatMul (x, w)
+      g = onyx.fused.Fused_Add_Div_Erf_Add_Mul_Mul (m, b, root2, one, half)
+      y = Add (g, r)
+    })" + kFusedGeluBody,
+               "dnnl+Add+Div+Erf+Add+Mul+Mul+Add", 2);
+}
+
+TEST(ExecMatmulEpilogue, FusedFunctionCallTheKernelCannotTakeRunsWhole) {
+  // Not GELU (the last factor is 0.3): the kernel refuses the body, which stays one fused call.
+  expectFusion(std::string(kFusedGeluHeader) + R"(g (float[3,8] x, float[8,4] w) => (float[3,4] y)
+      <float[4] b = {1, 2, 3, 4}, float root2 = {1.4142135}, float one = {1.0}, float third = {0.3}> {
+      m = MatMul (x, w)
+      y = onyx.fused.Fused_Add_Div_Erf_Add_Mul_Mul (m, b, root2, one, third)
+    })" + kFusedGeluBody,
+               "dnnl", 0);
+  // The bias is computed after the MatMul in the schedule: the call cannot run in the MatMul's pass.
+  expectFusion(std::string(kFusedGeluHeader) + R"(g (float[3,8] x, float[8,4] w, float[4] c) => (float[3,4] y)
+      <float root2 = {1.4142135}, float one = {1.0}, float half = {0.5}> {
+      m = MatMul (x, w)
+      b = Neg (c)
+      y = onyx.fused.Fused_Add_Div_Erf_Add_Mul_Mul (m, b, root2, one, half)
+    })" + kFusedGeluBody,
+               "dnnl", 0);
+}
+
 TEST(ExecMatmulEpilogue, AttentionMaskBroadcastsAsABinaryPostOp) {
   // BERT's scores: (Q K) / sqrt(d) + mask, the mask computed at run time as [batch, 1, 1, keys].
   expectFusion(std::string(kHeader) + R"(g (float[2,3,4,6] q, float[2,3,6,5] k, float[2,1,1,5] mask) => (float[2,3,4,5] y)
