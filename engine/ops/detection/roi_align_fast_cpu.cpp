@@ -1,5 +1,6 @@
 // RoiAlign of float32: per region, every bin's bilinear samples (four source offsets and weights each) are
-// computed once and then applied to every channel plane, in float; regions run in parallel. The reference
+// computed once and applied to all channels at once, as vectors over a channels-last copy of the map, in
+// float; regions run in parallel. The reference
 // (roi_align_cpu.cpp) recomputes each sample's position and weights per channel in double, which made
 // fasterrcnn's MultiScaleRoIAlign (1000 regions, 256 channels, 7 x 7 bins of 2 x 2 samples) the bulk of its
 // head. Other types go to the reference, which stays the oracle.
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "exec/kernel_util.h"
+#include "ops/vector_clones.h"
 
 namespace onyx::exec {
 namespace {
@@ -92,27 +94,33 @@ struct RoiGeometry {
   }
 };
 
-// One channel plane's bins from the region's samples.
-void alignPlane(const float* plane, const Sample* samples, int64_t perBin, int64_t bins, bool average,
-                float* out) {
+// One region's bins over channels-last pixels (`channels` contiguous floats each): every sample's four
+// neighbours weighted into a vector of all channels at once. `bins` receives [bin][channel].
+ONYX_VECTOR_CLONES void alignRegion(const float* pixels, int64_t channels, const Sample* samples,
+                                    int64_t perBin, int64_t binCount, bool average, float* bins) {
   const float scale = 1.0f / float(std::max<int64_t>(perBin, 1));
-  for (int64_t b = 0; b < bins; ++b) {
-    const Sample* s = samples + b * perBin;
-    if (average) {
-      float sum = 0;
-      for (int64_t i = 0; i < perBin; ++i)
-        sum += s[i].weight[0] * plane[s[i].offset[0]] + s[i].weight[1] * plane[s[i].offset[1]] +
-               s[i].weight[2] * plane[s[i].offset[2]] + s[i].weight[3] * plane[s[i].offset[3]];
-      out[b] = sum * scale;
-    } else {
-      float best = 0;
-      for (int64_t i = 0; i < perBin; ++i) {
-        float m = std::max({s[i].weight[0] * plane[s[i].offset[0]], s[i].weight[1] * plane[s[i].offset[1]],
-                            s[i].weight[2] * plane[s[i].offset[2]], s[i].weight[3] * plane[s[i].offset[3]]});
-        best = i == 0 ? m : std::max(best, m);
+  for (int64_t b = 0; b < binCount; ++b) {
+    float* out = bins + b * channels;
+    std::fill(out, out + channels, 0.0f);
+    for (int64_t i = 0; i < perBin; ++i) {
+      const Sample& s = samples[b * perBin + i];
+      const float w0 = s.weight[0], w1 = s.weight[1], w2 = s.weight[2], w3 = s.weight[3];
+      const float* p0 = pixels + s.offset[0] * channels;
+      const float* p1 = pixels + s.offset[1] * channels;
+      const float* p2 = pixels + s.offset[2] * channels;
+      const float* p3 = pixels + s.offset[3] * channels;
+      if (average) {
+        for (int64_t c = 0; c < channels; ++c) out[c] += w0 * p0[c] + w1 * p1[c] + w2 * p2[c] + w3 * p3[c];
+      } else {
+        // As the reference: the largest weighted neighbour of each sample, the first sample's as the start.
+        for (int64_t c = 0; c < channels; ++c) {
+          float m = std::max(std::max(std::max(w0 * p0[c], w1 * p1[c]), w2 * p2[c]), w3 * p3[c]);
+          out[c] = i == 0 ? m : std::max(out[c], m);
+        }
       }
-      out[b] = best;
     }
+    if (average)
+      for (int64_t c = 0; c < channels; ++c) out[c] *= scale;
   }
 }
 
@@ -145,16 +153,33 @@ Expected<void> roiAlignPrecomputed(KernelContext& ctx) {
   if (!y) return y.error();
   const float* src = in.data<float>();
   float* dst = (*y)->data<float>();
-  const int64_t planeSize = in.dim(2) * in.dim(3), bins = outH * outW;
+  const int64_t height = in.dim(2), width = in.dim(3), planeSize = height * width, bins = outH * outW;
   const bool average = mode == "avg";
+  // The map channels-last once, so each sample's neighbours are contiguous vectors of every channel.
+  std::vector<float> pixels(size_t(in.count()));
+  ctx.parallelFor(batch * height, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t b = row / height, h = row % height;
+      float* out = pixels.data() + row * width * channels;
+      for (int64_t c = 0; c < channels; ++c) {
+        const float* plane = src + (b * channels + c) * planeSize + h * width;
+        for (int64_t w = 0; w < width; ++w) out[w * channels + c] = plane[w];
+      }
+    }
+  });
   ctx.parallelFor(regions, 1, [&](int64_t begin, int64_t end) {
     std::vector<Sample> samples;
+    std::vector<float> binValues(size_t(bins * channels));
     for (int64_t n = begin; n < end; ++n) {
       int64_t perBin = geometry.samples(&boxes[size_t(n * 4)], samples);
-      const float* image = src + batches[size_t(n)] * channels * planeSize;
-      for (int64_t c = 0; c < channels; ++c)
-        alignPlane(image + c * planeSize, samples.data(), perBin, bins, average,
-                   dst + (n * channels + c) * bins);
+      alignRegion(pixels.data() + batches[size_t(n)] * planeSize * channels, channels, samples.data(), perBin,
+                  bins, average, binValues.data());
+      float* out = dst + n * channels * bins;
+      // [bin][channel] to [channel][bin], 16 channels (one cache line of each bin) at a time: the output
+      // written in order, the bins' lines read from L1.
+      for (int64_t c0 = 0; c0 < channels; c0 += 16)
+        for (int64_t c = c0; c < std::min(channels, c0 + 16); ++c)
+          for (int64_t b = 0; b < bins; ++b) out[c * bins + b] = binValues[size_t(b * channels + c)];
     }
   });
   return {};

@@ -11,6 +11,7 @@
 
 #include "exec/kernel_util.h"
 #include "ops/nn/resize_plan.h"
+#include "ops/vector_clones.h"
 
 namespace onyx::exec {
 namespace {
@@ -90,7 +91,8 @@ void interpolateRow(const float* row, const AxisTable& t, int64_t outLen, float*
 }
 
 // out[x] = sum_k w[k] * rows[k][x] over whole rows (contiguous, vectorised); zero-weight rows skipped.
-void blendRows(const float* const* rows, const float* weight, int64_t taps, int64_t len, float* out) {
+ONYX_VECTOR_CLONES void blendRows(const float* const* rows, const float* weight, int64_t taps, int64_t len,
+                                  float* out) {
   const float* first = nullptr;
   float w0 = 0;
   int64_t k = 0;
