@@ -6,7 +6,7 @@
 # Usage: bench/kernels_bench.sh [ONYX_BINARY] [MODEL_TOOL] [FILTER]
 #   ONYX_BINARY: build/app/onyx; MODEL_TOOL: build/tests/cli/onyx_test_model_tool (ONNX text to .onnx);
 #   FILTER: run only cases whose name contains it. ONYX_BENCH_CACHE, WARMUP, ITERATIONS, ROUNDS as in
-#   ort_bench.sh.
+#   ort_bench.sh. THREADS (2): Onyx's kernel threads; ONNX Runtime always runs 2 (ort_bench.js).
 set -eu
 ONYX=${1:-build/app/onyx}
 TOOL=${2:-build/tests/cli/onyx_test_model_tool}
@@ -15,6 +15,7 @@ CACHE=${ONYX_BENCH_CACHE:-$HOME/.cache/onyx-ort-bench}
 WARMUP=${WARMUP:-3}
 ITERATIONS=${ITERATIONS:-20}
 ROUNDS=${ROUNDS:-3}
+THREADS=${THREADS:-2}
 HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -44,12 +45,12 @@ bench() {
   onyx_runs="" ort_runs="" round=0
   while [ "$round" -lt "$ROUNDS" ]; do
     round=$((round + 1))
-    onyx_runs="$onyx_runs $("$ONYX" run "$dir/model.onnx" --inputs "$dir/data" --threads 2 --warmup "$WARMUP" \
+    onyx_runs="$onyx_runs $("$ONYX" run "$dir/model.onnx" --inputs "$dir/data" --threads "$THREADS" --warmup "$WARMUP" \
                               --iterations "$ITERATIONS" --json | sed -n 's/.*"median":\([0-9.]*\).*/\1/p')"
     ort_runs="$ort_runs $(NODE_PATH="$CACHE/node_modules" node "$HERE/ort_bench.js" "$dir/model.onnx" \
                             "$dir/data" "$WARMUP" "$ITERATIONS" 2>/dev/null || true)"
   done
-  "$ONYX" run "$dir/model.onnx" --inputs "$dir/data" --threads 2 --warmup 0 --iterations 1 \
+  "$ONYX" run "$dir/model.onnx" --inputs "$dir/data" --threads "$THREADS" --warmup 0 --iterations 1 \
     --profile "$dir/trace.json" >/dev/null
   variant=$(tr '{' '\n' <"$dir/trace.json" | grep "\"op\":\"$op\"" | sed -n 's/.*"kernel":"\([^"]*\)".*/\1/p' | head -1)
   onyx_ms=$(echo "$onyx_runs" | median)

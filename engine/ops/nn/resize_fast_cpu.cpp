@@ -7,6 +7,7 @@
 // resized leading axes and tf_crop_and_resize's extrapolated borders go to the reference (resize_cpu.cpp),
 // which stays the oracle.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "exec/kernel_util.h"
@@ -22,10 +23,10 @@ struct AxisTable {
   std::vector<int64_t> index;
   std::vector<float> weight;
   int64_t lowest(int64_t o) const {
-    return *std::min_element(&index[size_t(o * width)], &index[size_t(o * width + width)]);
+    return *std::min_element(index.data() + o * width, index.data() + (o + 1) * width);
   }
   int64_t highest(int64_t o) const {
-    return *std::max_element(&index[size_t(o * width)], &index[size_t(o * width + width)]);
+    return *std::max_element(index.data() + o * width, index.data() + (o + 1) * width);
   }
 };
 
