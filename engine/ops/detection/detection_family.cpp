@@ -10,6 +10,7 @@ void registerDetectionSchemas(OpRegistry& registry);  // detection_shapes.cpp
 namespace onyx::exec {
 void registerNmsCpuKernels(KernelRegistry& registry);  // nms_cpu.cpp
 void registerRoiAlignCpuKernels(KernelRegistry& registry);  // roi_align_cpu.cpp
+void registerRoiAlignFastCpuKernels(KernelRegistry& registry);  // roi_align_fast_cpu.cpp
 }  // namespace onyx::exec
 
 namespace onyx::ops::detection {
@@ -18,6 +19,7 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(registerDetectionSchemas);
   registrar.add(exec::registerNmsCpuKernels);  // NonMaxSuppression
   registrar.add(exec::registerRoiAlignCpuKernels);  // RoiAlign
+  registrar.add(exec::registerRoiAlignFastCpuKernels);  // RoiAlign float32, samples computed once per region
 }
 
 }  // namespace onyx::ops::detection

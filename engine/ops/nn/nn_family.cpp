@@ -24,6 +24,7 @@ void registerMaxUnpoolCpuKernels(KernelRegistry& registry);  // max_unpool_cpu.c
 void registerGridSampleCpuKernels(KernelRegistry& registry);  // grid_sample_cpu.cpp
 void registerRecurrentMixerCpuKernels(KernelRegistry& registry);  // recurrent_mixer_cpu.cpp
 void registerResizeCpuKernels(KernelRegistry& registry);  // resize_cpu.cpp
+void registerResizeFastCpuKernels(KernelRegistry& registry);  // resize_fast_cpu.cpp
 void registerCenterCropPadCpuKernels(KernelRegistry& registry);  // center_crop_pad_cpu.cpp
 void registerDropoutCpuKernels(KernelRegistry& registry);  // dropout_cpu.cpp
 void registerSpaceDepthCpuKernels(KernelRegistry& registry);  // space_depth_cpu.cpp
@@ -59,6 +60,7 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::registerGridSampleCpuKernels);  // GridSample, AffineGrid
   registrar.add(exec::registerRecurrentMixerCpuKernels);  // LinearAttention, CausalConvWithState
   registrar.add(exec::registerResizeCpuKernels);  // Resize, Upsample (geometry: resize_plan.cpp)
+  registrar.add(exec::registerResizeFastCpuKernels);  // Resize, Upsample float32 over the last two axes
   registrar.add(exec::registerCenterCropPadCpuKernels);  // CenterCropPad
   registrar.add(exec::registerDropoutCpuKernels);  // Dropout
   registrar.add(exec::registerSpaceDepthCpuKernels);  // DepthToSpace, SpaceToDepth

@@ -20,6 +20,7 @@ void registerTileCpuKernels(KernelRegistry& registry);  // tile_cpu.cpp
 void registerPadCpuKernels(KernelRegistry& registry);  // pad_cpu.cpp
 void registerTriluCpuKernels(KernelRegistry& registry);  // trilu_cpu.cpp
 void registerScatterCpuKernels(KernelRegistry& registry);  // scatter_cpu.cpp
+void registerScatterElementsFastCpuKernels(KernelRegistry& registry);  // scatter_elements_fast_cpu.cpp
 void registerBitCastCpuKernels(KernelRegistry& registry);  // bitcast_cpu.cpp
 void registerReverseSequenceCpuKernels(KernelRegistry& registry);  // reverse_sequence_cpu.cpp
 void registerUniqueCpuKernels(KernelRegistry& registry);  // unique_cpu.cpp
@@ -49,6 +50,7 @@ void registerFamily(const Registrar& registrar) {
   registrar.add(exec::registerPadCpuKernels);  // Pad
   registrar.add(exec::registerTriluCpuKernels);  // Trilu
   registrar.add(exec::registerScatterCpuKernels);  // ScatterND, ScatterElements, Scatter
+  registrar.add(exec::registerScatterElementsFastCpuKernels);  // ScatterElements, Scatter numeric
   registrar.add(exec::vulkan::registerMovementVulkanKernels);
   registrar.add(exec::registerBitCastCpuKernels);  // BitCast
   registrar.add(exec::registerReverseSequenceCpuKernels);  // ReverseSequence
