@@ -198,20 +198,10 @@ Expected<void> runAttention(KernelContext& ctx) {
   return {};
 }
 
-int64_t attentionFlops(const KernelContext& ctx) {
-  const TensorValue& x = ctx.input(kInput);
-  const TensorValue& w = ctx.input(kWeights);
-  if (x.rank() != 3 || w.rank() != 2) return 0;
-  const int64_t tokens = x.dim(0) * x.dim(1), total = x.dim(1) + (ctx.hasInput(kPast) ? ctx.input(kPast).dim(3) : 0);
-  return 2 * tokens * w.dim(0) * w.dim(1) + 2 * tokens * total * (w.dim(1) / 3) * 2;
-}
-
 }  // namespace
 
 void registerContribAttentionCpuKernels(KernelRegistry& registry) {
-  KernelDef def = microsoftKernel("Attention", runAttention);
-  def.flops = attentionFlops;
-  registry.add(std::move(def));
+  registry.add(microsoftKernel("Attention", runAttention));
 }
 
 }  // namespace onyx::exec::contrib
