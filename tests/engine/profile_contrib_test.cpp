@@ -29,8 +29,9 @@ g (float[2, 3, 16] x, float[16, 48] w, float[48] bias, float[2, 2, 2, 5, 8] past
    float[1, 3, 4, 5, 6] volume, float[4, 3, 3, 3, 3] filter, float[4] filter_bias, float[2, 3, 32] packed,
    float[2, 1, 5, 8] cache_key, float[2, 1, 5, 8] cache_value, int32[2, 1] seqlens, int32[1] total,
    uint8[8, 1, 8] q4, float[8] scales)
-    => (float att, float mha, float sln, float gelu, float conv, float gqa, float nbits) {
+    => (float att, float rot, float mha, float sln, float gelu, float conv, float gqa, float nbits) {
   att, present = com.microsoft.Attention <num_heads = 2, unidirectional = 1> (x, w, bias, , past)
+  rot = com.microsoft.Attention <num_heads = 2, do_rotary = 1> (x, w, bias)
   mha, present_key, present_value = com.microsoft.MultiHeadAttention <num_heads = 2> (x, kv, kv, , , , past_key, past_value)
   sln = com.microsoft.SkipLayerNormalization (x, x, gamma, beta, gamma)
   gelu = com.microsoft.Gelu (x)
@@ -50,6 +51,8 @@ g (float[2, 3, 16] x, float[16, 48] w, float[48] bias, float[2, 2, 2, 5, 8] past
   const int64_t projection = 2 * (2 * 3) * 16 * 48, qk = 2 * 2 * 3 * 8 * 16, av = 2 * 2 * 3 * 8 * 16;
   const int64_t softmax = 4 * 2 * 2 * 3 * 8;
   EXPECT_EQ(flops("att"), projection + qk + av + softmax);
+  // Without past (3 keys), with do_rotary: 3 per rotated channel, 8 channels of 2 heads in Q and in K.
+  EXPECT_EQ(flops("rot"), projection + 2 * (2 * 2 * 3 * 3 * 16) + 4 * 2 * 2 * 3 * 3 + 3 * (2 * 3) * 2 * (2 * 8));
   // MultiHeadAttention: 4 new keys + 6 past = 10, no projection.
   EXPECT_EQ(flops("mha"), 2 * 2 * 3 * 10 * 16 + 2 * 2 * 3 * 10 * 16 + 4 * 2 * 2 * 3 * 10);
   // SkipLayerNormalization with its bias: 4 (LayerNormalization) + 1 (skip) + 1 (bias) per element.

@@ -52,9 +52,8 @@ int64_t attentionFlops(const Node& node, const InputDims& in) {
   const int64_t past = dimsOf(in, 4) ? dimOf(in, 4, 3) : 0;
   if (past < 0) return 0;
   const int64_t heads = std::max<int64_t>(node.attrInt("num_heads", 1), 1);
-  int64_t rotary = 0;  // do_rotary: 3 per rotated channel of Q and K
-  if (node.attrInt("do_rotary", 0) != 0)
-    rotary = 3 * batch * seq * 2 * heads * (node.attrInt("rotary_embedding_dim", 0) > 0 ? node.attrInt("rotary_embedding_dim", 0) : qHidden / heads);
+  const int64_t rotaryDim = node.attrInt("rotary_embedding_dim", 0) > 0 ? node.attrInt("rotary_embedding_dim", 0) : qHidden / heads;
+  const int64_t rotary = node.attrInt("do_rotary", 0) != 0 ? 3 * batch * seq * 2 * heads * rotaryDim : 0;  // Q and K
   return 2 * batch * seq * inHidden * packed + attentionCore(batch, seq, past + seq, qHidden, vHidden, heads) + rotary;
 }
 
