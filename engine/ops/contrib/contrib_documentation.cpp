@@ -63,8 +63,11 @@ Entry qlinearBinary(const char* what) {
           {}};
 }
 
-const std::unordered_map<std::string_view, Entry>& entries() {
-  static const std::unordered_map<std::string_view, Entry> table = {
+using Table = std::unordered_map<std::string_view, Entry>;
+
+// Attention, normalization and activation ops.
+Table transformerEntries() {
+  return {
       {"Attention",
        {"Multi-head self-attention of BERT / GPT-2 with the Q, K and V projections merged into one weight: "
         "softmax(scale * Q K^T + mask + attention_bias) V per head, with an optional past key/value cache.",
@@ -150,6 +153,12 @@ const std::unordered_map<std::string_view, Entry>& entries() {
       {"BiasSoftmax",
        {"Softmax of data + bias, bias broadcasting to data.", {"data:T:input", "bias:T:broadcasts to data"}, {"output:T:same shape as data"},
         {"axis:int:1:the softmax axis (the dims from it on, flattened)", "is_inner_broadcast:int:!:how bias broadcasts"}}},
+  };
+}
+
+// Products, convolutions and quantized ops.
+Table quantizationEntries() {
+  return {
       {"MatMulNBits",
        {"A times a weight stored quantized in blocks of K (2, 4 or 8 bits with a scale, and optionally a zero point, "
         "per block), dequantized on the fly: Y = A * dequantize(B)^T (+ bias).",
@@ -221,6 +230,14 @@ const std::unordered_map<std::string_view, Entry>& entries() {
         {"Y_scale:float:scalar", "Y_zero_point:T:scalar", "inputs:T:(tensor, scale, zero point) per input"},
         {"Y:T:the concatenation"}, {"axis:int:!:the concatenation axis"}}},
   };
+}
+
+const Table& entries() {
+  static const Table table = [] {
+    Table all = transformerEntries();
+    all.merge(quantizationEntries());
+    return all;
+  }();
   return table;
 }
 
