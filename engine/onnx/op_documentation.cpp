@@ -89,6 +89,7 @@ std::vector<OpParameterDoc> parametersOf(const std::vector<onnx::OpSchema::Forma
 
 std::optional<OpDocumentation> onnxOpDocumentation(std::string_view domain, std::string_view opType,
                                                    int64_t opsetVersion) {
+  if (domain == "com.microsoft") return contribOpDocumentation(opType);
   const std::string domainName = domain == "ai.onnx" ? "" : std::string(domain);
   const int version = static_cast<int>(std::clamp<int64_t>(opsetVersion, 1, 1 << 20));
   const onnx::OpSchema* schema =

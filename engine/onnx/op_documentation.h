@@ -42,9 +42,14 @@ struct OpDocumentation {
 
 // The schema of `opType` in `domain` ("" or "ai.onnx" for the standard ops) at `opsetVersion` (its newest
 // definition at or below it; libonnx 1.12 knows opsets up to 17, later ones read as its newest).
-// nullopt when the registry has no such op (custom domains, ops newer than the library).
+// nullopt when the registry has no such op (custom domains, ops newer than the library); com.microsoft ops come
+// from contribOpDocumentation.
 std::optional<OpDocumentation> onnxOpDocumentation(std::string_view domain, std::string_view opType,
                                                    int64_t opsetVersion);
+
+// ONNX Runtime's com.microsoft ops that Onyx implements, written from ONNX Runtime's ContribOperators.md
+// (ops/contrib/contrib_documentation.cpp); onnxOpDocumentation answers with it for the com.microsoft domain.
+std::optional<OpDocumentation> contribOpDocumentation(std::string_view opType);
 
 // The text `onyx ops NAME` prints: summary, inputs, outputs, attributes, one per line.
 std::string formatOpDocumentation(const OpDocumentation& doc);

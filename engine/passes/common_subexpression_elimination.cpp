@@ -1,6 +1,7 @@
 // common-subexpression-elimination: two nodes with the same op, domain, inputs (the same values, in order)
 // and attributes compute the same outputs; the later one is replaced by the earlier. Nondeterministic ops,
-// ops of other domains (they may have effects) and nodes with bodies are left alone.
+// ops of other domains (they may have effects) and nodes with bodies are left alone; the com.microsoft ops
+// Onyx implements are pure (isKnownContribOp) and merge like standard ones, never with an op of another domain.
 #include <fmt/format.h>
 
 #include <functional>

@@ -1,5 +1,6 @@
 // dead-code-elimination: a node none of whose outputs is used (by a node, a body or a graph output) computes
-// nothing anyone sees. Ops of other domains may have effects we cannot see, so they stay and say so.
+// nothing anyone sees. Ops of other domains may have effects we cannot see, so they stay and say so; the
+// com.microsoft ops Onyx implements are pure (isKnownContribOp) and go like standard ones.
 #include <algorithm>
 
 #include "passes/all_passes.h"
@@ -29,7 +30,7 @@ Expected<bool> DeadCodeElimination::run(PassContext& context) {
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       Node* node = *it;
       if (!isUnused(*node) || !context.inScope(*node)) continue;
-      if (!isStandardDomain(node->domain()) &&
+      if (!isStandardDomain(node->domain()) && !isKnownContribOp(*node) &&
           !context.model().findFunction(node->domain(), node->opType())) {
         context.skip(*node, "op of domain '" + node->domain() + "' may have side effects");
         continue;

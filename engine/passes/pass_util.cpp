@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "catalog/op_registry.h"
 #include "ir/verify.h"
 
 namespace onyx::passes {
@@ -69,9 +70,14 @@ bool isStandardDomain(const std::string& domain) {
   return domain.empty() || domain == "ai.onnx" || domain == "ai.onnx.ml";
 }
 
+bool isKnownContribOp(const Node& node) {
+  return node.domain() == "com.microsoft" && opRegistry().find(node.domain(), node.opType()) != nullptr;
+}
+
 bool isNondeterministic(const Node& node) {
   static const std::unordered_set<std::string> random = {
       "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli"};
+  if (isKnownContribOp(node)) return false;
   return !isStandardDomain(node.domain()) || random.count(node.opType()) > 0;
 }
 

@@ -30,7 +30,11 @@ inline constexpr std::string_view kFusedDomain = "onyx.fused";
 // --- Recognising ops -------------------------------------------------------------------------------------
 
 bool isStandardDomain(const std::string& domain);  // "", ai.onnx, ai.onnx.ml
-// Ops of the standard domains whose result does not depend only on the inputs (and ops of other domains).
+// A com.microsoft op Onyx implements (the op catalogue has its schema): ONNX Runtime's fused and quantized
+// ops, each a pure function of its inputs and attributes, so passes may merge or drop them like standard ops.
+bool isKnownContribOp(const Node& node);
+// Ops of the standard domains whose result does not depend only on the inputs, and ops of other domains
+// except the known contrib ops (isKnownContribOp).
 bool isNondeterministic(const Node& node);
 // The attribute of `node` that refers to an attribute of the calling function (inside function bodies), or
 // null: such a node's attributes are unknown until the call.

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "ops/contrib/contrib_flops.h"
 #include "profile/fused_attribution.h"
 
 namespace onyx::profile {
@@ -55,6 +56,11 @@ int64_t estimateFlops(const Node& node, const ShapeInference& shapes) {
   const std::string& op = node.opType();
   if (movesDataOnly(op) || node.outputs().empty()) return 0;
   const int64_t out = elements(staticShape(node.output(0), shapes));
+  if (node.domain() == "com.microsoft") {
+    exec::contrib::InputDims inputs;
+    for (const Value* input : node.inputs()) inputs.push_back(staticShape(input, shapes));
+    if (auto flops = exec::contrib::contribFlops(node, inputs)) return *flops;
+  }
   if (op == "Conv" || op == "ConvTranspose") {
     // Each output element sums input channels / group times the kernel's elements.
     auto weight = staticShape(node.inputs().size() > 1 ? node.input(1) : nullptr, shapes);
@@ -64,7 +70,7 @@ int64_t estimateFlops(const Node& node, const ShapeInference& shapes) {
     if (op == "ConvTranspose") perOutput = elements(weight) / std::max<int64_t>((*weight)[1], 1);
     return 2 * out * perOutput;
   }
-  if (op == "MatMul" || op == "Gemm" || op == "FusedMatMul") {
+  if (op == "MatMul" || op == "Gemm") {
     auto a = staticShape(node.input(0), shapes);
     if (!a || a->empty()) return 0;
     const Attribute* transA = node.attribute("transA");

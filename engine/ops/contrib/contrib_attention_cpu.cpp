@@ -3,7 +3,7 @@
 // (batch, head) scores = scale * Q K^T + mask + attention_bias, a softmax per row and the product with V,
 // all in float32. Masks: right-padding lengths (batch), end and start positions (2 * batch), a raw 0/1
 // mask (batch, total) or (batch, sequence, total), and the unidirectional (causal) mask; past and present
-// key/value (2, batch, heads, length, head_size).
+// key/value (2, batch, heads, length, head_size); do_rotary rotates Q and K by position (rotary_embedding_dim).
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -114,6 +114,34 @@ Expected<std::vector<float>> attentionBias(const KernelContext& ctx, const Atten
   return floatsOf(ab);
 }
 
+// do_rotary: Q and K of every head rotate by their token's position (past + s), as ONNX Runtime's CUDA kernels
+// do (its CPU kernel has none): the first rotary_embedding_dim channels (default the head size; the spec names
+// 32, 64 and 128, any even size up to the head size works here), pairs (i, i + rotary_dim / 2), the angle of
+// pair i at position p being p / 10000^(2i / rotary_dim) in float32 as theirs.
+Expected<void> rotateQueriesAndKeys(const KernelContext& ctx, const AttentionDims& d, float* qkv, int64_t wide) {
+  const int64_t rotaryDim = ctx.attrInt("rotary_embedding_dim", 0) > 0 ? ctx.attrInt("rotary_embedding_dim", 0) : d.headSize;
+  if (rotaryDim % 2 || rotaryDim > d.headSize)
+    return ctx.error("rotary_embedding_dim " + std::to_string(rotaryDim) + " must be even and at most the head size " +
+                     std::to_string(d.headSize));
+  const int64_t half = rotaryDim / 2;
+  std::vector<float> cosines(size_t(d.seq * half)), sines(size_t(d.seq * half));
+  for (int64_t s = 0; s < d.seq; ++s)
+    for (int64_t i = 0; i < half; ++i) {
+      const float angle = float(d.past + s) / std::pow(10000.0f, float(2 * i) / float(rotaryDim));
+      cosines[size_t(s * half + i)] = std::cos(angle);
+      sines[size_t(s * half + i)] = std::sin(angle);
+    }
+  for (int64_t b = 0; b < d.batch; ++b)
+    for (int64_t s = 0; s < d.seq; ++s) {
+      float* row = qkv + (b * d.seq + s) * wide;
+      for (int64_t h = 0; h < d.heads; ++h) {
+        rotateHead(row + h * d.headSize, half, &cosines[size_t(s * half)], &sines[size_t(s * half)], false);
+        rotateHead(row + d.qHidden + h * d.headSize, half, &cosines[size_t(s * half)], &sines[size_t(s * half)], false);
+      }
+    }
+  return {};
+}
+
 Expected<void> runAttention(KernelContext& ctx) {
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
@@ -122,7 +150,6 @@ Expected<void> runAttention(KernelContext& ctx) {
   const auto& x = xInput; const auto& w = wInput;
   for (size_t i : {kInput, kWeights, kBias, kPast})
     if (ctx.hasInput(i) && !isFloatStorage(ctx.input(i).dtype())) return ctx.unsupportedType(int(i));
-  if (ctx.attrInt("do_rotary", 0) != 0) return ctx.error("Attention with do_rotary is not supported");
   if (ctx.attrInt("past_present_share_buffer", 0) != 0 || ctx.hasInput(kPastLength))
     return ctx.error("Attention with past_present_share_buffer is not supported");
   auto dims = readDims(ctx, x, w);
@@ -141,6 +168,9 @@ Expected<void> runAttention(KernelContext& ctx) {
   const float* xf = floatData(x, xScratch);
   std::vector<float> qkv(size_t(d.batch * d.seq * wide));
   gemmWeights(ctx, xf, d.batch * d.seq, d.inHidden, w, false, bias.empty() ? nullptr : bias.data(), qkv.data(), wide);
+  if (ctx.attrInt("do_rotary", 0) != 0) {
+    if (auto rotated = rotateQueriesAndKeys(ctx, d, qkv.data(), wide); !rotated) return rotated.error();
+  }
 
   auto y = ctx.allocateOutput(0, x.dtype(), {d.batch, d.seq, d.vHidden});
   if (!y) return y.error();
@@ -198,20 +228,10 @@ Expected<void> runAttention(KernelContext& ctx) {
   return {};
 }
 
-int64_t attentionFlops(const KernelContext& ctx) {
-  const TensorValue& x = ctx.input(kInput);
-  const TensorValue& w = ctx.input(kWeights);
-  if (x.rank() != 3 || w.rank() != 2) return 0;
-  const int64_t tokens = x.dim(0) * x.dim(1), total = x.dim(1) + (ctx.hasInput(kPast) ? ctx.input(kPast).dim(3) : 0);
-  return 2 * tokens * w.dim(0) * w.dim(1) + 2 * tokens * total * (w.dim(1) / 3) * 2;
-}
-
 }  // namespace
 
 void registerContribAttentionCpuKernels(KernelRegistry& registry) {
-  KernelDef def = microsoftKernel("Attention", runAttention);
-  def.flops = attentionFlops;
-  registry.add(std::move(def));
+  registry.add(microsoftKernel("Attention", runAttention));
 }
 
 }  // namespace onyx::exec::contrib

@@ -43,6 +43,8 @@ void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t ld
 // whose cos/sin (half values each) are given; pairs (i, i + half), or (2i, 2i + 1) when interleaved.
 void rotateHead(float* x, int64_t half, const float* cos, const float* sin, bool interleaved);
 
+// A kernel of the com.microsoft domain; its FLOPs are contribFlops' (contrib_flops.h) on the run's input dims.
 KernelDef microsoftKernel(std::string opType, KernelFunction function);
+int64_t contribKernelFlops(const KernelContext& ctx);
 
 }  // namespace onyx::exec::contrib

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "exec/cpu/gemm.h"
+#include "ops/contrib/contrib_flops.h"
 #include "ops/contrib/contrib_kernels.h"
 
 namespace onyx::exec::contrib {
@@ -158,9 +159,17 @@ void rotateHead(float* x, int64_t half, const float* cos, const float* sin, bool
   }
 }
 
+int64_t contribKernelFlops(const KernelContext& ctx) {
+  InputDims dims(ctx.inputCount());
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (ctx.hasInput(i)) dims[i] = ctx.inputDims(i);
+  return contribFlops(ctx.node(), dims).value_or(0);
+}
+
 KernelDef microsoftKernel(std::string opType, KernelFunction function) {
   KernelDef def = kernel(std::move(opType), function, 1);
   def.domain = kMicrosoftDomain;
+  def.flops = contribKernelFlops;
   return def;
 }
 

@@ -109,19 +109,10 @@ Expected<void> runFusedGemm(KernelContext& ctx) {
   return {};
 }
 
-int64_t fusedMatMulFlops(const KernelContext& ctx) {
-  const TensorValue& a = ctx.input(0);
-  if (a.rank() < 1) return 0;
-  const int64_t k = ctx.attrInt("transA", 0) != 0 && a.rank() > 1 ? a.dim(a.rank() - 2) : a.dim(a.rank() - 1);
-  return k > 0 ? 2 * a.count() / k * k * (ctx.input(1).count() / std::max<int64_t>(k, 1)) : 0;
-}
-
 }  // namespace
 
 void registerFusedMatMulCpuKernels(KernelRegistry& registry) {
-  KernelDef def = microsoftKernel("FusedMatMul", runFusedMatMul);
-  def.flops = fusedMatMulFlops;
-  registry.add(std::move(def));
+  registry.add(microsoftKernel("FusedMatMul", runFusedMatMul));
   registry.add(microsoftKernel("FusedGemm", runFusedGemm));
 }
 
