@@ -1,7 +1,7 @@
-// MatMulNBits' packed product (ops/contrib/nbits_gemm.h) against a product of weights dequantized here from
+// MatMulNBits' panel product (ops/contrib/nbits_gemm.h) against a product of weights dequantized here from
 // the ONNX layout, in double: every instruction set the CPU has (AVX-512, AVX2, the x86-64 baseline), with
 // 2, 4 and 8 bits, zero points absent or given, g_idx, bias, and sizes that leave partial register tiles,
-// partial panels and a partial last block. Then the executor's "packed" kernel against the reference one.
+// partial panels and a partial last block. Then the executor's "panels" kernel against the reference one.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,18 +75,15 @@ TEST(NBitsGemm, EveryInstructionSetMatchesTheDequantizedProduct) {
   std::uniform_real_distribution<float> value(-1.0f, 1.0f);
   for (const NBitsCase& c : cases) {
     const NBitsWeights w = makeWeights(c, rng);
-    const contrib::NBitsPanels panels = contrib::packNBitsPanels(
-        {c.k, c.n, c.bits, c.blockSize}, w.b.data(), w.scales.data(), c.zeros ? w.zeros.data() : nullptr,
-        c.groups ? w.groups.data() : nullptr);
-    // Packed, never widened: the codes take bits / 8 bytes per weight (columns padded to whole panels).
-    EXPECT_EQ(panels.codes.size(), size_t((c.n + 31) / 32 * 32 * c.k * c.bits / 8));
+    const contrib::NBitsWeights weights{{c.k, c.n, c.bits, c.blockSize}, w.b.data(), w.scales.data(),
+                                        c.zeros ? w.zeros.data() : nullptr, c.groups ? w.groups.data() : nullptr};
     std::vector<float> a(size_t(c.m * c.k)), bias(size_t(c.n));
     for (float& v : a) v = value(rng);
     for (float& v : bias) v = value(rng);
     for (NBitsIsa isa : supportedIsas()) {
       const int64_t ldy = c.n + 3;  // a leading dimension wider than the row: nothing past n is written
       std::vector<float> y(size_t(c.m * ldy), 123.0f);
-      contrib::nbitsGemm(pool, a.data(), c.m, c.k, panels, c.bias ? bias.data() : nullptr, y.data(), ldy, isa);
+      contrib::nbitsGemm(pool, a.data(), c.m, c.k, weights, c.bias ? bias.data() : nullptr, y.data(), ldy, isa);
       for (int64_t i = 0; i < c.m; ++i) {
         for (int64_t j = 0; j < c.n; ++j) {
           double expected = c.bias ? bias[size_t(j)] : 0.0, magnitude = std::fabs(expected);
@@ -120,7 +117,7 @@ Expected<std::vector<RunValue>> runMicrosoftNode(const testing::NodeCase& c, con
   return (*executor)->run(named);
 }
 
-TEST(NBitsGemm, PackedKernelMatchesTheReferenceKernel) {
+TEST(NBitsGemm, PanelKernelMatchesTheReferenceKernel) {
   std::mt19937 rng(5);
   for (const NBitsCase& c : {NBitsCase{37, 200, 70, 4, 32, true, false, true}, NBitsCase{4, 64, 33, 8, 16, false, false, false}}) {
     const NBitsWeights w = makeWeights(c, rng);
@@ -139,11 +136,11 @@ TEST(NBitsGemm, PackedKernelMatchesTheReferenceKernel) {
     testing::NodeCase node{"MatMulNBits", {Attribute::ofInt("K", c.k), Attribute::ofInt("N", c.n), Attribute::ofInt("bits", c.bits),
                                            Attribute::ofInt("block_size", c.blockSize)}};
     node.domain = "com.microsoft";
-    auto packed = runMicrosoftNode(node, inputs, "packed");
+    auto panels = runMicrosoftNode(node, inputs, "panels");
     auto reference = runMicrosoftNode(node, inputs, "reference");
-    ASSERT_TRUE(packed) << packed.error().toString();
+    ASSERT_TRUE(panels) << panels.error().toString();
     ASSERT_TRUE(reference) << reference.error().toString();
-    const TensorValue& fast = std::get<TensorValue>((*packed)[0]);
+    const TensorValue& fast = std::get<TensorValue>((*panels)[0]);
     const TensorValue& slow = std::get<TensorValue>((*reference)[0]);
     ASSERT_EQ(fast.dims(), (Dims{1, c.m, c.n}));
     EXPECT_TRUE(testing::closeTensors(fast, slow, 1e-4, 1e-5));

@@ -1,4 +1,4 @@
-// MatMulNBits' product on packed panels (nbits_gemm.h): the packing, the per-instruction-set copies of the
+// MatMulNBits' product by panels (nbits_gemm.h): the per-instruction-set copies of the
 // decode and micro-kernel (nbits_gemm_kernels.inc) and the split of panels over threads.
 #include "ops/contrib/nbits_gemm.h"
 
@@ -73,7 +73,7 @@ inline Vec vadd(Vec a, Vec b) { return _mm_add_ps(a, b); }
 namespace {
 
 struct NBitsKernels {
-  void (*decode)(const NBitsPanels&, int64_t, float*);
+  void (*decode)(const NBitsWeights&, int64_t, const float*, const float*, const uint8_t*, uint8_t*, float*);
   void (*multiply)(const float*, int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t, int);
 };
 
@@ -107,43 +107,49 @@ NBitsIsa nativeNBitsIsa() {
   return isa;
 }
 
-size_t NBitsPanels::bytes() const {
-  return codes.size() + (scales.size() + zeros.size()) * sizeof(float) + groups.size() * sizeof(int32_t);
-}
+namespace {
 
-NBitsPanels packNBitsPanels(const NBitsShape& shape, const uint8_t* b, const float* scales, const float* zeros,
-                            const int32_t* groups) {
-  NBitsPanels w;
-  w.shape = shape;
-  w.panels = (shape.n + kNBitsPanelWidth - 1) / kNBitsPanelWidth;
-  w.rowBytes = kNBitsPanelWidth * shape.bits / 8;
-  const int64_t blocks = shape.blocks(), blobBytes = shape.blockSize * shape.bits / 8, perByte = 8 / shape.bits;
-  const unsigned mask = (1u << shape.bits) - 1u;
-  w.codes.assign(size_t(w.panels * shape.k * w.rowBytes), 0);
-  w.scales.assign(size_t(w.panels * blocks * kNBitsPanelWidth), 0.0f);
-  if (zeros) w.zeros.assign(w.scales.size(), 0.0f);
-  std::fill(std::begin(w.defaultZeros), std::end(w.defaultZeros), float(1 << (shape.bits - 1)));
-  for (int64_t n = 0; n < shape.n; ++n) {
-    const int64_t panel = n / kNBitsPanelWidth, column = n % kNBitsPanelWidth;
-    const int64_t byteInRow = column % w.rowBytes, shift = column / w.rowBytes * shape.bits;
-    uint8_t* out = w.codes.data() + panel * shape.k * w.rowBytes + byteInRow;
-    for (int64_t r = 0; r < shape.k; ++r) {
-      const int64_t inBlock = r % shape.blockSize;
-      const uint8_t byte = b[(n * blocks + r / shape.blockSize) * blobBytes + inBlock / perByte];
-      const unsigned code = (unsigned(byte) >> (inBlock % perByte * shape.bits)) & mask;
-      out[r * w.rowBytes] = uint8_t(out[r * w.rowBytes] | (code << shift));
-    }
+// One panel's scales and zero points, blocks x 32, gathered from their n x blocks tensors (zero past n,
+// so the padding columns decode to 0).
+void gatherPanelScales(const NBitsWeights& w, int64_t panel, float* scales, float* zeros) {
+  const int64_t blocks = w.shape.blocks(), n0 = panel * kNBitsPanelWidth;
+  const int64_t columns = std::min(kNBitsPanelWidth, w.shape.n - n0);
+  const float defaultZero = float(1 << (w.shape.bits - 1));
+  std::fill(scales, scales + blocks * kNBitsPanelWidth, 0.0f);
+  std::fill(zeros, zeros + blocks * kNBitsPanelWidth, defaultZero);
+  for (int64_t c = 0; c < columns; ++c)
     for (int64_t blk = 0; blk < blocks; ++blk) {
-      const size_t at = size_t((panel * blocks + blk) * kNBitsPanelWidth + column);
-      w.scales[at] = scales[n * blocks + blk];
-      if (zeros) w.zeros[at] = zeros[n * blocks + blk];
+      scales[blk * kNBitsPanelWidth + c] = w.scales[(n0 + c) * blocks + blk];
+      if (w.zeros) zeros[blk * kNBitsPanelWidth + c] = w.zeros[(n0 + c) * blocks + blk];
     }
-  }
-  if (groups) w.groups.assign(groups, groups + shape.k);
-  return w;
 }
 
-void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const NBitsPanels& w, const float* bias,
+// A thread's buffers: the decoded panel (64-byte aligned, so that each of its rows is one or two whole
+// cache lines), the panel's scales and zero points, a block of it transposed, and a block of zero codes.
+struct PanelScratch {
+  std::vector<float> storage;
+  std::vector<uint8_t> byteStorage;
+  float* panel = nullptr;
+  float* scales = nullptr;
+  float* zeros = nullptr;
+  uint8_t* bytes = nullptr;
+  const uint8_t* zeroBlob = nullptr;
+  void reserve(const NBitsShape& s) {
+    const size_t panelFloats = size_t(s.k * kNBitsPanelWidth), blockFloats = size_t(s.blocks() * kNBitsPanelWidth);
+    storage.resize(panelFloats + 2 * blockFloats + 16);
+    panel = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
+    scales = panel + panelFloats;
+    zeros = scales + blockFloats;
+    const size_t blobBytes = size_t(s.blockSize * s.bits / 8);
+    byteStorage.assign(blobBytes * (kNBitsPanelWidth + 1), 0);
+    bytes = byteStorage.data();
+    zeroBlob = bytes + blobBytes * kNBitsPanelWidth;
+  }
+};
+
+}  // namespace
+
+void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const NBitsWeights& w, const float* bias,
                float* y, int64_t ldy, NBitsIsa isa) {
   const NBitsShape& s = w.shape;
   if (m == 0 || s.n == 0) return;
@@ -152,27 +158,28 @@ void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const N
       for (int64_t j = 0; j < s.n; ++j) y[r * ldy + j] = bias ? bias[j] : 0.0f;
     return;
   }
+  const int64_t panels = (s.n + kNBitsPanelWidth - 1) / kNBitsPanelWidth;
   // The micro-kernel adds a panel's 32 bias values with vector loads: padded with zeros past n.
   std::vector<float> paddedBias;
   if (bias) {
-    paddedBias.assign(size_t(w.panels * kNBitsPanelWidth), 0.0f);
+    paddedBias.assign(size_t(panels * kNBitsPanelWidth), 0.0f);
     std::copy(bias, bias + s.n, paddedBias.begin());
   }
   const NBitsKernels kernels = kernelsFor(isa);
-  const int64_t chunks = (m + kRowsPerTask - 1) / kRowsPerTask, tasks = w.panels * chunks;
+  const int64_t chunks = (m + kRowsPerTask - 1) / kRowsPerTask, tasks = panels * chunks;
   pool.parallelFor(tasks, 1, [&](int64_t begin, int64_t end) {
-    // 64-byte aligned, so that each row of the decoded panel is one or two whole cache lines.
-    thread_local std::vector<float> scratch;
-    scratch.resize(size_t(s.k * kNBitsPanelWidth + 16));
-    float* panelBuffer = scratch.data();
-    panelBuffer += (64 - reinterpret_cast<uintptr_t>(panelBuffer) % 64) % 64 / sizeof(float);
+    thread_local PanelScratch scratch;
+    scratch.reserve(s);
     int64_t decoded = -1;
     for (int64_t t = begin; t < end; ++t) {
       const int64_t panel = t / chunks, r0 = t % chunks * kRowsPerTask, rows = std::min(kRowsPerTask, m - r0);
-      if (panel != decoded) kernels.decode(w, panel, panelBuffer);
-      decoded = panel;
+      if (panel != decoded) {
+        gatherPanelScales(w, panel, scratch.scales, scratch.zeros);
+        kernels.decode(w, panel, scratch.scales, scratch.zeros, scratch.zeroBlob, scratch.bytes, scratch.panel);
+        decoded = panel;
+      }
       const int64_t n0 = panel * kNBitsPanelWidth;
-      kernels.multiply(a + r0 * lda, lda, rows, panelBuffer, s.k, bias ? paddedBias.data() + n0 : nullptr,
+      kernels.multiply(a + r0 * lda, lda, rows, scratch.panel, s.k, bias ? paddedBias.data() + n0 : nullptr,
                        y + r0 * ldy + n0, ldy, int(std::min(kNBitsPanelWidth, s.n - n0)));
     }
   });
