@@ -14,6 +14,7 @@
 #include "exec/executor.h"
 #include "onnx/onnx_io.h"
 #include "profile/profile_summary.h"
+#include "util/process_memory.h"
 
 namespace onyx::cli {
 namespace {
@@ -309,14 +310,17 @@ int runModel(const RunOptions& o) {
       "{{\"submits\":{},\"waits\":{},\"replays\":{},\"bytes_up\":{},\"bytes_down\":{},\"cpu_nodes\":[{}]}}",
       report.device.submits, report.device.waits, report.device.replays, report.device.bytesUp,
       report.device.bytesDown, hostNodesJson);
+  // The whole process's peak, the weights, arena and libraries included (0 where the system does not say):
+  // against the same for a model with nothing in it, what a model costs to load and run.
+  const int64_t processPeak = peakResidentBytes().value_or(0);
   if (o.json) {
     std::cout << fmt::format(
         "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."
         "4f}}},"
-        "\"arena_bytes\":{},\"peak_bytes\":{},\"backend\":\"{}\",\"device\":\"{}\",\"device_run\":{},"
-        "\"check\":[{}]}}\n",
-        o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, options.backends.front(),
-        jsonEscape(ex.devices().front().second), deviceRunJson, checkJson);
+        "\"arena_bytes\":{},\"peak_bytes\":{},\"process_peak_bytes\":{},\"backend\":\"{}\",\"device\":\"{}\","
+        "\"device_run\":{},\"check\":[{}]}}\n",
+        o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, processPeak,
+        options.backends.front(), jsonEscape(ex.devices().front().second), deviceRunJson, checkJson);
   } else {
     if (options.backends.front() != "cpu")
     {
@@ -337,6 +341,7 @@ int runModel(const RunOptions& o) {
     if (memory.arenaBytes > 0)
       std::cout << fmt::format("memory: arena {:.2f} MiB, peak {:.2f} MiB at {}\n",
                                memory.arenaBytes / 1048576.0, memory.peakBytes / 1048576.0, memory.peakNode);
+    if (processPeak > 0) std::cout << fmt::format("process: peak resident {:.1f} MiB\n", processPeak / 1048576.0);
     for (size_t k = 0; k < outputs.size() && o.checkDir.empty(); ++k)
       std::cout << "output '" << graph.outputs()[k]->name() << "': " << exec::describeValue(outputs[k])
                 << "\n";

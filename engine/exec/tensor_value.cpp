@@ -124,10 +124,13 @@ TensorValue TensorValue::fromConstant(const onyx::Tensor& tensor) {
   if (bytes.size() < size_t(elementCount(tensor.dims())) * elementBytes(dtype)) {
     return allocate(dtype, tensor.dims());  // malformed constant: zeros (the loader reports it)
   }
-  // float32/float64 weights are read straight by the vector kernels, which prefer a 64-byte start; packed
-  // and 16-bit weights (int4 blocks of MatMulNBits, float16 sets) are decoded panel by panel, where the
-  // element's own alignment is enough, so they are never copied: a 4-bit model stays about its file size.
-  size_t alignment = dtype == DataType::Float || dtype == DataType::Double ? 64 : size_t(elementBytes(dtype));
+  // Weights are viewed in place wherever they are aligned to their element: the loader's buffers start at
+  // malloc's 16 bytes, and copying float32 weights for a 64-byte start kept every float weight of a model
+  // twice in memory (bert_small_int4's 8 MB embedding table) for vector loads that do not need it: the
+  // element-wise kernels load unaligned, and MatMul, Gemm and Conv reorder constant weights into oneDNN's
+  // own layout. Packed and 16-bit weights (MatMulNBits' int4 blocks, float16 sets) are decoded panel by
+  // panel. A 4-bit model so stays about its file size.
+  size_t alignment = size_t(elementBytes(dtype));
   if (reinterpret_cast<uintptr_t>(bytes.data()) % std::max<size_t>(alignment, 1) == 0 || bytes.empty()) {
     // Zero-copy: keep the tensor's buffer alive.
     auto owner = tensor.buffer();

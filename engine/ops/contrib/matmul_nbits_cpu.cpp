@@ -1,11 +1,14 @@
 // com.microsoft MatMulNBits: Y = A * dequantize(B)^T (+ bias), B quantized block-wise along K to 2, 4 or 8
-// bits. The weights stay packed in memory: the product decodes a panel of 64 output columns at a time into
-// a per-thread float buffer and multiplies it there (gemmPanels), so a 4-bit model's resident size stays
-// about its file size. Dequantization: (q - zero_point) * scale per block, the zero point from packed uint8,
-// from A's float type, or 2^(bits - 1) when absent; g_idx maps each row k to its block.
+// bits. Dequantization: (q - zero_point) * scale per block, the zero point from packed uint8, from A's
+// float type, or 2^(bits - 1) when absent; g_idx maps each row k to its block. Two kernels read the weights
+// where they lie, so a 4-bit model's resident size stays about its file size: the reference decodes 64
+// output columns at a time into a float buffer and multiplies there (gemmPanels); the "panels" kernel,
+// which runs, decodes 32 columns at a time with vector code into a buffer in cache and multiplies it with
+// its own register-tiled micro-kernel (nbits_gemm.h).
 #include <cstring>
 
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/nbits_gemm.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -152,12 +155,51 @@ int64_t matMulNBitsFlops(const KernelContext& ctx) {
   return k > 0 ? 2 * (a.count() / k) * k * n : 0;
 }
 
+// The panel kernel (nbits_gemm.h): the weights are read where they lie, scales and zero points widened to
+// float32 when they are not (a float16 model's scales, packed uint8 zero points: n x blocks values).
+Expected<void> runPanelMatMulNBits(KernelContext& ctx) {
+  auto inputs = requireTensors<3>(ctx);
+  if (!inputs) return inputs.error();
+  const TensorValue& a = std::get<0>(*inputs);
+  if (!isFloatStorage(a.dtype())) return ctx.unsupportedType(kA);
+  auto layout = readLayout(ctx);
+  if (!layout) return layout.error();
+  const NBitsLayout& l = *layout;
+  if (a.rank() < 1 || a.dim(a.rank() - 1) != l.k)
+    return ctx.error("A " + a.describe() + " must end in K = " + std::to_string(l.k), kA);
+  Dims outDims = a.dims();
+  outDims.back() = l.n;
+  auto y = ctx.allocateOutput(0, a.dtype(), outDims);
+  if (!y) return y.error();
+  const int64_t m = a.count() / l.k;
+  if (m == 0) return {};
+  std::vector<float> scaleScratch, aScratch, yScratch;
+  const std::vector<float> zeros = ctx.hasInput(kZeroPoints) ? zeroPointsOf(ctx, l) : std::vector<float>();
+  NBitsWeights weights;
+  weights.shape = {l.k, l.n, l.bits, l.blockSize};
+  weights.codes = ctx.input(kB).data<uint8_t>();
+  weights.scales = floatData(ctx.input(kScales), scaleScratch);
+  weights.zeros = zeros.empty() ? nullptr : zeros.data();
+  weights.groups = ctx.hasInput(kGroupIndex) ? ctx.input(kGroupIndex).data<int32_t>() : nullptr;
+  const std::vector<float> bias = floatsOf(ctx.input(kBias));
+  const float* af = floatData(a, aScratch);
+  float* yf = a.dtype() == DataType::Float ? (*y)->data<float>() : (yScratch.resize(size_t(m * l.n)), yScratch.data());
+  nbitsGemm(ctx.pool(), af, m, l.k, weights, bias.empty() ? nullptr : bias.data(), yf, l.n, nativeNBitsIsa());
+  if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, (*y)->raw(), m * l.n);
+  return {};
+}
+
 }  // namespace
 
 void registerMatMulNBitsCpuKernels(KernelRegistry& registry) {
-  KernelDef def = microsoftKernel("MatMulNBits", runMatMulNBits);
-  def.flops = matMulNBitsFlops;
-  registry.add(std::move(def));
+  KernelDef reference = microsoftKernel("MatMulNBits", runMatMulNBits);
+  reference.flops = matMulNBitsFlops;
+  registry.add(std::move(reference));
+  KernelDef panels = microsoftKernel("MatMulNBits", runPanelMatMulNBits);
+  panels.variant = "panels";
+  panels.priority = 20;
+  panels.flops = matMulNBitsFlops;
+  registry.add(std::move(panels));
 }
 
 }  // namespace onyx::exec::contrib

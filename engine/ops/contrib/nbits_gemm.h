@@ -1,0 +1,44 @@
+#pragma once
+// The product of MatMulNBits: Y[m, n] = A[m, k] * dequantize(B)^T (+ bias), its 2-, 4- or 8-bit weights read
+// where they lie, in MatMulNBits' own layout (no copy). The output columns are taken in panels of 32: a
+// panel's codes are transposed block by block (16 x 16 byte transposes) and decoded into a k x 32 float
+// buffer that stays in the core's cache, and a register-tiled micro-kernel (rows of A broadcast, the
+// panel's 32 columns in vector registers, fused multiply-adds) multiplies every row of A by it. A weight is
+// so decoded once per run and expanded to float32 only inside that buffer, never for the whole model.
+// Panels are spread over the pool's threads.
+#include <cstddef>
+#include <cstdint>
+
+namespace onyx::exec {
+class ThreadPool;
+}
+
+namespace onyx::exec::contrib {
+
+inline constexpr int64_t kNBitsPanelWidth = 32;
+
+// The instruction sets the micro-kernels are compiled for; each runs on any CPU that has it.
+enum class NBitsIsa { Baseline, Avx2, Avx512 };
+// The best the running CPU supports (AVX-512: F, BW, DQ and VL; AVX2: with FMA).
+NBitsIsa nativeNBitsIsa();
+
+struct NBitsShape {
+  int64_t k = 0, n = 0, bits = 4, blockSize = 32;
+  int64_t blocks() const { return (k + blockSize - 1) / blockSize; }
+};
+
+// MatMulNBits' inputs, as the op lays them out.
+struct NBitsWeights {
+  NBitsShape shape;
+  const uint8_t* codes = nullptr;    // B: n x blocks x blockSize * bits / 8 bytes, low bits first
+  const float* scales = nullptr;     // n x blocks
+  const float* zeros = nullptr;      // n x blocks zero points; null: 2^(bits - 1)
+  const int32_t* groups = nullptr;   // g_idx: the block of each row k (checked by the caller); null: k / blockSize
+};
+
+// Y (ldy floats per row) = A (lda floats per row, m rows) * W^T (+ bias[n] when not null), with the given
+// instruction set (the tests run each; the kernel passes nativeNBitsIsa()).
+void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const NBitsWeights& w, const float* bias,
+               float* y, int64_t ldy, NBitsIsa isa);
+
+}  // namespace onyx::exec::contrib

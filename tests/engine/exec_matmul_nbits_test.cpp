@@ -1,0 +1,151 @@
+// MatMulNBits' panel product (ops/contrib/nbits_gemm.h) against a product of weights dequantized here from
+// the ONNX layout, in double: every instruction set the CPU has (AVX-512, AVX2, the x86-64 baseline), with
+// 2, 4 and 8 bits, zero points absent or given, g_idx, bias, and sizes that leave partial register tiles,
+// partial panels and a partial last block. Then the executor's "panels" kernel against the reference one.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "exec/thread_pool.h"
+#include "exec_kernel_test_util.h"
+#include "ops/contrib/nbits_gemm.h"
+
+namespace onyx::exec {
+namespace {
+
+using contrib::NBitsIsa;
+using contrib::NBitsShape;
+
+struct NBitsCase {
+  int64_t m, k, n, bits, blockSize;
+  bool zeros, groups, bias;
+};
+
+struct NBitsWeights {
+  std::vector<uint8_t> b;  // n x blocks x blockSize * bits / 8, low bits first
+  std::vector<float> scales, zeros;
+  std::vector<int32_t> groups;
+  std::vector<double> dequantized;  // n x k
+};
+
+NBitsWeights makeWeights(const NBitsCase& c, std::mt19937& rng) {
+  const NBitsShape shape{c.k, c.n, c.bits, c.blockSize};
+  const int64_t blocks = shape.blocks(), blob = c.blockSize * c.bits / 8, maxCode = (1 << c.bits) - 1;
+  std::uniform_int_distribution<int> code(0, int(maxCode));
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  NBitsWeights w;
+  w.b.assign(size_t(c.n * blocks * blob), 0);
+  for (int64_t i = 0; i < c.n * blocks; ++i) w.scales.push_back(0.01f + 0.1f * unit(rng));
+  if (c.zeros)
+    for (int64_t i = 0; i < c.n * blocks; ++i) w.zeros.push_back(float(code(rng)) + unit(rng) - 0.5f);
+  if (c.groups)
+    for (int64_t r = 0; r < c.k; ++r) w.groups.push_back(int32_t((r * 7 + 3) % blocks));
+  w.dequantized.resize(size_t(c.n * c.k));
+  for (int64_t col = 0; col < c.n; ++col)
+    for (int64_t r = 0; r < c.k; ++r) {
+      const int q = code(rng);
+      const int64_t at = (col * blocks + r / c.blockSize) * blob * 8 + (r % c.blockSize) * c.bits;
+      w.b[size_t(at / 8)] = uint8_t(w.b[size_t(at / 8)] | (q << (at % 8)));
+      const int64_t block = c.groups ? w.groups[size_t(r)] : r / c.blockSize;
+      const double zero = c.zeros ? w.zeros[size_t(col * blocks + block)] : double(1 << (c.bits - 1));
+      w.dequantized[size_t(col * c.k + r)] = (q - zero) * w.scales[size_t(col * blocks + block)];
+    }
+  return w;
+}
+
+std::vector<NBitsIsa> supportedIsas() {
+  std::vector<NBitsIsa> isas{NBitsIsa::Baseline};
+  if (contrib::nativeNBitsIsa() != NBitsIsa::Baseline) isas.push_back(NBitsIsa::Avx2);
+  if (contrib::nativeNBitsIsa() == NBitsIsa::Avx512) isas.push_back(NBitsIsa::Avx512);
+  return isas;
+}
+
+TEST(NBitsGemm, EveryInstructionSetMatchesTheDequantizedProduct) {
+  const std::vector<NBitsCase> cases = {
+      {1, 64, 32, 4, 32, false, false, false},   {13, 45, 33, 4, 16, false, false, true},
+      {12, 256, 64, 4, 32, true, false, false},  {25, 300, 70, 4, 256, false, false, true},
+      {7, 100, 5, 8, 32, true, false, false},    {30, 128, 96, 8, 128, false, false, true},
+      {5, 70, 40, 2, 64, true, false, false},    {9, 48, 31, 2, 16, false, false, false},
+      {11, 96, 45, 4, 32, true, true, true},     {3, 40, 64, 4, 16, false, true, false},
+      {300, 64, 35, 4, 32, false, false, true},  {6, 1, 3, 4, 16, false, false, false},
+  };
+  ThreadPool pool(2);
+  std::mt19937 rng(22);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (const NBitsCase& c : cases) {
+    const NBitsWeights w = makeWeights(c, rng);
+    const contrib::NBitsWeights weights{{c.k, c.n, c.bits, c.blockSize}, w.b.data(), w.scales.data(),
+                                        c.zeros ? w.zeros.data() : nullptr, c.groups ? w.groups.data() : nullptr};
+    std::vector<float> a(size_t(c.m * c.k)), bias(size_t(c.n));
+    for (float& v : a) v = value(rng);
+    for (float& v : bias) v = value(rng);
+    for (NBitsIsa isa : supportedIsas()) {
+      const int64_t ldy = c.n + 3;  // a leading dimension wider than the row: nothing past n is written
+      std::vector<float> y(size_t(c.m * ldy), 123.0f);
+      contrib::nbitsGemm(pool, a.data(), c.m, c.k, weights, c.bias ? bias.data() : nullptr, y.data(), ldy, isa);
+      for (int64_t i = 0; i < c.m; ++i) {
+        for (int64_t j = 0; j < c.n; ++j) {
+          double expected = c.bias ? bias[size_t(j)] : 0.0, magnitude = std::fabs(expected);
+          for (int64_t r = 0; r < c.k; ++r) {
+            const double term = double(a[size_t(i * c.k + r)]) * w.dequantized[size_t(j * c.k + r)];
+            expected += term;
+            magnitude += std::fabs(term);
+          }
+          ASSERT_NEAR(y[size_t(i * ldy + j)], expected, 1e-5 * magnitude + 1e-6)
+              << "isa " << int(isa) << " m " << c.m << " k " << c.k << " n " << c.n << " bits " << c.bits << " row " << i
+              << " column " << j;
+        }
+        for (int64_t j = c.n; j < ldy; ++j) ASSERT_EQ(y[size_t(i * ldy + j)], 123.0f) << "column " << j << " past n";
+      }
+    }
+  }
+}
+
+Expected<std::vector<RunValue>> runMicrosoftNode(const testing::NodeCase& c, const std::vector<TensorValue>& inputs,
+                                                 const std::string& variant) {
+  auto model = testing::singleNodeModel(c, inputs);
+  model->opsetImports.push_back({"com.microsoft", 1});
+  ExecutorOptions options;
+  options.kernelVariant = variant;
+  options.threads = 2;
+  auto executor = Executor::create(*model, options);
+  if (!executor) return executor.error();
+  NamedValues named;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].empty()) named.push_back({"x" + std::to_string(i), inputs[i]});
+  return (*executor)->run(named);
+}
+
+TEST(NBitsGemm, PanelKernelMatchesTheReferenceKernel) {
+  std::mt19937 rng(5);
+  for (const NBitsCase& c : {NBitsCase{37, 200, 70, 4, 32, true, false, true}, NBitsCase{4, 64, 33, 8, 16, false, false, false}}) {
+    const NBitsWeights w = makeWeights(c, rng);
+    const int64_t blocks = NBitsShape{c.k, c.n, c.bits, c.blockSize}.blocks(), blob = c.blockSize * c.bits / 8;
+    TensorValue b = TensorValue::allocate(DataType::Uint8, {c.n, blocks, blob});
+    std::copy(w.b.begin(), w.b.end(), b.data<uint8_t>());
+    TensorValue scales = TensorValue::allocate(DataType::Float, {c.n * blocks});
+    std::copy(w.scales.begin(), w.scales.end(), scales.data<float>());
+    TensorValue zeros;
+    if (c.zeros) {
+      zeros = TensorValue::allocate(DataType::Float, {c.n * blocks});
+      std::copy(w.zeros.begin(), w.zeros.end(), zeros.data<float>());
+    }
+    std::vector<TensorValue> inputs{testing::randomTensor(DataType::Float, {1, c.m, c.k}, 3), b, scales, zeros};
+    if (c.bias) inputs.insert(inputs.end(), {TensorValue(), testing::randomTensor(DataType::Float, {c.n}, 4)});
+    testing::NodeCase node{"MatMulNBits", {Attribute::ofInt("K", c.k), Attribute::ofInt("N", c.n), Attribute::ofInt("bits", c.bits),
+                                           Attribute::ofInt("block_size", c.blockSize)}};
+    node.domain = "com.microsoft";
+    auto panels = runMicrosoftNode(node, inputs, "panels");
+    auto reference = runMicrosoftNode(node, inputs, "reference");
+    ASSERT_TRUE(panels) << panels.error().toString();
+    ASSERT_TRUE(reference) << reference.error().toString();
+    const TensorValue& fast = std::get<TensorValue>((*panels)[0]);
+    const TensorValue& slow = std::get<TensorValue>((*reference)[0]);
+    ASSERT_EQ(fast.dims(), (Dims{1, c.m, c.n}));
+    EXPECT_TRUE(testing::closeTensors(fast, slow, 1e-4, 1e-5));
+  }
+}
+
+}  // namespace
+}  // namespace onyx::exec
