@@ -1,8 +1,8 @@
 """Checks `onyx profile --by node --json` of a squeezenet1_1 run at --threads 2, and the default thread count.
 
 argv: profile.json run-output.txt. Each node row says the threads it ran on: the large convolutions on both
-threads, the small nodes (the classifier's Flatten, Softmax-sized work) on one. The plain run's latency line names
-the physical cores, counted here from the SMT sibling lists of the CPUs we may run on.
+threads, the small nodes (the late squeeze layers' activations, the classifier's reshape) on one. The plain
+run's latency line names the physical cores, counted here from the SMT sibling lists of the CPUs we may run on.
 """
 import json
 import os
