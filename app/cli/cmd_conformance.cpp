@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "exec/conformance.h"
+#include "exec/thread_pool.h"
 
 namespace onyx::cli {
 namespace {
@@ -34,14 +35,14 @@ Command conformanceCommand() {
             auto backend = std::make_shared<std::string>("cpu");
             auto filter = std::make_shared<std::string>();
             auto json = std::make_shared<bool>(false);
-            auto threads = std::make_shared<int>(2);
+            auto threads = std::make_shared<int>(exec::ThreadPool::physicalCoreCount());
             auto device = std::make_shared<std::string>();
             app.add_option("DIR", *dirs, "Case folders, or folders of case folders")->required();
             app.add_option("--backend", *backend, "cpu, vulkan or auto")
                 ->check(CLI::IsMember({"cpu", "vulkan", "auto"}));
             app.add_option("--filter", *filter, "Only cases whose folder name matches this regex");
             app.add_flag("--json", *json, "Print the results as JSON");
-            app.add_option("--threads", *threads, "Threads for kernels")->check(CLI::Range(1, 256));
+            app.add_option("--threads", *threads, "Threads for kernels (default: the physical cores)")->check(CLI::Range(1, 256));
             app.add_option("--device", *device, "Vulkan device: index or part of its name");
             return [=]() -> int {
               exec::ConformanceOptions options;

@@ -177,6 +177,7 @@ int runProfile(const ProfileOptions& o) {
           .member("percent", r.percent)
           .member("flops", r.flops)
           .member("bytes", r.bytes)
+          .member("threads", r.threads)
           .endObject();
     }
     json.endArray().endObject();

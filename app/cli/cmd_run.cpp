@@ -26,7 +26,7 @@ struct RunOptions {
   std::vector<std::string> binds;
   std::string backend = "cpu";
   std::string device;
-  int threads = 2;
+  int threads = exec::ThreadPool::physicalCoreCount();
   int iterations = 1;
   int warmup = 0;
   std::string profile;
@@ -374,7 +374,7 @@ Command runCommand() {
             app.add_option("--device", o->device,
                            "Vulkan device: index or part of its name (default: ONYX_VULKAN_DEVICE, else the "
                            "best GPU)");
-            app.add_option("--threads", o->threads, "Threads for kernels")->check(CLI::Range(1, 256));
+            app.add_option("--threads", o->threads, "Threads for kernels (default: the physical cores)")->check(CLI::Range(1, 256));
             app.add_option("--iterations", o->iterations, "Timed runs")->check(CLI::Range(1, 1000000));
             app.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 1000000));
             app.add_option("--profile", o->profile, "Write a Chrome trace (Perfetto) of per-node events")

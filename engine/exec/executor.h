@@ -21,7 +21,7 @@ struct ExecutorOptions {
   // The host backend that runs every node the others do not.
   std::string fallbackBackend = "cpu";
   std::string device;  // Vulkan device: index or part of its name; "" the best one (or ONYX_VULKAN_DEVICE)
-  int threads = 2;
+  int threads = ThreadPool::physicalCoreCount();  // one per physical core: SMT siblings share its units
   std::string kernelVariant;    // "" best available; "reference" pins the oracle kernels
   bool useArena = true;         // plan intermediates into one arena after the first run
   int64_t arenaLimitBytes = 0;  // 0: no limit; otherwise runs needing more fail, naming the node

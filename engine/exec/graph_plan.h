@@ -76,6 +76,7 @@ struct Step {
   // Whether its outputs, computed once, are kept for the following runs (ONNX Runtime folds the constant
   // ones when it loads a model).
   Fold fold = Fold::None;
+  int64_t outputBytes = 0;  // what the step wrote in its last run: part of its work (thread budget)
   std::optional<std::vector<RunValue>> folded;
   uint64_t foldedEpoch = 0;  // Fold::Shape
   Dims shapeDims;            // Fold::Source

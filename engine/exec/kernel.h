@@ -201,7 +201,7 @@ struct PrepareContext {
 
 using KernelFunction = Expected<void> (*)(KernelContext&);
 using KernelFactory = Expected<std::unique_ptr<Kernel>> (*)(const PrepareContext&);
-// Floating-point operations of one run of the node, from its input and output shapes (profiling).
+// Floating-point operations of one run of the node, from its input shapes: sizes its threads, profiles.
 using FlopCounter = int64_t (*)(const KernelContext&);
 
 struct KernelDef {

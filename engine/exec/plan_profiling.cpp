@@ -55,6 +55,7 @@ ProfileEvent stepEvent(const Profiler& profiler, const GraphPlan& plan, const St
   for (int slot : step.outputs)
     if (slot >= 0) e.bytesWritten += valueBytes(slots[size_t(slot)]);
   e.flops = outcome.flops;
+  e.threads = outcome.threads;
   return e;
 }
 

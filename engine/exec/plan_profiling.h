@@ -16,6 +16,7 @@ namespace onyx::exec {
 struct StepOutcome {
   int64_t startNs = 0;
   int64_t flops = 0;
+  int threads = 1;      // the node's thread budget (ThreadPool::threadsForWork)
   bool fused = false;   // the kernel computed the epilogue
   bool reused = false;  // a folded step's kept outputs
 };

@@ -15,6 +15,13 @@ namespace onyx::exec {
 
 namespace {
 
+int64_t valuesBytes(std::span<const RunValue* const> values) {
+  int64_t bytes = 0;
+  for (const RunValue* value : values)
+    if (const auto* t = value ? std::get_if<TensorValue>(value) : nullptr) bytes += int64_t(t->byteSize());
+  return bytes;
+}
+
 // One run of one graph plan; the scratch vectors are reused from step to step.
 class PlanRun {
  public:
@@ -201,7 +208,15 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
   context.setFusingEpilogue(outcome.fused);
   const bool kept = step.fold != Fold::None;
   host_.heapOnly = (!step.epilogue.empty() && !outcome.fused) || kept;  // kept values: not arena
-  auto ran = step.prepared->run(context);
+  // Flop counters read input shapes only, so the node's budget is known before it runs (and before a
+  // oneDNN kernel creates its primitive, which may fix its team size then).
+  outcome.flops = step.prepared->flops(context);
+  outcome.threads = env_.pool.threadsForWork(outcome.flops, valuesBytes(all.first(own)) + step.outputBytes);
+  Expected<void> ran;
+  {
+    ThreadPool::NodeBudget budget(env_.pool, outcome.threads);
+    ran = step.prepared->run(context);
+  }
   host_.heapOnly = false;
   if (!ran) return ran.error();
   if (views && !adoptChannelsLast(outputs_[0], channelsLastDims))
@@ -214,7 +229,9 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
     if (step.outputs[i] >= 0 && std::holds_alternative<std::monostate>(outputs_[i]))
       return context.error("produced no value for output " + std::to_string(i));
   }
-  if (profiler_) outcome.flops = step.prepared->flops(context);
+  step.outputBytes = 0;
+  for (const RunValue& out : outputs_)
+    if (const auto* t = std::get_if<TensorValue>(&out)) step.outputBytes += int64_t(t->byteSize());
   for (size_t i = 0; i < outputs_.size(); ++i) {
     int slot = step.outputs[i];
     if (slot < 0) continue;
@@ -246,11 +263,19 @@ Expected<void> PlanRun::runEpilogue(const Step& step, RunValue& value) {
     host_.heapOnly = i + 1 < step.epilogue.size();
     KernelContext context(*ep.node, ep.opset, inputs, outputs, host_, env_.pool);
     int64_t start = profiler_ ? profiler_->nowNs() : 0;
-    auto ran = ep.prepared->run(context);
+    const int64_t flops = ep.prepared->flops(context), bytes = valuesBytes(inputs);
+    const int threads = env_.pool.threadsForWork(flops, 2 * bytes);  // writes about what it reads
+    Expected<void> ran;
+    {
+      ThreadPool::NodeBudget budget(env_.pool, threads);
+      ran = ep.prepared->run(context);
+    }
     host_.heapOnly = false;
     if (!ran) return ran.error();
-    if (profiler_)
+    if (profiler_) {
       epilogueEvents_.push_back(epilogueEvent(*profiler_, ep, start, inputs, outputs[0], context));
+      epilogueEvents_.back().threads = threads;
+    }
     chain.push_back(std::move(outputs[0]));
   }
   value = std::move(chain.back());

@@ -51,10 +51,10 @@ std::string chromeTraceJson(const std::vector<ProfileEvent>& events, const std::
   for (const ProfileEvent& e : events) {
     sep();
     out += fmt::format(
-        R"({{"name":{},"cat":{},"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"node_id":{},"op":{},"backend":{},"kernel":{},"iteration":{},"depth":{},"bytes_read":{},"bytes_written":{},"flops":{}}}}})",
+        R"({{"name":{},"cat":{},"ph":"X","pid":1,"tid":{},"ts":{:.3f},"dur":{:.3f},"args":{{"node_id":{},"op":{},"backend":{},"kernel":{},"iteration":{},"depth":{},"bytes_read":{},"bytes_written":{},"flops":{},"threads":{}}}}})",
         jsonQuote(e.name.empty() ? e.opType : e.name), jsonQuote(e.opType), e.thread, e.startNs / 1000.0,
         e.durationNs / 1000.0, e.node, jsonQuote(e.opType), jsonQuote(e.backend), jsonQuote(e.variant),
-        e.iteration, e.depth, e.bytesRead, e.bytesWritten, e.flops);
+        e.iteration, e.depth, e.bytesRead, e.bytesWritten, e.flops, e.threads);
   }
   out += "\n],\"displayTimeUnit\":\"ms\"}\n";
   return out;

@@ -21,6 +21,9 @@ struct ProfileEvent {
   std::string backend;  // "cpu"
   std::string variant;  // kernel variant, "transfer" for inserted copies
   int thread = 0;
+  // Threads the node could use: its parallel loops and oneDNN's teams ran on at most this many
+  // (ThreadPool::threadsForWork); 1 for a node that stayed on the caller, and for fused and transfer events.
+  int threads = 1;
   int iteration = 0;
   int depth = 0;        // 0: main graph; >0: inside a control-flow body
   int64_t startNs = 0;  // since the profiler's epoch

@@ -1,13 +1,52 @@
 #include "exec/thread_pool.h"
 
 #include <omp.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <string>
+#include <utility>
 
 namespace onyx::exec {
 
-ThreadPool::ThreadPool(int threads) : threads_(std::max(1, threads)) {
+namespace {
+
+// The value of `name` in the environment, as glibc's getenv finds it.
+char* environmentValue(const char* name) {
+  const size_t length = std::strlen(name);
+  for (char** entry = environ; entry && *entry; ++entry)
+    if (std::strncmp(*entry, name, length) == 0 && (*entry)[length] == '=') return *entry + length + 1;
+  return nullptr;
+}
+
+}  // namespace
+
+}  // namespace onyx::exec
+
+// libgomp reads GOMP_SPINCOUNT once, in its own initializer, before main runs, so setting it in main is too
+// late (and an ELF preinit function cannot either: libc's initializer resets `environ` after it). libgomp
+// asks getenv, and the executable's definition of a symbol comes first for every library: this one answers
+// GOMP_SPINCOUNT=1000 when the environment sets neither it nor OMP_WAIT_POLICY, and the environment's
+// value for everything else. Unbounded spinning (libgomp's default when it has a core per thread) made a
+// 2-core machine with its other core busy 10-100x slower: the spinning thread held the core its descheduled
+// peer needed. 1000 spins (tens of microseconds) then sleep measured squeezenet1_1 at 6.0 ms against 65-445
+// ms with the default, on a machine with both cores busy.
+extern "C" char* getenv(const char* name) noexcept {
+  char* value = onyx::exec::environmentValue(name);
+  if (!value && std::strcmp(name, "GOMP_SPINCOUNT") == 0 && !onyx::exec::environmentValue("OMP_WAIT_POLICY"))
+    return const_cast<char*>("1000");
+  return value;
+}
+
+namespace onyx::exec {
+
+ThreadPool::ThreadPool(int threads) : threads_(std::max(1, threads)), budget_(threads_) {
   omp_set_num_threads(threads_);
 }
 
@@ -15,9 +54,47 @@ int ThreadPool::currentThreadIndex() {
   return omp_get_thread_num();
 }
 
+int ThreadPool::physicalCoreCount() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) return 1;
+  std::set<std::pair<std::string, std::string>> cores;  // (package, core) of each allowed CPU
+  int cpus = 0;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    ++cpus;
+    const std::string dir = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    std::string package, core;
+    std::ifstream(dir + "physical_package_id") >> package;
+    std::ifstream(dir + "core_id") >> core;
+    if (core.empty()) return std::max(1, CPU_COUNT(&allowed));  // no topology: every CPU is a core
+    cores.emplace(package, core);
+  }
+  return std::max<int>(1, int(cores.empty() ? cpus : cores.size()));
+}
+
+int ThreadPool::threadsForWork(int64_t flops, int64_t bytes) const {
+  const int64_t byFlops = (std::max<int64_t>(flops, 0) + kFlopsPerThread - 1) / kFlopsPerThread;
+  const int64_t byBytes = (std::max<int64_t>(bytes, 0) + kBytesPerThread - 1) / kBytesPerThread;
+  return int(std::clamp<int64_t>(std::max(byFlops, byBytes), 1, threads_));
+}
+
+void ThreadPool::applyBudget(int threads) {
+  budget_ = std::clamp(threads, 1, threads_);
+  omp_set_num_threads(budget_);  // oneDNN sizes its teams by the calling thread's max-threads setting
+}
+
+ThreadPool::NodeBudget::NodeBudget(ThreadPool& pool, int threads) : pool_(pool), previous_(pool.budget_) {
+  pool_.applyBudget(threads);
+}
+
+ThreadPool::NodeBudget::~NodeBudget() {
+  pool_.applyBudget(previous_);
+}
+
 void ThreadPool::runTeam(const std::function<void(int, int, const std::function<void()>&)>& body) {
   const std::function<void()> alone = [] {};
-  if (threads_ == 1 || omp_in_parallel()) {
+  if (budget_ == 1 || omp_in_parallel()) {
     body(0, 1, alone);
     return;
   }
@@ -25,7 +102,7 @@ void ThreadPool::runTeam(const std::function<void(int, int, const std::function<
   const std::function<void()> barrier = [] {
 #pragma omp barrier
   };
-#pragma omp parallel num_threads(threads_)
+#pragma omp parallel num_threads(budget_)
   {
     const int threads = omp_get_num_threads();
     body(omp_get_thread_num(), threads, threads > 1 ? barrier : alone);
@@ -36,13 +113,14 @@ void ThreadPool::parallelFor(int64_t count, int64_t grain,
                              const std::function<void(int64_t, int64_t)>& body) {
   if (count <= 0) return;
   grain = std::max<int64_t>(1, grain);
-  if (threads_ == 1 || omp_in_parallel() || count <= grain) {
+  if (budget_ == 1 || omp_in_parallel() || count <= grain) {
     body(0, count);
     return;
   }
-  int64_t chunk = std::max(grain, (count + threads_ * 4 - 1) / (threads_ * 4));
+  // Chunks are taken from a shared counter, so a thread that starts late (descheduled) takes fewer.
+  int64_t chunk = std::max(grain, (count + budget_ * 4 - 1) / (budget_ * 4));
   int64_t chunks = (count + chunk - 1) / chunk;
-  int threads = int(std::min<int64_t>(threads_, chunks));
+  int threads = int(std::min<int64_t>(budget_, chunks));
   std::atomic<int64_t> next{0};
 #pragma omp parallel num_threads(threads)
   {

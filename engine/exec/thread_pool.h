@@ -1,6 +1,12 @@
 #pragma once
 // Data-parallel loops inside kernels. Built on OpenMP so that our loops and oneDNN's share one set of
 // threads (two runtimes spinning on two cores would steal from each other). Nested calls run serially.
+//
+// Each node runs under a thread budget sized to its work (threadsForWork, NodeBudget): our loops and
+// oneDNN's OpenMP teams (oneDNN sizes them by omp_get_max_threads) use at most that many threads, so a
+// small node stays on one thread and pays no fork and join. Waiting is bounded: unless the environment
+// says otherwise, OpenMP threads spin for GOMP_SPINCOUNT=1000 iterations (tens of microseconds), then sleep,
+// so a thread waiting for a descheduled peer yields its core instead of burning it (thread_pool.cpp).
 #include <cstdint>
 #include <functional>
 
@@ -12,7 +18,12 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int threadCount() const { return threads_; }
+  // Threads the running node may use (its budget; the pool's size outside a node).
+  int threadCount() const { return budget_; }
+  int maxThreads() const { return threads_; }
+  // Threads a node of this much work is worth: one per kFlopsPerThread operations or kBytesPerThread bytes
+  // read and written, whichever asks for more, between 1 and the pool's size.
+  int threadsForWork(int64_t flops, int64_t bytes) const;
   // Calls body(begin, end) over disjoint chunks covering [0, count). Chunks have at least `grain` items;
   // with few items, or from inside another parallelFor, everything runs on the caller.
   void parallelFor(int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
@@ -24,8 +35,32 @@ class ThreadPool {
   // Index of the calling thread within the running parallel loop (0 outside one).
   static int currentThreadIndex();
 
+  // The physical cores this process may run on: CPUs in its affinity mask, SMT siblings counted once.
+  static int physicalCoreCount();
+
+  // About 20-40 microseconds of one core's work: below it, waking another thread costs more than it saves.
+  static constexpr int64_t kFlopsPerThread = int64_t(2) << 20;
+  static constexpr int64_t kBytesPerThread = int64_t(256) << 10;
+
+  // While alive, the calling thread's loops and oneDNN primitives run on at most `threads` threads; the
+  // previous budget comes back when it ends (a body's nodes inside a Loop node nest).
+  class NodeBudget {
+   public:
+    NodeBudget(ThreadPool& pool, int threads);
+    ~NodeBudget();
+    NodeBudget(const NodeBudget&) = delete;
+    NodeBudget& operator=(const NodeBudget&) = delete;
+
+   private:
+    ThreadPool& pool_;
+    int previous_;
+  };
+
  private:
+  void applyBudget(int threads);
+
   int threads_;
+  int budget_;
 };
 
 }  // namespace onyx::exec

@@ -17,7 +17,7 @@ enum class InputSource { Random, Zeros, TestDataSet, TensorFiles };
 
 struct RunRequest {
   std::string backend = "cpu";  // one of availableBackends()
-  int threads = 2;
+  int threads = exec::ThreadPool::physicalCoreCount();  // one per physical core
   SymBindings bindings;
   InputSource inputs = InputSource::Random;
   std::filesystem::path dataSet;                   // TestDataSet: a test_data_set_N folder

@@ -29,6 +29,7 @@ void addTo(SummaryRow& row, const exec::ProfileEvent& e) {
   row.totalMs += e.durationNs / 1e6;
   row.flops += e.flops;
   row.bytes += e.bytesRead + e.bytesWritten;
+  row.threads = std::max(row.threads, e.threads);
 }
 }  // namespace
 
@@ -130,14 +131,14 @@ FlameTree buildFlameTree(const Profile& profile) {
 }
 
 std::string formatSummaryTable(const std::vector<SummaryRow>& rows, size_t limit) {
-  std::string out = fmt::format("{:<48} {:>7} {:>10} {:>9} {:>6} {:>9}\n", "name", "count", "total ms",
-                                "mean ms", "%", "GFLOP/s");
+  std::string out = fmt::format("{:<48} {:>7} {:>10} {:>9} {:>6} {:>9} {:>7}\n", "name", "count", "total ms",
+                                "mean ms", "%", "GFLOP/s", "threads");
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
     const SummaryRow& r = rows[i];
     double gflops = r.totalMs > 0 ? double(r.flops) / (r.totalMs * 1e6) : 0;
     std::string key = r.key.size() > 48 ? r.key.substr(0, 45) + "..." : r.key;
-    out += fmt::format("{:<48} {:>7} {:>10.3f} {:>9.4f} {:>6.1f} {:>9.2f}\n", key, r.count, r.totalMs,
-                       r.meanMs, r.percent, gflops);
+    out += fmt::format("{:<48} {:>7} {:>10.3f} {:>9.4f} {:>6.1f} {:>9.2f} {:>7}\n", key, r.count, r.totalMs,
+                       r.meanMs, r.percent, gflops, r.threads);
   }
   return out;
 }
@@ -148,11 +149,11 @@ std::string summaryCsv(const std::vector<SummaryRow>& rows) {
     for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
   };
-  std::string out = "key,op_type,count,total_ms,mean_ms,percent,flops,bytes,gflops_per_s\n";
+  std::string out = "key,op_type,count,total_ms,mean_ms,percent,flops,bytes,gflops_per_s,threads\n";
   for (const SummaryRow& r : rows) {
     double gflops = r.totalMs > 0 ? double(r.flops) / (r.totalMs * 1e6) : 0;
-    out += fmt::format("{},{},{},{:.6f},{:.6f},{:.3f},{},{},{:.3f}\n", quote(r.key), quote(r.opType), r.count,
-                       r.totalMs, r.meanMs, r.percent, r.flops, r.bytes, gflops);
+    out += fmt::format("{},{},{},{:.6f},{:.6f},{:.3f},{},{},{:.3f},{}\n", quote(r.key), quote(r.opType), r.count,
+                       r.totalMs, r.meanMs, r.percent, r.flops, r.bytes, gflops, r.threads);
   }
   return out;
 }

@@ -22,6 +22,7 @@ struct SummaryRow {
   double percent = 0;  // of all node time
   int64_t flops = 0;
   int64_t bytes = 0;
+  int threads = 1;  // the most threads any of its events ran on (ProfileEvent::threads)
 };
 
 // Main-graph events only: a control-flow node's time already holds its body's. Rows sorted by total time,
@@ -54,10 +55,11 @@ struct FlameTree {
 
 FlameTree buildFlameTree(const Profile& profile);
 
-// The rows as a text table (name, count, total and mean ms, percent, GFLOP/s), the first `limit` rows.
+// The rows as a text table (name, count, total and mean ms, percent, GFLOP/s, threads), the first `limit`
+// rows.
 std::string formatSummaryTable(const std::vector<SummaryRow>& rows, size_t limit);
 
-// One row per node: node_id,name,op_type,count,total_ms,mean_ms,percent,flops,bytes,gflops_per_s.
+// One row per node: key,op_type,count,total_ms,mean_ms,percent,flops,bytes,gflops_per_s,threads.
 std::string summaryCsv(const std::vector<SummaryRow>& rows);
 // speedscope's evented format (https://www.speedscope.app/file-format-schema.json): one profile per thread,
 // frames for scopes and nodes, so speedscope's left-heavy view is the scope flame graph.

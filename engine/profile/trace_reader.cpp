@@ -74,6 +74,7 @@ Expected<Profile> parseOnyx(const json& document, std::string_view source) {
     event.bytesRead = integerField(*args, "bytes_read");
     event.bytesWritten = integerField(*args, "bytes_written");
     event.flops = integerField(*args, "flops");
+    event.threads = static_cast<int>(integerField(*args, "threads", 1));  // traces from before it: 1
     profile.events.push_back(std::move(event));
   }
   return profile;

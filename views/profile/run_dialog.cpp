@@ -14,6 +14,7 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "exec/thread_pool.h"
 #include "inference_snapshot.h"
 #include "model_document.h"
 #include "profile/run_defaults.h"
@@ -36,8 +37,13 @@ RunDialog::RunDialog(ProfileSession* session, QWidget* parent) : QDialog(parent)
   form->addRow(tr("Backend"), backend_);
   threads_ = new QSpinBox(this);
   threads_->setRange(1, std::max(1, QThread::idealThreadCount()));
-  threads_->setValue(std::min(2, threads_->maximum()));
+  // The engine's default, one thread per physical core, is preselected and named, so the choice is visible.
+  const int cores = exec::ThreadPool::physicalCoreCount();
+  threads_->setRange(1, std::max(cores, threads_->maximum()));
+  threads_->setValue(cores);
+  threads_->setToolTip(tr("Default: %n physical core(s); each node uses as many of these as its size is worth", "", cores));
   form->addRow(tr("Threads"), threads_);
+  form->addRow(QString(), new QLabel(tr("default %n (physical cores)", "", cores), this));
   const Model& model = session_->document()->model();
   const std::filesystem::path modelPath(QFile::encodeName(session_->document()->path()).toStdString());
   const std::vector<std::filesystem::path> dataSets = findTestDataSets(modelPath);
