@@ -31,11 +31,9 @@ LOAD_SECONDS=${LOAD_SECONDS:-900}
 LOAD_CPU=${LOAD_CPU:-$(($(nproc) - 1))}
 DRY_RUN=${DRY_RUN:-0}
 HERE=$(cd "$(dirname "$0")" && pwd)
-# oneDNN and our kernels share OpenMP threads. Workers that sleep between parallel regions (passive waiting)
-# pay a futex wake-up per region, which doubled to tripled the latency of models made of many small ops
-# (shufflenet 6.5 ms passive, 2.0 ms spinning); unbounded spinning starves descheduled peers on a busy
-# machine. A bounded spin (GOMP_SPINCOUNT, in spin iterations, then sleep) keeps both.
-export GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-100000}
+# OpenMP waiting is left to Onyx: it bounds libgomp's spin itself (see README, "Threads"), and an exported
+# GOMP_SPINCOUNT here would override that default and measure something users do not run. A caller's own
+# GOMP_SPINCOUNT or OMP_WAIT_POLICY still passes through.
 
 words() { echo "$1" | tr ',' ' '; }
 positive() { case "$2" in ''|*[!0-9]*|0*) die "$1 must be a positive whole number, got '$2'" ;; esac; }
