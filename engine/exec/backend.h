@@ -56,6 +56,9 @@ class PreparedNode {
   virtual bool readsChannelsLastOnlyToKeepIt() const { return false; }
   // See Kernel::algorithm.
   virtual std::string_view algorithm() const { return {}; }
+  // The code that ran, for profiles: oneDNN's implementation (Kernel::implementation) or the instruction
+  // set of an ISA-dispatched kernel ("avx2"); empty when neither applies.
+  virtual std::string_view implementation() const { return {}; }
   // Why the last run of a device node went to the CPU instead ("" when it ran on the device).
   virtual std::string_view fallbackReason() const { return {}; }
 };

@@ -1,5 +1,7 @@
 #include "exec/cpu_backend.h"
 
+#include "exec/cpu/cpu_isa.h"
+
 namespace onyx::exec {
 
 const std::vector<std::pair<int, int>>& PreparedNode::inPlace() const {
@@ -34,6 +36,10 @@ class CpuPreparedNode final : public PreparedNode {
     return kernel_ && kernel_->readsChannelsLastOnlyToKeepIt();
   }
   std::string_view algorithm() const override { return kernel_ ? kernel_->algorithm() : std::string_view(); }
+  std::string_view implementation() const override {
+    if (kernel_ && !kernel_->implementation().empty()) return kernel_->implementation();
+    return def_.isaDispatched ? cpuIsaName(cpuIsa()) : std::string_view();
+  }
 
  private:
   const KernelDef& def_;

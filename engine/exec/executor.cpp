@@ -6,6 +6,7 @@
 #include <random>
 
 #include "exec/backend_registry.h"
+#include "exec/cpu/cpu_isa.h"
 #include "exec/graph_plan.h"
 #include "exec/plan_builder.h"
 #include "exec/plan_runner.h"
@@ -22,6 +23,8 @@ Executor::~Executor() = default;
 
 Expected<std::unique_ptr<Executor>> Executor::create(const Model& model, ExecutorOptions options,
                                                      std::vector<std::unique_ptr<Backend>> extraBackends) {
+  // An invalid ONYX_CPU_ISA stops here, before any kernel runs on an instruction set nobody asked for.
+  if (const Expected<CpuIsa>& isa = configuredCpuIsa(); !isa) return isa.error();
   std::unique_ptr<Executor> executor(new Executor(model, std::move(options)));
   executor->backends_ = std::move(extraBackends);
   auto built = executor->build();

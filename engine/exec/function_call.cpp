@@ -1,5 +1,6 @@
 #include "exec/function_call.h"
 
+#include "exec/cpu/cpu_isa.h"
 #include "exec/fused_elementwise.h"
 
 namespace onyx::exec {
@@ -24,6 +25,10 @@ class FunctionCall final : public PreparedNode {
     return {};
   }
   std::string_view variant() const override { return program_ ? "fused" : "function"; }
+  // The fused program's loops are fast_math's, per instruction set.
+  std::string_view implementation() const override {
+    return program_ ? cpuIsaName(cpuIsa()) : std::string_view();
+  }
 
  private:
   bool allFloatTensors(const KernelContext& context) const {

@@ -187,6 +187,9 @@ class Kernel {
   // The algorithm the last run took when the kernel chooses between several ("winograd"), for profiles;
   // empty when there is one.
   virtual std::string_view algorithm() const { return {}; }
+  // The code the last run executed, for profiles: oneDNN's implementation ("brg:avx2", "jit_1x1:avx512_core");
+  // empty for kernels that report none (KernelDef::isaDispatched names their instruction set instead).
+  virtual std::string_view implementation() const { return {}; }
 };
 
 // What a kernel factory sees at prepare time.
@@ -211,6 +214,9 @@ struct KernelDef {
   int untilVersion = 1 << 30;
   std::string variant = "reference";  // "reference" is the oracle; others: "avx2", "dnnl", ...
   int priority = 0;                   // among the kernels that support a node, the highest priority runs
+  // Its inner loops run the per-instruction-set code of exec/cpu (fast_math.h, F16C): profiles name the set
+  // it ran on ("fast:avx2", exec/cpu/cpu_isa.h).
+  bool isaDispatched = false;
   KernelFunction function = nullptr;  // either a stateless function,
   KernelFactory factory = nullptr;    // or a factory of prepared kernels
   // Optional filter beyond op and version (attributes, known input types): false means "use another".

@@ -17,11 +17,14 @@ int64_t valueBytes(const RunValue& value) {
   return 0;
 }
 
-// "dnnl", or "dnnl:winograd" when the kernel reports the algorithm it took.
+// "dnnl", or "dnnl:winograd" when the kernel reports the algorithm it took, then the code that ran:
+// "dnnl:winograd:jit_wino_4x3:avx512_core", "fast:avx2".
 std::string profiledVariant(const PreparedNode& prepared) {
   std::string variant(prepared.variant());
   if (std::string_view algorithm = prepared.algorithm(); !algorithm.empty())
     variant += ":" + std::string(algorithm);
+  if (std::string_view implementation = prepared.implementation(); !implementation.empty())
+    variant += ":" + std::string(implementation);
   return variant;
 }
 
@@ -41,6 +44,7 @@ ProfileEvent stepEvent(const Profiler& profiler, const GraphPlan& plan, const St
     e.opType = step.node->opType();
     e.variant = outcome.reused ? std::string("folded")
                                : profiledVariant(*step.prepared) + (outcome.fused ? step.fusedOps : "");
+    if (!outcome.reused) e.implementation = std::string(step.prepared->implementation());
   } else {
     // Named after the value it moves and its size: "download 'logits' (4194304 bytes)".
     e.opType = "Transfer";
@@ -86,6 +90,7 @@ ProfileEvent epilogueEvent(const Profiler& profiler, const EpilogueStep& ep, int
   e.name = ep.graphNode->name();
   e.opType = ep.node->opType();
   e.variant = profiledVariant(*ep.prepared);
+  e.implementation = std::string(ep.prepared->implementation());
   for (const RunValue* in : inputs) e.bytesRead += valueBytes(*in);
   e.bytesWritten = valueBytes(output);
   e.flops = ep.prepared->flops(context);

@@ -19,7 +19,10 @@ struct ProfileEvent {
   std::string scope;
   std::string opType;
   std::string backend;  // "cpu"
-  std::string variant;  // kernel variant, "transfer" for inserted copies
+  std::string variant;  // kernel variant, "transfer" for inserted copies; ends with the implementation
+  // The code that ran as the variant's last part names it (PreparedNode::implementation: "avx2",
+  // "brg:avx512_core"); set while recording, not read back from files.
+  std::string implementation;
   int thread = 0;
   // Threads the node could use: its parallel loops and oneDNN's teams ran on at most this many
   // (ThreadPool::threadsForWork); 1 for a node that stayed on the caller, and for fused and transfer events.

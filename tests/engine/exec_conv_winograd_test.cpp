@@ -65,6 +65,13 @@ std::vector<std::string> convVariants(const Outcome& outcome) {
   return convs;
 }
 
+std::vector<std::string> convImplementations(const Outcome& outcome) {
+  std::vector<std::string> convs;
+  for (size_t i = 0; i < outcome.variants.size(); ++i)
+    if (outcome.variants[i].rfind("dnnl", 0) == 0) convs.push_back(outcome.implementations[i]);
+  return convs;
+}
+
 bool winogradAvailable() {  // oneDNN 2.6 has Winograd kernels for AVX-512 only
   return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
 }
@@ -90,6 +97,9 @@ TEST(ExecConvWinograd, ResNetBlockTakesItAndMatchesTheReference) {
     const std::string algorithm = winogradAvailable() ? ":winograd" : "";
     EXPECT_EQ(convs[0], "dnnl" + algorithm + "+Relu");
     EXPECT_EQ(convs[1], "dnnl" + algorithm + "+Add+Relu");
+    // oneDNN's implementation agrees ("jit_wino_4x3:avx512_core").
+    for (const std::string& implementation : convImplementations(fast))
+      EXPECT_EQ(implementation.find("wino") != std::string::npos, winogradAvailable()) << implementation;
   }
 }
 

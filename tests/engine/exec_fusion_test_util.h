@@ -14,7 +14,10 @@ namespace onyx::exec::testing {
 
 struct Outcome {
   std::vector<RunValue> outputs;
-  std::vector<std::string> variants;  // per profile event: "dnnl+Add+Relu", "fused into Conv ..."
+  // Per profile event: "dnnl+Add+Relu", "fused into Conv ...", without the implementation the profile
+  // names after the kernel variant (":brg:avx512_core", ":avx2"): that is in `implementations`.
+  std::vector<std::string> variants;
+  std::vector<std::string> implementations;
 };
 
 inline Outcome runGraph(const Model& model, const NamedValues& inputs, bool fuse) {
@@ -32,7 +35,16 @@ inline Outcome runGraph(const Model& model, const NamedValues& inputs, bool fuse
     if (!result.ok()) return {};
     out.outputs = std::move(*result);
   }
-  for (const ProfileEvent& e : (*executor)->profiler().events()) out.variants.push_back(e.variant);
+  for (const ProfileEvent& e : (*executor)->profiler().events()) {
+    std::string variant = e.variant;
+    if (!e.implementation.empty()) {
+      const size_t at = variant.find(":" + e.implementation);
+      EXPECT_NE(at, std::string::npos) << variant << " does not name its implementation " << e.implementation;
+      if (at != std::string::npos) variant.erase(at, e.implementation.size() + 1);
+    }
+    out.variants.push_back(variant);
+    out.implementations.push_back(e.implementation);
+  }
   return out;
 }
 

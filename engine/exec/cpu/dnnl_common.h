@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "exec/cpu/cpu_isa.h"
 #include "exec/tensor_value.h"
 #include "ir/tensor.h"
 
@@ -15,7 +16,8 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 
 inline dnnl::engine& cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  // The ISA first: ONYX_CPU_ISA caps oneDNN before its first primitive.
+  static dnnl::engine engine((cpuIsa(), dnnl::engine::kind::cpu), 0);
   return engine;
 }
 

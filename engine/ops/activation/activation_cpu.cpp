@@ -172,6 +172,7 @@ template <class Op, unsigned Types, void (*FloatLoop)(const float*, float*, int6
 void addFast(KernelRegistry& r, const char* op, int since) {
   KernelDef def = kernel(op, unaryFast<Op, Types, FloatLoop>, since);
   def.variant = "fast";
+  def.isaDispatched = true;
   def.priority = 10;
   def.inPlace = {{0, 0}};
   def.flops = [](const KernelContext& c) { return c.input(0).count(); };

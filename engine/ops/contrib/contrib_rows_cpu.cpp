@@ -1,9 +1,9 @@
 // Float storage conversions and the panel-decoding product of the com.microsoft kernels (contrib_kernels.h).
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstring>
 
+#include "exec/cpu/cpu_isa.h"
 #include "exec/cpu/gemm.h"
 #include "ops/contrib/contrib_flops.h"
 #include "ops/contrib/contrib_kernels.h"
@@ -29,16 +29,8 @@ __attribute__((target("avx,f16c"))) void floatToHalfF16c(const float* src, uint1
   for (; i < n; ++i) dst[i] = Half::fromFloat(src[i]);
 }
 
-bool hasF16c() {
-#if defined(__clang__) && __clang_major__ < 15
-  // clang 14 (the sanitizer builds) does not know "f16c" here: CPUID leaf 1 says it (ECX bit 29).
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  static const bool has = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C) && __builtin_cpu_supports("avx");
-#else
-  static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
-#endif
-  return has;
-}
+// F16C comes with the AVX2 level (cpu_isa.h), so ONYX_CPU_ISA=baseline also turns it off.
+bool hasF16c() { return cpuIsa() != CpuIsa::Baseline; }
 
 constexpr int64_t kPanelWidth = 64;
 

@@ -249,10 +249,15 @@ class DnnlMatmul final : public Kernel {
     }
   }
 
+  std::string_view implementation() const override { return implementation_; }
+
   Expected<void> run(KernelContext& ctx) override {
     auto found = shapesOf(ctx);
     if (!found) return found.error();
-    if (!*found) return runReferenceKernel(ctx);
+    if (!*found) {
+      implementation_ = "reference";  // the profile says so
+      return runReferenceKernel(ctx);
+    }
     const MatmulShapes* shapes = &**found;
     auto y = ctx.allocateOutput(0, DataType::Float, shapes->outDims);
     if (!y) return y.error();
@@ -260,6 +265,7 @@ class DnnlMatmul final : public Kernel {
     try {
       const MatmulPlan* plan = planFor(ctx, *shapes, fused);
       if (!plan) return ctx.error("a residual operand does not broadcast to the product " + (*y)->describe());
+      implementation_ = plan->pd.impl_info_str();
       dnnl::stream stream(cpuEngine());
       memory src(plan->srcMd, cpuEngine(), const_cast<void*>(shapes->a.storage->raw()));
       memory dst(plan->dstMd, cpuEngine(), (*y)->raw());
@@ -452,7 +458,9 @@ class DnnlMatmul final : public Kernel {
   }
 
   bool constantB_;
+
   bool gemm_;
+  std::string implementation_;  // the last run's plan's, as oneDNN names it ("brg:avx2")
   std::vector<MatmulPostOp> postOps_;
   // Per operand dims, residual dims and whether the epilogue is fused; made on first use, also from the
   // const canFuseEpilogue (the plan it checks is the one the run then uses).

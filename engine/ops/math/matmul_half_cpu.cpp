@@ -95,6 +95,7 @@ void registerHalfMatMulCpuKernels(KernelRegistry& registry) {
   for (auto [op, function] : {std::pair<const char*, KernelFunction>{"MatMul", runHalfMatMul}, {"Gemm", runHalfGemm}}) {
     KernelDef def = kernel(op, function, 1);
     def.variant = "f16";
+    def.isaDispatched = true;
     def.priority = 25;  // above oneDNN's (20), which takes only float32
     def.supports = halfWeights;
     def.flops = halfProductFlops;

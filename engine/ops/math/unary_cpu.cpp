@@ -157,6 +157,7 @@ void registerUnaryCpuKernels(KernelRegistry& r) {
   add(r, "Exp", expKernel, 1);
   KernelDef fastExpDef = kernel("Exp", fastFloat<fastExp, expKernel>, 1);
   fastExpDef.variant = "fast";
+  fastExpDef.isaDispatched = true;
   fastExpDef.priority = 10;
   fastExpDef.inPlace = {{0, 0}};
   r.add(fastExpDef);
@@ -180,6 +181,7 @@ void registerUnaryCpuKernels(KernelRegistry& r) {
   add(r, "Erf", erfKernel, 9);
   KernelDef fastErfDef = kernel("Erf", fastFloat<fastErf, erfKernel>, 9);
   fastErfDef.variant = "fast";
+  fastErfDef.isaDispatched = true;
   fastErfDef.priority = 10;
   fastErfDef.inPlace = {{0, 0}};
   r.add(fastErfDef);

@@ -60,6 +60,7 @@ struct ConvPlan {
   std::vector<ConvPart> parts;
   Dims outDims;
   bool winograd = false;    // the first part's algorithm
+  std::string implementation;  // the first part's, as oneDNN names it ("brg:avx2")
   Tag dstTag = Tag::undef;  // the layout of the tensor we write
   bool dstReorder = false;
   memory dstBlocked;
@@ -138,8 +139,10 @@ class DnnlConv final : public Kernel {
     if (parts.empty() || !takesParts(ctx, parts, w, fused)) parts = {&ctx.input(0)};  // joined when folded
     const TensorValue& x = *parts[0];
     if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 ||
-        w.rank() != x.rank())
+        w.rank() != x.rank()) {
+      implementation_ = "reference";  // the profile says so
       return runReferenceKernel(ctx);
+    }
     PlanKey key{{}, fused};
     for (const TensorValue* part : parts) key.parts.push_back({part->dims(), part->channelsLast()});
     auto it = plans_.find(key);
@@ -150,6 +153,7 @@ class DnnlConv final : public Kernel {
     }
     ConvPlan& plan = it->second;
     winograd_ = plan.winograd;
+    implementation_ = plan.implementation;
     auto y = ctx.allocateOutput(0, DataType::Float, plan.outDims);
     if (!y) return y.error();
     (*y)->setChannelsLast(plan.dstTag != plainTag(size_t(x.rank())));
@@ -333,6 +337,7 @@ class DnnlConv final : public Kernel {
           part.pd = dnnl::convolution_forward::primitive_desc(describe(dnnl::algorithm::convolution_direct),
                                                               attr, cpuEngine());
         part.primitive = dnnl::convolution_forward(part.pd);
+        if (first) plan.implementation = part.pd.impl_info_str();
         memory userW({wDims, memory::data_type::f32, wTag}, cpuEngine(),
                      slice.empty() ? const_cast<void*>(w.raw()) : slice.data());
         part.weights = memory(part.pd.weights_desc(), cpuEngine());
@@ -360,9 +365,11 @@ class DnnlConv final : public Kernel {
   }
 
   std::string_view algorithm() const override { return winograd_ ? "winograd" : ""; }
+  std::string_view implementation() const override { return implementation_; }
 
   bool constantWeights_;
   bool winograd_ = false;
+  std::string implementation_;
   std::vector<PostOp> postOps_;
   std::map<PlanKey, ConvPlan> plans_;  // per input shape and layout (per part), epilogue or not
 };

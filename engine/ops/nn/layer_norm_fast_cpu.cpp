@@ -61,6 +61,7 @@ Expected<void> layerNormRows(KernelContext& ctx) {
 void registerLayerNormFastCpuKernels(KernelRegistry& r) {
   KernelDef def = kernel("LayerNormalization", layerNormRows, 17);
   def.variant = "fast";
+  def.isaDispatched = true;
   def.priority = 10;
   r.add(std::move(def));
 }

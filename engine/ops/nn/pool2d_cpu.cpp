@@ -356,6 +356,7 @@ void addPool2dCpuKernels(KernelRegistry& r) {
                                });
     KernelDef def = kernelFactory(isMax ? "MaxPool" : "AveragePool", make, 1);
     def.variant = "fast";
+    def.isaDispatched = true;
     def.priority = 10;
     def.supports = supportsPool2d;
     r.add(std::move(def));
@@ -365,6 +366,7 @@ void addPool2dCpuKernels(KernelRegistry& r) {
         return std::unique_ptr<Kernel>(std::make_unique<GlobalAveragePoolChannelsLast>());
       });
   global.variant = "channels-last";
+  global.isaDispatched = true;
   global.priority = 10;
   r.add(std::move(global));
 }

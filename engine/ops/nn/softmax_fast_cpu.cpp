@@ -39,6 +39,7 @@ void registerSoftmaxFastCpuKernels(KernelRegistry& r) {
   for (bool log : {false, true}) {
     KernelDef def = kernel(log ? "LogSoftmax" : "Softmax", log ? softmaxRows<true> : softmaxRows<false>, 1);
     def.variant = "fast";
+    def.isaDispatched = true;
     def.priority = 10;
     r.add(std::move(def));
   }

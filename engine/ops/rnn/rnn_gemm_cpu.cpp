@@ -505,6 +505,7 @@ KernelDef gemmVariant(std::string op) {
         return std::unique_ptr<Kernel>(std::make_unique<RecurrentGemm<C>>());
       });
   def.variant = "gemm";
+  def.isaDispatched = true;
   def.priority = 10;
   def.supports = defaultActivations<C>;
   return def;
