@@ -197,6 +197,7 @@ void registerMatMulNBitsCpuKernels(KernelRegistry& registry) {
   registry.add(std::move(reference));
   KernelDef panels = microsoftKernel("MatMulNBits", runPanelMatMulNBits);
   panels.variant = "panels";
+  panels.isaDispatched = true;
   panels.priority = 20;
   panels.flops = matMulNBitsFlops;
   registry.add(std::move(panels));

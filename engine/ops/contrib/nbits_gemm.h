@@ -19,7 +19,7 @@ inline constexpr int64_t kNBitsPanelWidth = 32;
 
 // The instruction sets the micro-kernels are compiled for; each runs on any CPU that has it.
 enum class NBitsIsa { Baseline, Avx2, Avx512 };
-// The best the running CPU supports (AVX-512: F, BW, DQ and VL; AVX2: with FMA).
+// The level ONYX_CPU_ISA allows on this CPU (exec::cpuIsa(): AVX-512 F, BW, DQ and VL; AVX2 with FMA).
 NBitsIsa nativeNBitsIsa();
 
 struct NBitsShape {

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <utility>
 
+#include "exec/cpu/cpu_isa.h"
 #include "exec/thread_pool.h"
 
 namespace onyx::exec::contrib {
@@ -96,15 +97,16 @@ constexpr int64_t kRowsPerTask = 256;
 }  // namespace
 
 NBitsIsa nativeNBitsIsa() {
-  static const NBitsIsa isa = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+  // Follows ONYX_CPU_ISA (exec/cpu/cpu_isa.h), so a forced AVX2 run takes the AVX2 micro-kernel too.
+  switch (cpuIsa()) {
+    case CpuIsa::Avx512:
       return NBitsIsa::Avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return NBitsIsa::Avx2;
-    return NBitsIsa::Baseline;
-  }();
-  return isa;
+    case CpuIsa::Avx2:
+      return NBitsIsa::Avx2;
+    case CpuIsa::Baseline:
+      break;
+  }
+  return NBitsIsa::Baseline;
 }
 
 namespace {
