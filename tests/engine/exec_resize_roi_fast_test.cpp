@@ -42,7 +42,13 @@ std::string chosenVariant(const NodeCase& c, const std::vector<TensorValue>& inp
   auto run = (*executor)->run(named);
   EXPECT_TRUE(run.ok()) << run.error().toString();
   for (const ProfileEvent& e : (*executor)->profiler().events())
-    if (e.opType == c.opType) return e.variant;
+    if (e.opType == c.opType) {
+      // Instruction-set dispatched kernels end their variant with ":" and the set (e.g. "fast:avx2").
+      std::string suffix = e.implementation.empty() ? "" : ":" + e.implementation;
+      if (!suffix.empty() && e.variant.ends_with(suffix))
+        return e.variant.substr(0, e.variant.size() - suffix.size());
+      return e.variant;
+    }
   return "";
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "exec/kernel_util.h"
-#include "ops/vector_clones.h"
+#include "exec/cpu/isa_dispatch.h"
 
 namespace onyx::exec {
 namespace {
@@ -96,7 +96,7 @@ struct RoiGeometry {
 
 // One region's bins over channels-last pixels (`channels` contiguous floats each): every sample's four
 // neighbours weighted into a vector of all channels at once. `bins` receives [bin][channel].
-ONYX_VECTOR_CLONES void alignRegion(const float* pixels, int64_t channels, const Sample* samples,
+ONYX_ISA_BODY void alignRegionBody(const float* pixels, int64_t channels, const Sample* samples,
                                     int64_t perBin, int64_t binCount, bool average, float* bins) {
   const float scale = 1.0f / float(std::max<int64_t>(perBin, 1));
   for (int64_t b = 0; b < binCount; ++b) {
@@ -123,6 +123,10 @@ ONYX_VECTOR_CLONES void alignRegion(const float* pixels, int64_t channels, const
       for (int64_t c = 0; c < channels; ++c) out[c] *= scale;
   }
 }
+ONYX_ISA_DISPATCHED(void, alignRegion,
+                    (const float* pixels, int64_t channels, const Sample* samples, int64_t perBin,
+                     int64_t binCount, bool average, float* bins),
+                    (pixels, channels, samples, perBin, binCount, average, bins))
 
 Expected<void> roiAlignPrecomputed(KernelContext& ctx) {
   const TensorValue& in = ctx.input(0);
@@ -190,6 +194,7 @@ Expected<void> roiAlignPrecomputed(KernelContext& ctx) {
 void registerRoiAlignFastCpuKernels(KernelRegistry& r) {
   KernelDef def = kernel("RoiAlign", roiAlignPrecomputed, 10);
   def.variant = "fast";
+  def.isaDispatched = true;
   def.priority = 10;
   r.add(std::move(def));
 }

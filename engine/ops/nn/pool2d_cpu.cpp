@@ -12,7 +12,7 @@
 #include "exec/cpu/fast_math.h"
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
-#include "ops/vector_clones.h"
+#include "exec/cpu/isa_dispatch.h"
 
 namespace onyx::exec {
 
@@ -71,7 +71,7 @@ Expected<Window2d> window2d(const KernelContext& ctx, int64_t H, int64_t W) {
 // The interior outputs of one row, whose whole window row lies inside the image: acc[i] over the window
 // rows and then the taps in the reference's order, one tap across all outputs at a time (a vector loop;
 // contiguous for stride 1). The max keeps the reference's rule: the first tap, then strictly greater ones.
-ONYX_VECTOR_CLONES void windowMaxRow(const float* const* rows, int64_t rowCount, int64_t taps,
+ONYX_ISA_BODY void windowMaxRowBody(const float* const* rows, int64_t rowCount, int64_t taps,
                                      int64_t dilation, int64_t stride, int64_t count, float* acc) {
   for (int64_t r = 0; r < rowCount; ++r)
     for (int64_t k = 0; k < taps; ++k) {
@@ -86,8 +86,12 @@ ONYX_VECTOR_CLONES void windowMaxRow(const float* const* rows, int64_t rowCount,
       }
     }
 }
+ONYX_ISA_DISPATCHED(void, windowMaxRow,
+                    (const float* const* rows, int64_t rowCount, int64_t taps, int64_t dilation,
+                     int64_t stride, int64_t count, float* acc),
+                    (rows, rowCount, taps, dilation, stride, count, acc))
 
-ONYX_VECTOR_CLONES void windowSumRow(const float* const* rows, int64_t rowCount, int64_t taps,
+ONYX_ISA_BODY void windowSumRowBody(const float* const* rows, int64_t rowCount, int64_t taps,
                                      int64_t dilation, int64_t stride, int64_t count, float* acc) {
   for (int64_t i = 0; i < count; ++i) acc[i] = 0;
   for (int64_t r = 0; r < rowCount; ++r)
@@ -96,6 +100,8 @@ ONYX_VECTOR_CLONES void windowSumRow(const float* const* rows, int64_t rowCount,
       for (int64_t i = 0; i < count; ++i) acc[i] += p[i * stride];
     }
 }
+ONYX_ISA_DISPATCHED(void, windowSumRow, (const float* const* rows, int64_t rowCount, int64_t taps, int64_t dilation, int64_t stride, int64_t count, float* acc), (rows, rowCount, taps, dilation, stride, count, acc))
+
 
 template <bool IsMax>
 Expected<void> pool2d(KernelContext& ctx) {

@@ -12,7 +12,7 @@
 
 #include "exec/kernel_util.h"
 #include "ops/nn/resize_plan.h"
-#include "ops/vector_clones.h"
+#include "exec/cpu/isa_dispatch.h"
 
 namespace onyx::exec {
 namespace {
@@ -92,7 +92,7 @@ void interpolateRow(const float* row, const AxisTable& t, int64_t outLen, float*
 }
 
 // out[x] = sum_k w[k] * rows[k][x] over whole rows (contiguous, vectorised); zero-weight rows skipped.
-ONYX_VECTOR_CLONES void blendRows(const float* const* rows, const float* weight, int64_t taps, int64_t len,
+ONYX_ISA_BODY void blendRowsBody(const float* const* rows, const float* weight, int64_t taps, int64_t len,
                                   float* out) {
   const float* first = nullptr;
   float w0 = 0;
@@ -114,6 +114,9 @@ ONYX_VECTOR_CLONES void blendRows(const float* const* rows, const float* weight,
     for (int64_t x = 0; x < len; ++x) out[x] += w * r[x];
   }
 }
+ONYX_ISA_DISPATCHED(void, blendRows,
+                    (const float* const* rows, const float* weight, int64_t taps, int64_t len, float* out),
+                    (rows, weight, taps, len, out))
 
 struct PlaneResize {
   const AxisTable& rowsT;  // vertical taps, per output row
@@ -194,6 +197,7 @@ void registerResizeFastCpuKernels(KernelRegistry& r) {
   for (auto [op, since] : {std::pair<const char*, int>{"Resize", 10}, {"Upsample", 7}}) {
     KernelDef def = kernel(op, resizeSeparable, since);
     def.variant = "fast";
+    def.isaDispatched = true;
     def.priority = 10;
     r.add(std::move(def));
   }
