@@ -117,35 +117,6 @@ TEST(VulkanKernels, TiledGemmPathsMatchReference) {
     }
 }
 
-// Attention-shaped products: batches in the grid's z (one and two batch dims, a broadcast batch), operands whose
-// rows are not 16-byte aligned (K or N odd: scalar loads) next to aligned ones (vec4 loads), outputs written
-// as vec4s where N is a multiple of 4 and scalars where not, each tile height (2 rows a thread for the small
-// ones, 4 and 8 for the last two, whose batches give many tiles), and a Linear layer's transposed weight read
-// along K (Gemm transB) with a bias.
-TEST(VulkanKernels, BatchedAndTransposedMatMulsMatchReference) {
-  ONYX_REQUIRE_VULKAN();
-  uint64_t seed = 200;
-  const std::pair<Dims, Dims> matmuls[] = {{{3, 37, 16}, {3, 16, 37}},         {{3, 37, 37}, {3, 37, 16}},
-                                           {{2, 3, 21, 8}, {2, 3, 8, 44}},     {{1, 45, 12}, {4, 12, 20}},
-                                           {{5, 13, 7}, {5, 7, 9}},            {{2, 150, 33}, {2, 33, 72}},
-                                           {{40, 130, 8}, {40, 8, 68}},        {{70, 130, 8}, {70, 8, 68}}};
-  for (const auto& [a, b] : matmuls) {
-    SCOPED_TRACE(describeTensor(DataType::Float, a) + " x " + describeTensor(DataType::Float, b));
-    expectVulkanMatchesReference({"MatMul"}, {randomTensor(DataType::Float, a, seed++), randomTensor(DataType::Float, b, seed++)},
-                                 1e-4, 1e-4);
-  }
-  for (int64_t m : {7, 45, 200}) {
-    SCOPED_TRACE("Gemm transB, M " + std::to_string(m));
-    NodeCase gemm("Gemm", {intAttr("transB", 1), floatAttr("beta", 0.5f)});
-    expectVulkanMatchesReference(gemm, {randomTensor(DataType::Float, {m, 64}, seed++), randomTensor(DataType::Float, {72, 64}, seed++),
-                                        randomTensor(DataType::Float, {1, 72}, seed++)},
-                                 1e-4, 1e-4);
-    expectVulkanMatchesReference(gemm, {randomTensor(DataType::Float, {m, 30}, seed++), randomTensor(DataType::Float, {41, 30}, seed++),
-                                        randomTensor(DataType::Float, {m, 41}, seed++)},
-                                 1e-4, 1e-4);
-  }
-}
-
 TEST(VulkanKernels, ConvolutionsMatchReference) {
   ONYX_REQUIRE_VULKAN();
   struct Case {

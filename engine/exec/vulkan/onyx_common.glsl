@@ -2,7 +2,6 @@
 // SCALAR is the storage type of float tensors: float, or float16_t in the -DONYX_F16 build (computation is
 // always float). Push constants are 32 ints; each shader names its fields with #defines.
 #extension GL_EXT_shader_16bit_storage : enable
-#extension GL_EXT_control_flow_attributes : enable  // [[unroll]]
 #ifdef ONYX_F16
 #define SCALAR float16_t
 #else

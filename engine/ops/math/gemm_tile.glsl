@@ -2,10 +2,7 @@
 // conv_gemm_vulkan.comp (implicit-GEMM convolution). A group of 256 threads (16 x 16) computes a BM x 64 tile
 // of Y = A x B; each thread a TM x 4 block (rows ty*TM.., columns tx*4..). K advances 16 at a time through
 // two shared-memory buffers: the next slice is read from memory into registers while the current one is
-// multiplied, then stored into the other buffer, so one barrier per slice suffices. Both tiles sit in shared
-// memory as vec4s along the thread's own outputs (A k-major, B row-major), so for each k a thread reads its
-// TM rows of A in TM/4 vector loads and its 4 columns of B in one: two or three shared loads per 16 or 32 FMAs
-// (shared-load issue, not arithmetic, bounds a tile this size on a discrete GPU).
+// multiplied, then stored into the other buffer, so one barrier per slice suffices.
 //
 // The including shader defines, after including this file (the prototypes are below):
 //   vec4 loadA(int row, int k): A[row][k..k+3] (A_ALONG_M false) or A[row..row+3][k] (A_ALONG_M true),
@@ -15,9 +12,6 @@
 // With SPLIT_K > 1 (thin problems, too few tiles to fill the device) each group multiplies one part of K and
 // stores its raw sums into a scratch of SPLIT_K partial outputs, which gemm_splitk_vulkan.comp adds up.
 layout(local_size_x = 16, local_size_y = 16) in;
-// Every loop but the one over K's slices is unrolled ([[unroll]]): their bounds are constants once TM is
-// specialized, and a loop left rolled would index acc[] and the staged loads dynamically, which puts them in
-// local memory instead of registers.
 // Rows per thread: the tile is 16*TM x 64 (TM 2, 4 or 8).
 layout(constant_id = 0) const int TM = 4;
 // Whether A's contiguous direction is M (a transposed A) and B's is K (a transposed B).
@@ -35,7 +29,7 @@ vec4 loadA(int row, int k);
 vec4 loadB(int k, int col);
 void storeY(int row, int col, vec4 v);
 
-shared vec4 tileA[2][BK][BM / 4];  // tileA[s][k][r / 4][r % 4] = A[row0 + r][k0 + k]
+shared float tileA[2][BK][BM];
 shared vec4 tileB[2][BK][BN / 4];
 
 vec4 stagedA[A_LOADS];
@@ -50,32 +44,33 @@ ivec2 bSlot(int e) {
 }
 
 void fetchSlice(int row0, int col0, int k0, int thread) {
-  [[unroll]] for (int i = 0; i < A_LOADS; ++i) {
+  for (int i = 0; i < A_LOADS; ++i) {
     int e = thread + 256 * i;
     ivec2 s = aSlot(e);
     stagedA[i] = e < BM * BK / 4 ? loadA(row0 + s.x, k0 + s.y) : vec4(0.0);
   }
-  [[unroll]] for (int i = 0; i < B_LOADS; ++i) {
+  for (int i = 0; i < B_LOADS; ++i) {
     ivec2 s = bSlot(thread + 256 * i);
     stagedB[i] = loadB(k0 + s.x, col0 + s.y);
   }
 }
 
 void storeSlice(int stage, int thread) {
-  [[unroll]] for (int i = 0; i < A_LOADS; ++i) {
+  for (int i = 0; i < A_LOADS; ++i) {
     int e = thread + 256 * i;
     if (e >= BM * BK / 4) break;
     ivec2 s = aSlot(e);
-    if (A_ALONG_M) {
-      tileA[stage][s.y][s.x / 4] = stagedA[i];  // four rows of one k: one vector store
-    } else {
-      [[unroll]] for (int j = 0; j < 4; ++j) tileA[stage][s.y + j][s.x / 4][s.x % 4] = stagedA[i][j];
+    for (int j = 0; j < 4; ++j) {
+      if (A_ALONG_M)
+        tileA[stage][s.y][s.x + j] = stagedA[i][j];
+      else
+        tileA[stage][s.y + j][s.x] = stagedA[i][j];
     }
   }
-  [[unroll]] for (int i = 0; i < B_LOADS; ++i) {
+  for (int i = 0; i < B_LOADS; ++i) {
     ivec2 s = bSlot(thread + 256 * i);
     if (B_ALONG_K) {
-      [[unroll]] for (int j = 0; j < 4; ++j) tileB[stage][s.x + j][s.y / 4][s.y % 4] = stagedB[i][j];
+      for (int j = 0; j < 4; ++j) tileB[stage][s.x + j][s.y / 4][s.y % 4] = stagedB[i][j];
     } else {
       tileB[stage][s.x][s.y / 4] = stagedB[i];
     }
@@ -88,7 +83,7 @@ void gemmTile(int row0, int col0, int kBegin, int kEnd) {
   int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y);
   int thread = ty * 16 + tx;
   vec4 acc[TM];
-  [[unroll]] for (int i = 0; i < TM; ++i) acc[i] = vec4(0.0);
+  for (int i = 0; i < TM; ++i) acc[i] = vec4(0.0);
   int slices = max(kEnd - kBegin + BK - 1, 0) / BK;
   if (slices > 0) {
     fetchSlice(row0, col0, kBegin, thread);
@@ -99,24 +94,14 @@ void gemmTile(int row0, int col0, int kBegin, int kEnd) {
     int current = s & 1;
     bool more = s + 1 < slices;
     if (more) fetchSlice(row0, col0, kBegin + (s + 1) * BK, thread);
-    [[unroll]] for (int kk = 0; kk < BK; ++kk) {
+    for (int kk = 0; kk < BK; ++kk) {
       vec4 b = tileB[current][kk][tx];
-      if (TM >= 4) {
-        [[unroll]] for (int q = 0; q < TM / 4; ++q) {
-          vec4 a = tileA[current][kk][ty * (TM / 4) + q];
-          [[unroll]] for (int r = 0; r < 4; ++r) acc[q * 4 + r] += a[r] * b;
-        }
-      } else {  // TM 2: half a vec4, rows ty*2 and ty*2 + 1
-        vec4 a = tileA[current][kk][ty / 2];
-        vec2 pair = (ty & 1) == 0 ? a.xy : a.zw;
-        acc[0] += pair.x * b;
-        acc[1] += pair.y * b;
-      }
+      for (int i = 0; i < TM; ++i) acc[i] += tileA[current][kk][ty * TM + i] * b;
     }
     if (more) storeSlice(current ^ 1, thread);
     barrier();
   }
-  [[unroll]] for (int i = 0; i < TM; ++i) storeY(row0 + ty * TM + i, col0 + tx * 4, acc[i]);
+  for (int i = 0; i < TM; ++i) storeY(row0 + ty * TM + i, col0 + tx * 4, acc[i]);
 }
 
 // The K range of this group's part (whole slices; the last part ends at kTotal).

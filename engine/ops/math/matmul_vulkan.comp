@@ -12,12 +12,9 @@ layout(std430, binding = 3) writeonly buffer Y { SCALAR y[]; };
 // The same buffers as A and B, read four floats at a time.
 layout(std430, binding = 4) readonly buffer A4 { vec4 a4[]; };
 layout(std430, binding = 5) readonly buffer B4 { vec4 b4[]; };
-// Y written four floats at a time where its rows start on 16-byte boundaries (VEC_Y).
-layout(std430, binding = 6) writeonly buffer Y4 { vec4 y4[]; };
 #endif
 layout(constant_id = 3) const bool VEC_A = false;
 layout(constant_id = 4) const bool VEC_B = false;
-layout(constant_id = 5) const bool VEC_Y = false;
 #define M p[0]
 #define N p[1]
 #define K p[2]
@@ -56,19 +53,12 @@ void storeY(int row, int col, vec4 v) {
     for (int j = 0; j < 4 && col + j < N; ++j) y[part * outputs + (batch * M + row) * N + col + j] = SCALAR(v[j]);
     return;
   }
-  vec4 r = ALPHA * v;
-  if (HAS_BIAS != 0) {
-    int biasAt = batch * BIAS_BATCH + row * BIAS_M + col * BIAS_N;
-    for (int j = 0; j < 4 && col + j < N; ++j) r[j] += BETA * float(bias[biasAt + j * BIAS_N]);
+  for (int j = 0; j < 4; ++j) {
+    if (col + j >= N) return;
+    float r = ALPHA * v[j];
+    if (HAS_BIAS != 0) r += BETA * float(bias[batch * BIAS_BATCH + row * BIAS_M + (col + j) * BIAS_N]);
+    y[Y_BASE + (batch * M + row) * N + col + j] = SCALAR(r);
   }
-  int at = Y_BASE + (batch * M + row) * N + col;
-#ifndef ONYX_F16
-  if (VEC_Y && col + 3 < N) {
-    y4[at >> 2] = r;
-    return;
-  }
-#endif
-  for (int j = 0; j < 4 && col + j < N; ++j) y[at + j] = SCALAR(r[j]);
 }
 
 void main() {

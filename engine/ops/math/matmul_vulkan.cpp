@@ -73,10 +73,9 @@ Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue
     if (!partial) return partial.error();
     out = &*partial;
   }
-  bool vecY = !float16 && parts == 1 && g.n % 4 == 0 && g.yBase % 4 == 0;
   std::vector<const TensorValue*> tensors = {&a, &b, bias, out};
-  if (!float16) tensors.insert(tensors.end(), {&a, &b, out});  // the vec4 views
-  auto done = run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB, vecY, 0, 0, 0, parts}, tensors, push,
+  if (!float16) tensors.insert(tensors.end(), {&a, &b});  // the vec4 views
+  auto done = run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB, 0, 0, 0, 0, parts}, tensors, push,
                                  uint32_t((g.n + 63) / 64), uint32_t((g.m + 16 * tm - 1) / (16 * tm)),
                                  uint32_t(batches * parts), float16);
   if (!done || parts == 1) return done;
