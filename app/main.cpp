@@ -7,10 +7,8 @@
 #include "cli/command.h"
 #include "gui/main_window.h"
 #include "gui/theme.h"
-#include "util/process_memory.h"
 
 int main(int argc, char** argv) {
-  onyx::keepLargeBlocksReturnable();
   if (argc > 1) {
     std::string first = argv[1];
     if (onyx::cli::isCommand(first) || first == "--help" || first == "-h" || first == "--version")

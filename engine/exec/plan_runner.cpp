@@ -1,6 +1,11 @@
 // The plan runner (plan_runner.h): the run loop over a graph plan's steps.
 #include "exec/plan_runner.h"
 
+#include <cstddef>  // defines __GLIBC__ on glibc systems
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <optional>
 #include <span>
@@ -98,6 +103,12 @@ Expected<std::vector<RunValue>> PlanRun::run(int64_t arenaLimitBytes) {
     if (step.fold == Fold::Shape && step.folded) step.foldedEpoch = plan_.shapeEpoch;
   std::vector<RunValue> out = results();
   if (recording_) {
+#if defined(__GLIBC__)
+    // The recording run allocated each tensor on its own; glibc keeps what they freed in its heap (it raises
+    // its mmap threshold after the first large free), which left bert_small_int4's 12 MB of intermediates
+    // resident beside the arena. Hand it back once, before the arena is allocated.
+    malloc_trim(0);
+#endif
     auto planned = planArena(plan_, *arena_, arenaLimitBytes);
     if (!planned) return planned.error();
   }
