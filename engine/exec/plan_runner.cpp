@@ -221,11 +221,17 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
   host_.heapOnly = (!step.epilogue.empty() && !outcome.fused) || kept;  // kept values: not arena
   // Flop counters read input shapes only, so the node's budget is known before it runs (and before a
   // oneDNN kernel creates its primitive, which may fix its team size then).
-  outcome.flops = step.prepared->flops(context);
-  outcome.threads = env_.pool.threadsForWork(outcome.flops, valuesBytes(all.first(own)) + step.outputBytes);
+  // Without sizing and profiling the counter is not asked: a device replay walks every step on the host, and
+  // the per-node cost showed (gpt2_small on an H200, 1.95 -> 3.40 ms).
+  const bool sizing = ThreadPool::sizesNodes();
+  if (sizing || profiler_) outcome.flops = step.prepared->flops(context);
+  outcome.threads = sizing ? env_.pool.threadsForWork(outcome.flops, valuesBytes(all.first(own)) + step.outputBytes)
+                           : env_.pool.threadCount();
   Expected<void> ran;
-  {
+  if (sizing) {
     ThreadPool::NodeBudget budget(env_.pool, outcome.threads);
+    ran = step.prepared->run(context);
+  } else {
     ran = step.prepared->run(context);
   }
   host_.heapOnly = false;
@@ -274,11 +280,15 @@ Expected<void> PlanRun::runEpilogue(const Step& step, RunValue& value) {
     host_.heapOnly = i + 1 < step.epilogue.size();
     KernelContext context(*ep.node, ep.opset, inputs, outputs, host_, env_.pool);
     int64_t start = profiler_ ? profiler_->nowNs() : 0;
-    const int64_t flops = ep.prepared->flops(context), bytes = valuesBytes(inputs);
-    const int threads = env_.pool.threadsForWork(flops, 2 * bytes);  // writes about what it reads
+    const bool sizing = ThreadPool::sizesNodes();
+    // An epilogue node writes about what it reads.
+    const int threads = sizing ? env_.pool.threadsForWork(ep.prepared->flops(context), 2 * valuesBytes(inputs))
+                               : env_.pool.threadCount();
     Expected<void> ran;
-    {
+    if (sizing) {
       ThreadPool::NodeBudget budget(env_.pool, threads);
+      ran = ep.prepared->run(context);
+    } else {
       ran = ep.prepared->run(context);
     }
     host_.heapOnly = false;

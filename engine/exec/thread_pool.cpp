@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace onyx::exec {
@@ -32,15 +34,15 @@ char* environmentValue(const char* name) {
 // libgomp reads GOMP_SPINCOUNT once, in its own initializer, before main runs, so setting it in main is too
 // late (and an ELF preinit function cannot either: libc's initializer resets `environ` after it). libgomp
 // asks getenv, and the executable's definition of a symbol comes first for every library: this one answers
-// GOMP_SPINCOUNT=1000 when the environment sets neither it nor OMP_WAIT_POLICY, and the environment's
-// value for everything else. Unbounded spinning (libgomp's default when it has a core per thread) made a
-// 2-core machine with its other core busy 10-100x slower: the spinning thread held the core its descheduled
-// peer needed. 1000 spins (tens of microseconds) then sleep measured squeezenet1_1 at 6.0 ms against 65-445
-// ms with the default, on a machine with both cores busy.
+// GOMP_SPINCOUNT=100000 when the environment sets neither it nor OMP_WAIT_POLICY, and the environment's
+// value for everything else. libgomp's own default spins 300,000 times (far longer when it has a core per
+// thread), which on a 2-core machine with its other core busy made runs 10-100x slower: the spinning thread
+// held the core its descheduled peer needed. Fewer spins cost the quiet many-core case instead: on a 16-core
+// Xeon, 1000 spins made efficientnet_b0 1.25x and bert_small 1.25x slower at 8 threads than 100,000.
 extern "C" char* getenv(const char* name) noexcept {
   char* value = onyx::exec::environmentValue(name);
   if (!value && std::strcmp(name, "GOMP_SPINCOUNT") == 0 && !onyx::exec::environmentValue("OMP_WAIT_POLICY"))
-    return const_cast<char*>("1000");
+    return const_cast<char*>("100000");
   return value;
 }
 
@@ -79,9 +81,49 @@ int ThreadPool::threadsForWork(int64_t flops, int64_t bytes) const {
   return int(std::clamp<int64_t>(std::max(byFlops, byBytes), 1, threads_));
 }
 
+namespace {
+
+// ONYX_THREAD_BUDGET: "off" (default) gives every node all threads; "all" sizes our loops and oneDNN's teams
+// per node, "loops" our loops only. Sizing is opt-in because it measured slower wherever it mattered: on a
+// 16-core Xeon, alternating rounds against ONNX Runtime, "all" made efficientnet_b0 1.8x and bert_small 2.2x
+// slower at 8 threads than "off" (libgomp re-forms its team whenever the team size changes), and "loops"
+// made squeezenet1_1 2.3x slower at 16.
+enum class BudgetMode { All, Loops, Off };
+
+BudgetMode parseBudgetMode(std::string_view text) {
+  if (text == "loops") return BudgetMode::Loops;
+  if (text == "all") return BudgetMode::All;
+  return BudgetMode::Off;
+}
+
+std::optional<BudgetMode>& budgetModeOverride() {
+  static std::optional<BudgetMode> mode;
+  return mode;
+}
+
+BudgetMode budgetMode() {
+  static const BudgetMode fromEnvironment = [] {
+    const char* value = std::getenv("ONYX_THREAD_BUDGET");
+    return parseBudgetMode(value ? value : "");
+  }();
+  return budgetModeOverride().value_or(fromEnvironment);
+}
+
+}  // namespace
+
+void ThreadPool::setNodeSizingForTests(std::string_view mode) {
+  budgetModeOverride() = parseBudgetMode(mode);
+}
+
+bool ThreadPool::sizesNodes() {
+  return budgetMode() != BudgetMode::Off;
+}
+
 void ThreadPool::applyBudget(int threads) {
-  budget_ = std::clamp(threads, 1, threads_);
-  omp_set_num_threads(budget_);  // oneDNN sizes its teams by the calling thread's max-threads setting
+  const BudgetMode mode = budgetMode();
+  budget_ = mode == BudgetMode::Off ? threads_ : std::clamp(threads, 1, threads_);
+  if (mode == BudgetMode::All)
+    omp_set_num_threads(budget_);  // oneDNN sizes its teams by the calling thread's max-threads setting
 }
 
 ThreadPool::NodeBudget::NodeBudget(ThreadPool& pool, int threads) : pool_(pool), previous_(pool.budget_) {

@@ -9,6 +9,7 @@
 // so a thread waiting for a descheduled peer yields its core instead of burning it (thread_pool.cpp).
 #include <cstdint>
 #include <functional>
+#include <string_view>
 
 namespace onyx::exec {
 
@@ -24,6 +25,10 @@ class ThreadPool {
   // Threads a node of this much work is worth: one per kFlopsPerThread operations or kBytesPerThread bytes
   // read and written, whichever asks for more, between 1 and the pool's size.
   int threadsForWork(int64_t flops, int64_t bytes) const;
+  // Whether nodes run under a budget at all (ONYX_THREAD_BUDGET=all or loops; off by default).
+  static bool sizesNodes();
+  // Tests: "all", "loops" or "off" for this process, whatever ONYX_THREAD_BUDGET says.
+  static void setNodeSizingForTests(std::string_view mode);
   // Calls body(begin, end) over disjoint chunks covering [0, count). Chunks have at least `grain` items;
   // with few items, or from inside another parallelFor, everything runs on the caller.
   void parallelFor(int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
