@@ -34,15 +34,22 @@ char* environmentValue(const char* name) {
 // libgomp reads GOMP_SPINCOUNT once, in its own initializer, before main runs, so setting it in main is too
 // late (and an ELF preinit function cannot either: libc's initializer resets `environ` after it). libgomp
 // asks getenv, and the executable's definition of a symbol comes first for every library: this one answers
-// GOMP_SPINCOUNT=100000 when the environment sets neither it nor OMP_WAIT_POLICY, and the environment's
-// value for everything else. libgomp's own default spins 300,000 times (far longer when it has a core per
-// thread), which on a 2-core machine with its other core busy made runs 10-100x slower: the spinning thread
-// held the core its descheduled peer needed. Fewer spins cost the quiet many-core case instead: on a 16-core
-// Xeon, 1000 spins made efficientnet_b0 1.25x and bert_small 1.25x slower at 8 threads than 100,000.
+// GOMP_SPINCOUNT when the environment sets neither it nor OMP_WAIT_POLICY, and the environment's value for
+// everything else. How long a waiting thread should spin depends on how likely its peers are descheduled:
+// - On up to 4 CPUs, one busy process takes a large share of the machine. With libgomp's default (300,000
+//   spins, longer with a core per thread) or 100,000, a 2-core machine with its other core busy ran
+//   mobilenet_v2 at 12-30 ms against 7.5 ms with 1000 spins (4.5 passive): the spinning thread held the core
+//   its descheduled peer needed. 1000 spins then sleep.
+// - On more, spinning pays: on a quiet 16-core Xeon, 1000 spins made efficientnet_b0 and bert_small 1.25x
+//   slower at 8 threads than 100,000.
 extern "C" char* getenv(const char* name) noexcept {
   char* value = onyx::exec::environmentValue(name);
-  if (!value && std::strcmp(name, "GOMP_SPINCOUNT") == 0 && !onyx::exec::environmentValue("OMP_WAIT_POLICY"))
-    return const_cast<char*>("100000");
+  if (!value && std::strcmp(name, "GOMP_SPINCOUNT") == 0 && !onyx::exec::environmentValue("OMP_WAIT_POLICY")) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    const bool few = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) <= 4;
+    return const_cast<char*>(few ? "1000" : "100000");
+  }
   return value;
 }
 
