@@ -68,3 +68,10 @@ onyx_cli_test(scale.nested_ifs_24 --stdout-lines "^nodes:" ${_expected}/scale-op
 # A cycle is refused before any pass runs, naming its nodes.
 onyx_cli_test(scale.cycle --stderr ${_expected}/scale-cycle.stderr 1 --
   $<TARGET_FILE:onyx> optimize scale_cycle.onnx -o scale_cycle_out.onnx)
+
+# Memory on load (#25): `info` on the million-initializer file (26 MB) peaked at 1,249 MB when each Value held
+# its Tensor and value_info texts inline and the proto kept every TensorProto until the end; 733 MB now.
+add_test(NAME cli.scale.info_unused_1m_memory
+  COMMAND onyx_test_model_tool peak-rss 900 $<TARGET_FILE:onyx> info scale_unused_1m.onnx
+  WORKING_DIRECTORY ${_scale})
+set_tests_properties(cli.scale.info_unused_1m_memory PROPERTIES LABELS cli TIMEOUT 120 RUN_SERIAL ON)
