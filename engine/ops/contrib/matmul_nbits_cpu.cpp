@@ -117,21 +117,37 @@ std::vector<float> zeroPointsOf(const KernelContext& ctx, const NBitsLayout& l) 
   return zeros;
 }
 
-Expected<void> runMatMulNBits(KernelContext& ctx) {
+// What both kernels check and allocate first: A's storage and K, the layout, Y (A's dims with N last).
+struct NBitsCall {
+  const TensorValue* a = nullptr;
+  NBitsLayout layout;
+  TensorValue* y = nullptr;
+  int64_t m = 0;  // rows of A
+};
+
+Expected<NBitsCall> startNBitsCall(KernelContext& ctx) {
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
   const TensorValue& a = std::get<0>(*inputs);
   if (!isFloatStorage(a.dtype())) return ctx.unsupportedType(kA);
   auto layout = readLayout(ctx);
   if (!layout) return layout.error();
-  const NBitsLayout& l = *layout;
-  if (a.rank() < 1 || a.dim(a.rank() - 1) != l.k)
-    return ctx.error("A " + a.describe() + " must end in K = " + std::to_string(l.k), kA);
+  if (a.rank() < 1 || a.dim(a.rank() - 1) != layout->k)
+    return ctx.error("A " + a.describe() + " must end in K = " + std::to_string(layout->k), kA);
   Dims outDims = a.dims();
-  outDims.back() = l.n;
+  outDims.back() = layout->n;
   auto y = ctx.allocateOutput(0, a.dtype(), outDims);
   if (!y) return y.error();
-  const int64_t m = a.count() / l.k;
+  return NBitsCall{&a, *layout, *y, a.count() / layout->k};
+}
+
+Expected<void> runMatMulNBits(KernelContext& ctx) {
+  auto call = startNBitsCall(ctx);
+  if (!call) return call.error();
+  const TensorValue& a = *call->a;
+  const NBitsLayout& l = call->layout;
+  TensorValue* y = call->y;
+  const int64_t m = call->m;
   if (m == 0) return {};
   NBitsDecoder decoder{l, ctx.input(kB).data<uint8_t>(), floatsOf(ctx.input(kScales)), zeroPointsOf(ctx, l),
                        ctx.hasInput(kGroupIndex) ? ctx.input(kGroupIndex).data<int32_t>() : nullptr};
@@ -143,9 +159,9 @@ Expected<void> runMatMulNBits(KernelContext& ctx) {
   const std::vector<float> bias = floatsOf(ctx.input(kBias));
   std::vector<float> aScratch, yScratch;
   const float* af = floatData(a, aScratch);
-  float* yf = a.dtype() == DataType::Float ? (*y)->data<float>() : (yScratch.resize(size_t(m * l.n)), yScratch.data());
+  float* yf = a.dtype() == DataType::Float ? y->data<float>() : (yScratch.resize(size_t(m * l.n)), yScratch.data());
   gemmPanels(ctx, af, m, l.k, panels, bias.empty() ? nullptr : bias.data(), yf, l.n);
-  if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, (*y)->raw(), m * l.n);
+  if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, y->raw(), m * l.n);
   return {};
 }
 
@@ -158,20 +174,12 @@ int64_t matMulNBitsFlops(const KernelContext& ctx) {
 // The panel kernel (nbits_gemm.h): the weights are read where they lie, scales and zero points widened to
 // float32 when they are not (a float16 model's scales, packed uint8 zero points: n x blocks values).
 Expected<void> runPanelMatMulNBits(KernelContext& ctx) {
-  auto inputs = requireTensors<3>(ctx);
-  if (!inputs) return inputs.error();
-  const TensorValue& a = std::get<0>(*inputs);
-  if (!isFloatStorage(a.dtype())) return ctx.unsupportedType(kA);
-  auto layout = readLayout(ctx);
-  if (!layout) return layout.error();
-  const NBitsLayout& l = *layout;
-  if (a.rank() < 1 || a.dim(a.rank() - 1) != l.k)
-    return ctx.error("A " + a.describe() + " must end in K = " + std::to_string(l.k), kA);
-  Dims outDims = a.dims();
-  outDims.back() = l.n;
-  auto y = ctx.allocateOutput(0, a.dtype(), outDims);
-  if (!y) return y.error();
-  const int64_t m = a.count() / l.k;
+  auto call = startNBitsCall(ctx);
+  if (!call) return call.error();
+  const TensorValue& a = *call->a;
+  const NBitsLayout& l = call->layout;
+  TensorValue* y = call->y;
+  const int64_t m = call->m;
   if (m == 0) return {};
   std::vector<float> scaleScratch, aScratch, yScratch;
   const std::vector<float> zeros = ctx.hasInput(kZeroPoints) ? zeroPointsOf(ctx, l) : std::vector<float>();
@@ -183,9 +191,9 @@ Expected<void> runPanelMatMulNBits(KernelContext& ctx) {
   weights.groups = ctx.hasInput(kGroupIndex) ? ctx.input(kGroupIndex).data<int32_t>() : nullptr;
   const std::vector<float> bias = floatsOf(ctx.input(kBias));
   const float* af = floatData(a, aScratch);
-  float* yf = a.dtype() == DataType::Float ? (*y)->data<float>() : (yScratch.resize(size_t(m * l.n)), yScratch.data());
+  float* yf = a.dtype() == DataType::Float ? y->data<float>() : (yScratch.resize(size_t(m * l.n)), yScratch.data());
   nbitsGemm(ctx.pool(), af, m, l.k, weights, bias.empty() ? nullptr : bias.data(), yf, l.n, nativeNBitsIsa());
-  if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, (*y)->raw(), m * l.n);
+  if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, y->raw(), m * l.n);
   return {};
 }
 
