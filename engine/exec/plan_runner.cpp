@@ -228,10 +228,9 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
   outcome.threads = sizing ? env_.pool.threadsForWork(outcome.flops, valuesBytes(all.first(own)) + step.outputBytes)
                            : env_.pool.threadCount();
   Expected<void> ran;
-  if (sizing) {
-    ThreadPool::NodeBudget budget(env_.pool, outcome.threads);
-    ran = step.prepared->run(context);
-  } else {
+  {
+    std::optional<ThreadPool::NodeBudget> budget;
+    if (sizing) budget.emplace(env_.pool, outcome.threads);
     ran = step.prepared->run(context);
   }
   host_.heapOnly = false;
@@ -285,10 +284,9 @@ Expected<void> PlanRun::runEpilogue(const Step& step, RunValue& value) {
     const int threads = sizing ? env_.pool.threadsForWork(ep.prepared->flops(context), 2 * valuesBytes(inputs))
                                : env_.pool.threadCount();
     Expected<void> ran;
-    if (sizing) {
-      ThreadPool::NodeBudget budget(env_.pool, threads);
-      ran = ep.prepared->run(context);
-    } else {
+    {
+      std::optional<ThreadPool::NodeBudget> budget;
+      if (sizing) budget.emplace(env_.pool, threads);
       ran = ep.prepared->run(context);
     }
     host_.heapOnly = false;

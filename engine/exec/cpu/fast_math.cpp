@@ -10,37 +10,23 @@
 #include <cmath>
 #include <cstring>
 
-#include "exec/cpu/cpu_isa.h"
+#include "exec/cpu/isa_dispatch.h"
 
-// Each copy's every function, its inline helpers included, gets the set's target, so the 64-byte GCC
-// vectors they pass never cross a target boundary (Clang rejects that as an ABI mismatch).
-#if defined(__clang__)
-#define ONYX_FAST_MATH_TARGET_BEGIN(features) \
-  _Pragma(ONYX_FAST_MATH_STRINGIFY(           \
-      clang attribute push(__attribute__((target(features))), apply_to = function)))
-#define ONYX_FAST_MATH_TARGET_END _Pragma("clang attribute pop")
-#else
-#define ONYX_FAST_MATH_TARGET_BEGIN(features) \
-  _Pragma("GCC push_options") _Pragma(ONYX_FAST_MATH_STRINGIFY(GCC target(features)))
-#define ONYX_FAST_MATH_TARGET_END _Pragma("GCC pop_options")
-#endif
-#define ONYX_FAST_MATH_STRINGIFY(x) #x
-
-ONYX_FAST_MATH_TARGET_BEGIN("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")
+ONYX_ISA_TARGET_BEGIN("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")
 #define ONYX_FAST_MATH_ISA avx512
 #define ONYX_FAST_MATH_LEVEL 2
 #include "exec/cpu/fast_math_kernels.inc"
 #undef ONYX_FAST_MATH_ISA
 #undef ONYX_FAST_MATH_LEVEL
-ONYX_FAST_MATH_TARGET_END
+ONYX_ISA_TARGET_END
 
-ONYX_FAST_MATH_TARGET_BEGIN("avx2,fma,f16c,bmi,bmi2,lzcnt,popcnt")
+ONYX_ISA_TARGET_BEGIN("avx2,fma,f16c,bmi,bmi2,lzcnt,popcnt")
 #define ONYX_FAST_MATH_ISA avx2
 #define ONYX_FAST_MATH_LEVEL 1
 #include "exec/cpu/fast_math_kernels.inc"
 #undef ONYX_FAST_MATH_ISA
 #undef ONYX_FAST_MATH_LEVEL
-ONYX_FAST_MATH_TARGET_END
+ONYX_ISA_TARGET_END
 
 #define ONYX_FAST_MATH_ISA baseline
 #define ONYX_FAST_MATH_LEVEL 0

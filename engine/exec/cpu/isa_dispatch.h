@@ -7,6 +7,21 @@
 
 #define ONYX_ISA_BODY [[gnu::always_inline]] inline
 
+// ONYX_ISA_TARGET_BEGIN("avx2,fma") ... ONYX_ISA_TARGET_END: every function between, inline helpers included,
+// gets that target (GCC's target pragma; clang applies the attribute to each function instead), for files that
+// compile one body several times (fast_math_kernels.inc, nbits_gemm_kernels.inc). Whole regions, so vector
+// types never cross a target boundary (clang rejects that as an ABI mismatch).
+#define ONYX_ISA_STRINGIFY(x) #x
+#if defined(__clang__)
+#define ONYX_ISA_TARGET_BEGIN(features) \
+  _Pragma(ONYX_ISA_STRINGIFY(clang attribute push(__attribute__((target(features))), apply_to = function)))
+#define ONYX_ISA_TARGET_END _Pragma("clang attribute pop")
+#else
+#define ONYX_ISA_TARGET_BEGIN(features) \
+  _Pragma("GCC push_options") _Pragma(ONYX_ISA_STRINGIFY(GCC target(features)))
+#define ONYX_ISA_TARGET_END _Pragma("GCC pop_options")
+#endif
+
 #if defined(__x86_64__)
 #define ONYX_ISA_DISPATCHED(ret, name, params, args)                                          \
   __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))) ret name##Avx512 params { \

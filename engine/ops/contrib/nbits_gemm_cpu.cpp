@@ -10,25 +10,12 @@
 #include <cstring>
 #include <utility>
 
-#include "exec/cpu/cpu_isa.h"
+#include "exec/cpu/isa_dispatch.h"
 #include "exec/thread_pool.h"
 
 namespace onyx::exec::contrib {
 
-// Every function of a copy, its inline helpers included, gets the set's target (GCC's target pragma;
-// clang applies the attribute to each function instead).
-#define ONYX_NBITS_STRINGIFY(x) #x
-#if defined(__clang__)
-#define ONYX_NBITS_TARGET_BEGIN(features) \
-  _Pragma(ONYX_NBITS_STRINGIFY(clang attribute push(__attribute__((target(features))), apply_to = function)))
-#define ONYX_NBITS_TARGET_END _Pragma("clang attribute pop")
-#else
-#define ONYX_NBITS_TARGET_BEGIN(features) \
-  _Pragma("GCC push_options") _Pragma(ONYX_NBITS_STRINGIFY(GCC target(features)))
-#define ONYX_NBITS_TARGET_END _Pragma("GCC pop_options")
-#endif
-
-ONYX_NBITS_TARGET_BEGIN("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
+ONYX_ISA_TARGET_BEGIN("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
 namespace nbits_avx512 {
 using Vec = __m512;
 constexpr int kLanes = 16;
@@ -41,9 +28,9 @@ inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
 #include "ops/contrib/nbits_gemm_kernels.inc"
 }  // namespace nbits_avx512
-ONYX_NBITS_TARGET_END
+ONYX_ISA_TARGET_END
 
-ONYX_NBITS_TARGET_BEGIN("avx2,fma")
+ONYX_ISA_TARGET_BEGIN("avx2,fma")
 namespace nbits_avx2 {
 using Vec = __m256;
 constexpr int kLanes = 8;
@@ -56,7 +43,7 @@ inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
 #include "ops/contrib/nbits_gemm_kernels.inc"
 }  // namespace nbits_avx2
-ONYX_NBITS_TARGET_END
+ONYX_ISA_TARGET_END
 
 namespace nbits_baseline {
 using Vec = __m128;
