@@ -47,13 +47,19 @@ size_t elementBytes(DataType dtype) {
 
 namespace {
 
-// 64-byte aligned, zero-filled heap block.
+// 64-byte aligned, zero-filled heap block. Aligned by hand from malloc, not by aligned_alloc: glibc serves
+// aligned_alloc(64, n) from a free chunk only if it holds n plus the alignment slack, but frees just the
+// aligned n, so a block freed in the recording run (exec/plan_runner.cpp) never fits the next one of its
+// size. bert_small_int4's first run grew the heap by 15 MB so, its 36 intermediates of 256-512 KB each
+// landing in fresh memory; from malloc, a freed block takes the next request of its size.
 std::shared_ptr<void> heapBlock(size_t bytes) {
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void* p = std::aligned_alloc(64, rounded ? rounded : 64);
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0, rounded ? rounded : 64);
-  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  constexpr size_t kAlign = 64;
+  const size_t rounded = std::max<size_t>((bytes + kAlign - 1) / kAlign * kAlign, kAlign);
+  void* base = std::malloc(rounded + kAlign);
+  if (!base) throw std::bad_alloc();
+  void* p = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(base) + kAlign - 1) / kAlign * kAlign);
+  std::memset(p, 0, rounded);
+  return std::shared_ptr<void>(p, [base](void*) { std::free(base); });
 }
 
 bool isSubByte(DataType dtype) {
