@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "analysis/bindings_text.h"
 #include "exec/compare.h"
+#include "exec/busy_cores.h"
 #include "exec/executor.h"
 #include "onnx/onnx_io.h"
 #include "profile/profile_summary.h"
@@ -27,6 +28,7 @@ struct RunOptions {
   std::string backend = "cpu";
   std::string device;
   int threads = exec::ThreadPool::physicalCoreCount();
+  bool fixedThreads = false;
   int iterations = 1;
   int warmup = 0;
   std::string profile;
@@ -170,6 +172,7 @@ double median(std::vector<double> v) {
 }
 
 int runModel(const RunOptions& o) {
+  if (!o.fixedThreads) exec::BusyCores::shared();  // the first window of other processes' load starts now
   auto model = loadModel(o.model);
   if (!model) return reportError(o.model, model.error());
   SymBindings bindings;
@@ -192,6 +195,7 @@ int runModel(const RunOptions& o) {
 
   exec::ExecutorOptions options;
   options.threads = o.threads;
+  options.adaptThreads = !o.fixedThreads;
   auto backends = chooseBackends(o.backend, o.device);
   if (!backends) return reportError(o.model, backends.error());
   options.backends = *backends;
@@ -313,14 +317,24 @@ int runModel(const RunOptions& o) {
   // The whole process's peak, the weights, arena and libraries included (0 where the system does not say):
   // against the same for a model with nothing in it, what a model costs to load and run.
   const int64_t processPeak = peakResidentBytes().value_or(0);
+  // Threads asked for and used by the last timed run, fewer while other processes kept cores busy.
+  const std::string threadsJson = fmt::format(
+      "{{\"requested\":{},\"last_run\":{},\"adaptive\":{},\"others_busy_cores\":{}}}", o.threads,
+      report.threads, !o.fixedThreads,
+      report.othersBusy ? fmt::format("{:.2f}", *report.othersBusy) : std::string("null"));
+  std::string threadsText = fmt::format("{} threads", o.threads);
+  if (report.threads != o.threads)
+    threadsText += fmt::format(", {} in the last run: other processes kept {:.1f} cores busy", report.threads,
+                               report.othersBusy.value_or(0.0));
   if (o.json) {
     std::cout << fmt::format(
         "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."
         "4f}}},"
         "\"arena_bytes\":{},\"peak_bytes\":{},\"process_peak_bytes\":{},\"backend\":\"{}\",\"device\":\"{}\","
-        "\"device_run\":{},\"check\":[{}]}}\n",
+        "\"threads\":{},\"device_run\":{},\"check\":[{}]}}\n",
         o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, processPeak,
-        options.backends.front(), jsonEscape(ex.devices().front().second), deviceRunJson, checkJson);
+        options.backends.front(), jsonEscape(ex.devices().front().second), threadsJson, deviceRunJson,
+        checkJson);
   } else {
     if (options.backends.front() != "cpu")
     {
@@ -333,8 +347,8 @@ int runModel(const RunOptions& o) {
       for (const exec::HostNodeRun& n : report.hostNodes) std::cout << "  on the CPU: " << n.node << ": " << n.why << "\n";
     }
     std::cout << fmt::format(
-        "latency: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms ({} iterations, {} threads)\n", med, lo, hi,
-        latencies.size(), o.threads);
+        "latency: median {:.3f} ms, min {:.3f} ms, max {:.3f} ms ({} iterations, {})\n", med, lo, hi,
+        latencies.size(), threadsText);
     if (profiledMedian > 0)
       std::cout << fmt::format("profiled runs: median {:.3f} ms ({:+.1f}% for recording events)\n",
                                profiledMedian, 100.0 * (profiledMedian / med - 1.0));
@@ -374,7 +388,12 @@ Command runCommand() {
             app.add_option("--device", o->device,
                            "Vulkan device: index or part of its name (default: ONYX_VULKAN_DEVICE, else the "
                            "best GPU)");
-            app.add_option("--threads", o->threads, "Threads for kernels (default: the physical cores)")->check(CLI::Range(1, 256));
+            app.add_option("--threads", o->threads,
+                           "Threads for kernels, at most (default: the physical cores); fewer while other "
+                           "processes keep cores busy, unless --fixed-threads")
+                ->check(CLI::Range(1, 256));
+            app.add_flag("--fixed-threads", o->fixedThreads,
+                         "Always use --threads threads, even while other processes keep cores busy");
             app.add_option("--iterations", o->iterations, "Timed runs")->check(CLI::Range(1, 1000000));
             app.add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 1000000));
             app.add_option("--profile", o->profile, "Write a Chrome trace (Perfetto) of per-node events")

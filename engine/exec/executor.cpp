@@ -6,6 +6,7 @@
 #include <random>
 
 #include "exec/backend_registry.h"
+#include "exec/busy_cores.h"
 #include "exec/cpu/cpu_isa.h"
 #include "exec/graph_plan.h"
 #include "exec/plan_builder.h"
@@ -17,7 +18,9 @@
 namespace onyx::exec {
 
 Executor::Executor(const Model& model, ExecutorOptions options)
-    : model_(model), options_(std::move(options)), pool_(options_.threads) {}
+    : model_(model), options_(std::move(options)), pool_(options_.threads) {
+  if (options_.adaptThreads) BusyCores::shared();  // its first window starts now, before the first run
+}
 
 Executor::~Executor() = default;
 
@@ -168,6 +171,13 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   Profiler* profiler = options_.profile ? &profiler_ : nullptr;
   if (profiler) profiler->beginIteration();
   lastRun_ = RunReport();
+  if (options_.adaptThreads) {
+    lastRun_.threads = BusyCores::shared().threadsFor(options_.threads);
+    lastRun_.othersBusy = BusyCores::shared().othersBusy();
+  } else {
+    lastRun_.threads = options_.threads;
+  }
+  pool_.beginRun(lastRun_.threads);
   for (const auto& backend : backends_) (void)backend->takeRunCounters();  // work done before this run
   const RunEnvironment env{bodies_, pool_, profiler, backends_.back()->name(), &lastRun_.hostNodes};
   auto result = runPlan(env, *main_, frame, options_.useArena, options_.arenaLimitBytes);

@@ -4,6 +4,7 @@
 // the plan (exec/plan_runner.h) with an arena for the intermediates and per-node profiling.
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ExecutorOptions {
   std::string fallbackBackend = "cpu";
   std::string device;  // Vulkan device: index or part of its name; "" the best one (or ONYX_VULKAN_DEVICE)
   int threads = ThreadPool::physicalCoreCount();  // one per physical core: SMT siblings share its units
+  // Run with fewer threads than `threads` while other processes keep cores busy (exec/busy_cores.h):
+  // statically split kernels would wait for the thread that shares its core.
+  bool adaptThreads = true;
   std::string kernelVariant;    // "" best available; "reference" pins the oracle kernels
   bool useArena = true;         // plan intermediates into one arena after the first run
   int64_t arenaLimitBytes = 0;  // 0: no limit; otherwise runs needing more fail, naming the node
@@ -55,6 +59,8 @@ struct MemoryReport {
 // moved; and the nodes that ran on the host while a device backend was in use, with why.
 struct RunReport {
   DeviceRunCounters device;  // summed over the device backends in use
+  int threads = 0;           // CPU threads the run used (ExecutorOptions::adaptThreads)
+  std::optional<double> othersBusy;  // cores other processes kept busy, where measured
   std::vector<HostNodeRun> hostNodes;
 };
 

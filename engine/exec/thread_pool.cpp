@@ -55,7 +55,14 @@ extern "C" char* getenv(const char* name) noexcept {
 
 namespace onyx::exec {
 
-ThreadPool::ThreadPool(int threads) : threads_(std::max(1, threads)), budget_(threads_) {
+ThreadPool::ThreadPool(int threads) : size_(std::max(1, threads)), threads_(size_), budget_(size_) {
+  omp_set_num_threads(threads_);
+}
+
+void ThreadPool::beginRun(int threads) {
+  threads_ = budget_ = std::clamp(threads, 1, size_);
+  // Also on every run's thread: OpenMP's setting belongs to the thread that sets it, and runs may come from
+  // another thread than the one that made the pool (the GUI's workers).
   omp_set_num_threads(threads_);
 }
 

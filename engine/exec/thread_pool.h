@@ -19,9 +19,13 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  // Threads the running node may use (its budget; the pool's size outside a node).
+  // Threads the running node may use (its budget; the run's threads outside a node).
   int threadCount() const { return budget_; }
+  // Threads the current run may use: the pool's size, or fewer while other processes keep cores busy.
   int maxThreads() const { return threads_; }
+  // Sets the threads of the run about to start on the calling thread (at most the pool's size), for our
+  // loops and for oneDNN, whose teams follow the calling thread's OpenMP setting.
+  void beginRun(int threads);
   // Threads a node of this much work is worth: one per kFlopsPerThread operations or kBytesPerThread bytes
   // read and written, whichever asks for more, between 1 and the pool's size.
   int threadsForWork(int64_t flops, int64_t bytes) const;
@@ -64,7 +68,8 @@ class ThreadPool {
  private:
   void applyBudget(int threads);
 
-  int threads_;
+  int size_;     // threads asked for
+  int threads_;  // this run's
   int budget_;
 };
 

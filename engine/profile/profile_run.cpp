@@ -135,6 +135,7 @@ Expected<RunResult> runProfiled(const Model& model, const RunRequest& request,
 
   exec::ExecutorOptions options;
   options.threads = std::max(1, request.threads);
+  options.adaptThreads = request.adaptThreads;
   options.profile = request.profile;
   // "auto" prefers a device backend (the first registered one that is not the CPU) and falls back to the CPU
   // with a note when it cannot start (no driver, no device); a named backend that cannot start is an error.

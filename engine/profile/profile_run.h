@@ -18,6 +18,7 @@ enum class InputSource { Random, Zeros, TestDataSet, TensorFiles };
 struct RunRequest {
   std::string backend = "cpu";  // one of availableBackends()
   int threads = exec::ThreadPool::physicalCoreCount();  // one per physical core
+  bool adaptThreads = true;  // fewer while other processes keep cores busy (exec/busy_cores.h)
   SymBindings bindings;
   InputSource inputs = InputSource::Random;
   std::filesystem::path dataSet;                   // TestDataSet: a test_data_set_N folder

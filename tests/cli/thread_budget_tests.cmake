@@ -1,7 +1,7 @@
 # Threads sized to the work (issue #21, opt-in with ONYX_THREAD_BUDGET=all): `onyx profile` shows the threads
 # each node ran on, and `onyx run` defaults to one thread per physical core.
 add_test(NAME cli.profile.thread_budget
-  COMMAND bash -c "set -e; d=\"$2/models/squeezenet1_1\"; [ -f \"$d/model.onnx\" ] || { echo \"test data not found: $d\"; exit 77; }; \"$1\" run \"$d/model.onnx\" --inputs \"$d/test_data_set_0\" --threads 2 --iterations 2 --profile budget_trace.json >/dev/null; \"$1\" profile budget_trace.json --by node --json > budget_profile.json; \"$1\" run \"$d/model.onnx\" --inputs \"$d/test_data_set_0\" --iterations 2 > budget_run.txt; /usr/bin/python3 \"$3\" budget_profile.json budget_run.txt"
+  COMMAND bash -c "set -e; d=\"$2/models/squeezenet1_1\"; [ -f \"$d/model.onnx\" ] || { echo \"test data not found: $d\"; exit 77; }; \"$1\" run \"$d/model.onnx\" --inputs \"$d/test_data_set_0\" --threads 2 --fixed-threads --iterations 2 --profile budget_trace.json >/dev/null; \"$1\" profile budget_trace.json --by node --json > budget_profile.json; \"$1\" run \"$d/model.onnx\" --inputs \"$d/test_data_set_0\" --iterations 2 > budget_run.txt; /usr/bin/python3 \"$3\" budget_profile.json budget_run.txt"
     bash $<TARGET_FILE:onyx> ${ONYX_TEST_DATA} ${CMAKE_CURRENT_SOURCE_DIR}/check_thread_budget.py
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(cli.profile.thread_budget PROPERTIES LABELS cli SKIP_RETURN_CODE 77
@@ -12,3 +12,8 @@ add_test(NAME cli.openmp_spin_bounded
   COMMAND bash -c "set -e; out=$(env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY OMP_DISPLAY_ENV=verbose \"$1\" --version 2>&1); want=$([ $(nproc) -le 4 ] && echo 1000 || echo 100000); echo \"$out\" | grep \"GOMP_SPINCOUNT = '$want'\"; out=$(env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=77 OMP_DISPLAY_ENV=verbose \"$1\" --version 2>&1); echo \"$out\" | grep \"GOMP_SPINCOUNT = '77'\""
     bash $<TARGET_FILE:onyx>)
 set_tests_properties(cli.openmp_spin_bounded PROPERTIES LABELS cli)
+# Fewer threads while other processes keep cores busy (exec/busy_cores.h): a busy loop on one of two CPUs
+# leaves `onyx run --threads 2` one thread, and its outputs still match; --fixed-threads keeps two.
+add_test(NAME cli.run.busy_core_fewer_threads
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/busy_core_run.sh $<TARGET_FILE:onyx> ${ONYX_TEST_DATA})
+set_tests_properties(cli.run.busy_core_fewer_threads PROPERTIES LABELS cli SKIP_RETURN_CODE 77)

@@ -59,6 +59,7 @@ MixedRun runMixed(int threads) {
   EXPECT_TRUE(model.ok()) << model.error().toString();
   ExecutorOptions options;
   options.threads = threads;
+  options.adaptThreads = false;  // the counts below, whatever else the machine runs
   options.profile = true;
   auto executor = Executor::create(**model, options);
   EXPECT_TRUE(executor.ok()) << executor.error().toString();

@@ -1,5 +1,6 @@
 #include "run_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
@@ -41,9 +42,15 @@ RunDialog::RunDialog(ProfileSession* session, QWidget* parent) : QDialog(parent)
   const int cores = exec::ThreadPool::physicalCoreCount();
   threads_->setRange(1, std::max(cores, threads_->maximum()));
   threads_->setValue(cores);
-  threads_->setToolTip(tr("Default: %n physical core(s); each node uses as many of these as its size is worth", "", cores));
+  threads_->setToolTip(tr("Default: %n physical core(s)", "", cores));
   form->addRow(tr("Threads"), threads_);
   form->addRow(QString(), new QLabel(tr("default %n (physical cores)", "", cores), this));
+  adaptThreads_ = new QCheckBox(tr("Fewer while other programs keep cores busy"), this);
+  adaptThreads_->setChecked(true);
+  adaptThreads_->setToolTip(
+      tr("A thread that shares its core with another program finishes its share late, and every node waits "
+         "for it: runs then use only the cores others leave free"));
+  form->addRow(QString(), adaptThreads_);
   const Model& model = session_->document()->model();
   const std::filesystem::path modelPath(QFile::encodeName(session_->document()->path()).toStdString());
   const std::vector<std::filesystem::path> dataSets = findTestDataSets(modelPath);
@@ -142,6 +149,7 @@ Expected<profile::RunRequest> RunDialog::request() const {
   profile::RunRequest r;
   r.backend = backend_->currentText().toStdString();
   r.threads = threads_->value();
+  r.adaptThreads = adaptThreads_->isChecked();
   for (const auto& [symbol, box] : bindings_) r.bindings[symbol] = box->value();
   r.inputs = profile::InputSource(inputs_->currentData(kSourceRole).toInt());
   QString path = inputPath_->text().trimmed();
@@ -162,6 +170,7 @@ Expected<profile::RunRequest> RunDialog::request() const {
 void RunDialog::setRequest(const profile::RunRequest& r) {
   backend_->setCurrentText(QString::fromStdString(r.backend));
   threads_->setValue(r.threads);
+  adaptThreads_->setChecked(r.adaptThreads);
   for (auto& [symbol, box] : bindings_)
     if (auto found = r.bindings.find(symbol); found != r.bindings.end()) box->setValue(int(found->second));
   QString path;

@@ -19,6 +19,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QCheckBox;
 class QSpinBox;
 class QThread;
 
@@ -64,6 +65,7 @@ class RunDialog : public QDialog {
   ProfileSession* session_;
   QComboBox* backend_;
   QSpinBox* threads_;
+  QCheckBox* adaptThreads_;
   std::vector<std::pair<std::string, QSpinBox*>> bindings_;
   QComboBox* inputs_;
   QLineEdit* inputPath_;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "exec/cpu/dnnl_common.h"
+#include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
 #include "ops/math/matmul_dims.h"
 
@@ -384,6 +385,7 @@ class DnnlMatmul final : public Kernel {
       key.insert(key.end(), inY->begin(), inY->end());
     }
     key.push_back(fused ? -1 : -2);
+    key.push_back(ctx.pool().threadCount());  // oneDNN fixes a primitive's team size when it creates it
     auto it = plans_.find(key);
     if (it != plans_.end()) return &it->second;
     MatmulPlan plan;
@@ -447,11 +449,18 @@ class DnnlMatmul final : public Kernel {
     }
     plan.primitive = dnnl::matmul(plan.pd);
     if (pack) {
-      dnnl::stream stream(cpuEngine());
-      memory user(plan.userWeightsMd, cpuEngine(), const_cast<void*>(s.b.storage->raw()));
-      plan.weights = memory(plan.pd.weights_desc(), cpuEngine());
-      dnnl::reorder(user, plan.weights).execute(stream, user, plan.weights);
-      stream.wait();
+      // B packed the same way by another plan (another thread count or shape of A) is shared, not copied.
+      for (const auto& [otherKey, other] : plans_)
+        if (other.weightsPacked && other.userWeightsMd == plan.userWeightsMd &&
+            other.pd.weights_desc() == plan.pd.weights_desc())
+          plan.weights = other.weights;
+      if (!plan.weights) {
+        dnnl::stream stream(cpuEngine());
+        memory user(plan.userWeightsMd, cpuEngine(), const_cast<void*>(s.b.storage->raw()));
+        plan.weights = memory(plan.pd.weights_desc(), cpuEngine());
+        dnnl::reorder(user, plan.weights).execute(stream, user, plan.weights);
+        stream.wait();
+      }
       plan.weightsPacked = true;
     }
     return &plans_.emplace(key, std::move(plan)).first->second;

@@ -11,6 +11,7 @@
 
 #include "exec/cpu/dnnl_common.h"
 #include "exec/cpu/window_geometry.h"
+#include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
 #include "ops/nn/conv_epilogue_chain.h"
 
@@ -37,6 +38,7 @@ struct ConvPart {
   dnnl::convolution_forward primitive;
   dnnl::convolution_forward::primitive_desc pd;
   memory weights;           // in the primitive's layout
+  int64_t channelOffset = 0;  // the first input channel of the weights it reads
   memory bias;              // the first part's only
   Tag srcTag = Tag::undef;  // the layout of the tensor we read
   bool srcReorder = false;
@@ -143,7 +145,8 @@ class DnnlConv final : public Kernel {
       implementation_ = "reference";  // the profile says so
       return runReferenceKernel(ctx);
     }
-    PlanKey key{{}, fused};
+    // Per thread count too: oneDNN fixes a primitive's team size when it creates it.
+    PlanKey key{{}, fused, ctx.pool().threadCount()};
     for (const TensorValue* part : parts) key.parts.push_back({part->dims(), part->channelsLast()});
     auto it = plans_.find(key);
     if (it == plans_.end() || !(constantWeights_ || ctx.inputIsConstant(1))) {
@@ -209,7 +212,10 @@ class DnnlConv final : public Kernel {
   struct PlanKey {
     std::vector<std::pair<Dims, bool>> parts;  // dims and channels-last, per part of the data input
     bool fused = false;
-    bool operator<(const PlanKey& o) const { return std::tie(parts, fused) < std::tie(o.parts, o.fused); }
+    int threads = 1;
+    bool operator<(const PlanKey& o) const {
+      return std::tie(parts, fused, threads) < std::tie(o.parts, o.fused, o.threads);
+    }
   };
 
   // Whether the parts of a concatenated data input run as they lie: float tensors that join along channels
@@ -338,11 +344,17 @@ class DnnlConv final : public Kernel {
                                                               attr, cpuEngine());
         part.primitive = dnnl::convolution_forward(part.pd);
         if (first) plan.implementation = part.pd.impl_info_str();
-        memory userW({wDims, memory::data_type::f32, wTag}, cpuEngine(),
-                     slice.empty() ? const_cast<void*>(w.raw()) : slice.data());
-        part.weights = memory(part.pd.weights_desc(), cpuEngine());
-        dnnl::reorder(userW, part.weights).execute(stream, userW, part.weights);
-        stream.wait();  // before the slice goes
+        part.channelOffset = offset - in.dim(1);
+        const bool constant = constantWeights_ || ctx.inputIsConstant(1);
+        if (auto packed = constant ? packedWeights(part) : std::nullopt) {
+          part.weights = *packed;
+        } else {
+          memory userW({wDims, memory::data_type::f32, wTag}, cpuEngine(),
+                       slice.empty() ? const_cast<void*>(w.raw()) : slice.data());
+          part.weights = memory(part.pd.weights_desc(), cpuEngine());
+          dnnl::reorder(userW, part.weights).execute(stream, userW, part.weights);
+          stream.wait();  // before the slice goes
+        }
         if (biased) {
           part.bias = memory(biasMd, cpuEngine());
           std::memcpy(part.bias.get_data_handle(), bias.raw(), size_t(m) * sizeof(float));
@@ -362,6 +374,16 @@ class DnnlConv final : public Kernel {
       return ctx.error(std::string("oneDNN could not create the convolution: ") + e.what());
     }
     return plan;
+  }
+
+  // Constant weights another plan (another thread count or input size) already holds in the layout `part`
+  // wants, so that each plan does not keep its own copy.
+  std::optional<memory> packedWeights(const ConvPart& part) const {
+    for (const auto& [key, plan] : plans_)
+      for (const ConvPart& other : plan.parts)
+        if (other.channelOffset == part.channelOffset && other.pd.weights_desc() == part.pd.weights_desc())
+          return other.weights;
+    return std::nullopt;
   }
 
   std::string_view algorithm() const override { return winograd_ ? "winograd" : ""; }

@@ -1,0 +1,22 @@
+#!/bin/bash
+# `onyx run --threads 2` while a busy loop holds one of its two CPUs: the runs use 1 thread (and still match
+# the expected outputs); with --fixed-threads, 2. Usage: busy_core_run.sh ONYX DATA
+set -euo pipefail
+onyx=$1
+d="$2/models/squeezenet1_1"
+[ -f "$d/model.onnx" ] || { echo "test data not found: $d"; exit 77; }
+cpus=$(/usr/bin/python3 -c 'import os; c = sorted(os.sched_getaffinity(0)); print(",".join(map(str, c[:2])) if len(c) >= 2 else "")')
+[ -n "$cpus" ] || { echo "needs 2 CPUs"; exit 77; }
+taskset -c "${cpus#*,}" timeout 120 sh -c 'while :; do :; done' &
+loop=$!
+trap 'kill $loop 2>/dev/null || true' EXIT
+sleep 0.3
+run() { taskset -c "$cpus" "$onyx" run "$d/model.onnx" --inputs "$d/test_data_set_0" --check "$d/test_data_set_0" \
+  --threads 2 --warmup 5 --iterations 5 --json "$@"; }
+adaptive=$(run)
+echo "$adaptive"
+grep -q '"threads":{"requested":2,"last_run":1,"adaptive":true' <<<"$adaptive" || { echo "FAIL: expected 1 thread"; exit 1; }
+fixed=$(run --fixed-threads)
+echo "$fixed"
+grep -q '"threads":{"requested":2,"last_run":2,"adaptive":false' <<<"$fixed" || { echo "FAIL: expected 2 threads"; exit 1; }
+echo "ok: 1 thread beside a busy core, 2 when fixed"
