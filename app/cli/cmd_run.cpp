@@ -173,7 +173,8 @@ double median(std::vector<double> v) {
 
 int runModel(const RunOptions& o) {
   if (!o.fixedThreads) exec::BusyCores::shared();  // the first window of other processes' load starts now
-  auto model = loadModel(o.model);
+  // Mapped: inline weights a run never reads (most of an embedding table) take no memory (onnx_io.h).
+  auto model = loadModel(o.model, LoadOptions{.mapWeights = true});
   if (!model) return reportError(o.model, model.error());
   SymBindings bindings;
   for (const std::string& bind : o.binds) {

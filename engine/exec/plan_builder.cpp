@@ -10,10 +10,30 @@
 #include "exec/plan_memory.h"
 #include "exec/plan_place.h"
 #include "exec/plan_schedule.h"
+#include "util/mapped_file.h"
 
 namespace onyx::exec {
 
 namespace {
+
+// An initializer as the kernels read it. One read only as Gather's data (an embedding table) is viewed where
+// it lies even when its start is not aligned to its element, which fromConstant would copy: Gather copies
+// rows as bytes, and in a mapped model file (LoadOptions::mapWeights) the rows a run never gathers are never
+// read, so bert_small_int4's 8 MB table costs the few hundred KB its tokens touch.
+TensorValue constantValue(const onyx::Value& value) {
+  const onyx::Tensor& tensor = *value.initializer();
+  const DataType dtype = tensor.dtype();
+  bool gatheredOnly = !value.uses().empty() && tensor.buffer() && dtype != DataType::String &&
+                      dataTypeBits(dtype) % 8 == 0;
+  for (const Use& use : value.uses())
+    gatheredOnly = gatheredOnly && use.node && use.index == 0 && use.node->opType() == "Gather" &&
+                   (use.node->domain().empty() || use.node->domain() == "ai.onnx");
+  auto bytes = tensor.bytesOrEmpty();
+  if (!gatheredOnly || bytes.size() != size_t(tensor.elementCount()) * size_t(dataTypeBits(dtype) / 8))
+    return TensorValue::fromConstant(tensor);
+  if (bytes.size() >= (size_t(1) << 20)) adviseRandomAccess(bytes);  // a mapped table: only rows read count
+  return TensorValue::view(dtype, tensor.dims(), const_cast<std::byte*>(bytes.data()), tensor.buffer());
+}
 
 Error notProduced(const onyx::Value& value, const Node& reader) {
   return makeError("input '" + value.name() + "' is not produced by any node, graph input or initializer",
@@ -78,7 +98,7 @@ void GraphPlanning::bindGraphSlots() {
   for (const onyx::Value* v : graph_.inputs()) plan_->inputSlots.push_back(plan_->addSlot(v));
   for (const onyx::Value* v : graph_.initializers()) {
     int slot = plan_->slotOf.count(v) ? plan_->slotOf[v] : plan_->addSlot(v);
-    plan_->constants.push_back({slot, TensorValue::fromConstant(*v->initializer())});
+    plan_->constants.push_back({slot, constantValue(*v)});
     plan_->isConstant[size_t(slot)] = true;
   }
 }

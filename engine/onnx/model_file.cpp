@@ -33,7 +33,8 @@ Error parseFailure(const std::string& what, size_t size) {
 }
 
 Expected<void> parseStream(google::protobuf::io::ZeroCopyInputStream& stream, size_t size,
-                           google::protobuf::Message& message, const std::string& what) {
+                           google::protobuf::Message& message, const std::string& what,
+                           InlineSpans* spans = nullptr) {
   if (size == 0) return makeError("the file is empty; an ONNX " + what + " is a serialized protobuf message");
   if (size > size_t(INT_MAX))
     return makeError("the file is " + std::to_string(size) +
@@ -42,7 +43,7 @@ Expected<void> parseStream(google::protobuf::io::ZeroCopyInputStream& stream, si
   google::protobuf::io::CodedInputStream coded(&stream);
   coded.SetTotalBytesLimit(INT_MAX);
   auto* model = dynamic_cast<onnx::ModelProto*>(&message);
-  bool parsed = model ? parseModelStream(coded, size, *model)
+  bool parsed = model ? parseModelStream(coded, size, *model, spans)
                       : message.ParsePartialFromCodedStream(&coded) && coded.ConsumedEntireMessage();
   if (!parsed) return parseFailure(what, size);
   return {};
@@ -135,7 +136,7 @@ Error tooLarge(size_t size) {
 }  // namespace
 
 Expected<void> parseProtoFile(const fs::path& path, google::protobuf::Message& message,
-                              const std::string& what) {
+                              const std::string& what, InlineSpans* spans) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return makeError(std::string("cannot open the file: ") + std::strerror(errno));
   struct stat info {};
@@ -145,18 +146,29 @@ Expected<void> parseProtoFile(const fs::path& path, google::protobuf::Message& m
   }
   google::protobuf::io::FileInputStream stream(fd, 1 << 16);
   stream.SetCloseOnDelete(true);
-  return parseStream(stream, size_t(info.st_size), message, what);
+  return parseStream(stream, size_t(info.st_size), message, what, spans);
 }
 
 }  // namespace onnx_io
 
-Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path) {
+Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path, const LoadOptions& options) {
   onnx::ModelProto proto;
-  if (auto parsed = onnx_io::parseProtoFile(path, proto, "model"); !parsed) {
-    auto file = MappedFile::open(path);
+  // Mapped weights: the large inline initializers stay in the file's pages, read when a kernel touches them.
+  std::shared_ptr<const MappedFile> mapped;
+  onnx_io::InlineSpans spans;
+  if (options.mapWeights)
+    if (auto file = MappedFile::open(path)) mapped = *file;
+  if (auto parsed = onnx_io::parseProtoFile(path, proto, "model", mapped ? &spans : nullptr); !parsed) {
+    auto file = mapped ? Expected<std::shared_ptr<const MappedFile>>(mapped) : MappedFile::open(path);
     return file ? onnx_io::whyUnparsable((*file)->bytes(), parsed.error()) : parsed.error();
   }
-  auto model = onnx_io::modelFromProto(proto, {onnx_io::absoluteFolder(path)});
+  // The mapping is of the file as it was opened for parsing: one size, checked against every span.
+  if (mapped)
+    for (const auto& [tensor, span] : spans.spans)
+      if (span.first + span.second > mapped->bytes().size())
+        return makeError("the file changed while it was read; open it again", path.string());
+  onnx_io::ExternalDataRoot root{onnx_io::absoluteFolder(path), mapped, mapped ? &spans : nullptr};
+  auto model = onnx_io::modelFromProto(proto, root);
   if (model)
     if (auto typed = onnx_io::checkAttributeTypes(**model); !typed) return typed.error();
   if (model) {
@@ -165,6 +177,10 @@ Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path) {
     (*model)->path = error ? path : absolute;
   }
   return model;
+}
+
+Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path) {
+  return loadModel(path, LoadOptions{});
 }
 
 Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::filesystem::path& baseDir,

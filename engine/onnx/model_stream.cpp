@@ -80,6 +80,7 @@ class WireReader {
     return int64_t(length) <= end - position();
   }
   bool readRaw(void* out, uint32_t size) { return size == 0 || in_.ReadRaw(out, int(size)); }
+  bool skip(uint32_t size) { return size == 0 || in_.Skip(int(size)); }
   bool appendRaw(int64_t end, uint32_t size, std::string& out) {
     if (int64_t(size) > end - position()) return false;
     size_t at = out.size();
@@ -154,46 +155,56 @@ auto lengthDelimitedField(int number) {
   };
 }
 
-// An initializer of the main graph (nesting depth 2), its raw_data read straight into its final string.
-bool readInitializer(WireReader& reader, int64_t outerEnd, onnx::TensorProto& tensor) {
+// An initializer of the main graph (nesting depth 2), its raw_data read straight into its final string, or,
+// when at least spans->minBytes, left in the (mapped) file and its place recorded.
+bool readInitializer(WireReader& reader, int64_t outerEnd, onnx::TensorProto& tensor, InlineSpans* spans) {
   uint32_t length = 0;
   if (!reader.readLength(outerEnd, length, nullptr)) return false;
   int64_t end = reader.position() + length;
   std::string rest;
   std::string raw;
   bool hasRaw = false;
+  std::optional<std::pair<size_t, size_t>> span;  // the last raw_data wins, as in protobuf
   bool ok = forEachField(reader, end, 2, rest, lengthDelimitedField(kTensorRawDataField), [&](int64_t end) {
     uint32_t size = 0;
     if (!reader.readLength(end, size, nullptr)) return false;
     raw.clear();
     raw.shrink_to_fit();
-    raw.resize(size);  // the one allocation of the weights' bytes
     hasRaw = true;
+    if (spans && size >= spans->minBytes) {
+      span = std::pair<size_t, size_t>(size_t(reader.position()), size_t(size));
+      return reader.skip(size);
+    }
+    span.reset();
+    raw.resize(size);  // the one allocation of the weights' bytes
     return reader.readRaw(raw.data(), size);
   });
   if (!ok || !mergeCopiedFields(rest, tensor, 2)) return false;
-  if (hasRaw) tensor.set_raw_data(std::move(raw));
+  if (span)
+    spans->spans[&tensor] = *span;
+  else if (hasRaw)
+    tensor.set_raw_data(std::move(raw));
   return true;
 }
 
-bool readGraph(WireReader& reader, int64_t outerEnd, onnx::GraphProto& graph) {
+bool readGraph(WireReader& reader, int64_t outerEnd, onnx::GraphProto& graph, InlineSpans* spans) {
   uint32_t length = 0;
   if (!reader.readLength(outerEnd, length, nullptr)) return false;
   int64_t end = reader.position() + length;
   std::string rest;
   bool ok = forEachField(reader, end, 1, rest, lengthDelimitedField(kGraphInitializerField),
-                         [&](int64_t end) { return readInitializer(reader, end, *graph.add_initializer()); });
+                         [&](int64_t end) { return readInitializer(reader, end, *graph.add_initializer(), spans); });
   return ok && mergeCopiedFields(rest, graph, 1);
 }
 
 }  // namespace
 
-bool parseModelStream(CodedInputStream& in, size_t size, onnx::ModelProto& model) {
+bool parseModelStream(CodedInputStream& in, size_t size, onnx::ModelProto& model, InlineSpans* spans) {
   WireReader reader(in);
   std::string rest;
   int64_t end = int64_t(size);
   bool ok = forEachField(reader, end, 0, rest, lengthDelimitedField(kModelGraphField),
-                         [&](int64_t end) { return readGraph(reader, end, *model.mutable_graph()); });
+                         [&](int64_t end) { return readGraph(reader, end, *model.mutable_graph(), spans); });
   return ok && mergeCopiedFields(rest, model, 0);
 }
 

@@ -20,6 +20,15 @@ namespace onyx {
 // Reads an .onnx file. Inline weights move into the IR without a copy; external weights are checked
 // (inside the model's folder, present, long enough) and mapped lazily on first use.
 Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path);
+struct LoadOptions {
+  // Inline initializers of 1 MiB or more stay in a read-only map of the file instead of being copied: the
+  // pages a run never reads (most rows of an embedding table) never take memory. The file must then stay
+  // as it is while the model is open (a program that rewrites it in place changes those weights, or ends
+  // this process with SIGBUS where it shrank), so `onyx run` maps and the GUI, whose files get re-exported
+  // while open, copies.
+  bool mapWeights = false;
+};
+Expected<std::unique_ptr<Model>> loadModel(const std::filesystem::path& path, const LoadOptions& options);
 // Same, from bytes in memory. External data resolves against `baseDir` (empty: external data is an error);
 // `displayName` (if not empty) starts the message of every error: "pasted model: the file is empty...".
 Expected<std::unique_ptr<Model>> parseModel(std::string_view bytes, const std::filesystem::path& baseDir,

@@ -9,19 +9,31 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "ir/model.h"
 #include "onnx/onnx_io.h"
 #include "util/expected.h"
+#include "util/mapped_file.h"
 
 namespace onyx::onnx_io {
 
 // Where external data may be read from: the folder of the model file, checked so that a location cannot
 // reach outside it.
+// Main-graph raw_data of at least `minBytes` that parseModelStream left in the file instead of reading it:
+// where each such initializer's bytes are, for a model file that loadModel maps (LoadOptions::mapWeights).
+struct InlineSpans {
+  size_t minBytes = size_t(1) << 20;
+  std::map<const onnx::TensorProto*, std::pair<size_t, size_t>> spans;  // offset and size in the file
+};
+
 struct ExternalDataRoot {
   std::filesystem::path folder;  // empty: the model came from memory, external data is an error
+  // The mapped model file and the initializers whose raw_data stayed in it (InlineSpans), or none.
+  std::shared_ptr<const MappedFile> modelFile = {};
+  const InlineSpans* inlineSpans = nullptr;
 };
 
 // Converts a TensorProto, moving raw_data out of it (no copy). `what` names the tensor in errors:
@@ -68,14 +80,16 @@ void applyPresence(FieldPresence presence, google::protobuf::Message& message);
 
 // Parses a ModelProto of `size` bytes as protobuf would, reading the main graph's raw_data into strings of
 // exactly their size (model_stream.cpp).
-bool parseModelStream(google::protobuf::io::CodedInputStream& in, size_t size, onnx::ModelProto& model);
+// With `spans`, raw_data of spans->minBytes or more is skipped and its place recorded instead.
+bool parseModelStream(google::protobuf::io::CodedInputStream& in, size_t size, onnx::ModelProto& model,
+                      InlineSpans* spans = nullptr);
 // The deepest If/Loop/Scan body level of a serialized ModelProto (the main graph is 0, a function body 1), read
 // along the fields that lead to bodies only; nullopt when those are malformed (nesting_scan.cpp).
 std::optional<int64_t> scanBodyNesting(std::span<const std::byte> bytes);
 
 // Parses a whole file into `message` from a buffered stream (the file is never held as one string) with
-// protobuf's size limit raised to its 2 GB maximum.
+// protobuf's size limit raised to its 2 GB maximum. `spans`: see parseModelStream (a ModelProto only).
 Expected<void> parseProtoFile(const std::filesystem::path& path, google::protobuf::Message& message,
-                              const std::string& what);
+                              const std::string& what, InlineSpans* spans = nullptr);
 
 }  // namespace onyx::onnx_io

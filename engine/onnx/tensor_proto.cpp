@@ -278,30 +278,44 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
   if (!external && proto.external_data_size() > 0)
     return makeError("tensor has external_data entries but data_location is not EXTERNAL", what);
 
+  // Inline bytes the parser left in the mapped model file (InlineSpans): raw_data all the same.
+  const std::pair<size_t, size_t>* span = nullptr;
+  if (root.inlineSpans && root.modelFile)
+    if (auto found = root.inlineSpans->spans.find(&proto); found != root.inlineSpans->spans.end())
+      span = &found->second;
+  const bool hasRaw = proto.has_raw_data() || span;
   Tensor tensor;
   if (external) {
     if (dtype == DataType::String)
       return makeError("string tensor is marked as external data; ONNX keeps strings only in string_data",
                        what);
-    if (proto.has_raw_data())
-      return makeError("tensor is marked as external data but also has raw_data", what);
+    if (hasRaw) return makeError("tensor is marked as external data but also has raw_data", what);
     auto ext = checkExternal(proto, dtype, needed, root, what);
     if (!ext) return ext.error();
     tensor = Tensor::external(dtype, std::move(dims), std::move(*ext));
-  } else if (proto.has_raw_data()) {
+  } else if (hasRaw) {
     if (dtype == DataType::String) return makeError("string tensor stores its values in raw_data", what);
     for (const Present& p : present)
       if (p.size > 0)
         return makeError(std::string("tensor stores values in both raw_data and ") + fieldName(p.field),
                          what);
-    std::string raw = std::move(*proto.mutable_raw_data());
-    proto.clear_raw_data();
-    if (isKnownType(dtype) && raw.size() != needed)
-      return makeError("tensor has " + std::to_string(raw.size()) + " bytes of raw_data, its type " +
-                           std::string(dataTypeName(dtype)) + " and shape " + dimsText(dims) + " need " +
-                           std::to_string(needed),
-                       what);
-    tensor = Tensor(dtype, std::move(dims), Buffer::fromString(std::move(raw)));
+    if (span) {
+      if (isKnownType(dtype) && span->second != needed)
+        return makeError("tensor has " + std::to_string(span->second) + " bytes of raw_data, its type " +
+                             std::string(dataTypeName(dtype)) + " and shape " + dimsText(dims) + " need " +
+                             std::to_string(needed),
+                         what);
+      tensor = Tensor(dtype, std::move(dims), Buffer::view(root.modelFile, span->first, span->second));
+    } else {
+      std::string raw = std::move(*proto.mutable_raw_data());
+      proto.clear_raw_data();
+      if (isKnownType(dtype) && raw.size() != needed)
+        return makeError("tensor has " + std::to_string(raw.size()) + " bytes of raw_data, its type " +
+                             std::string(dataTypeName(dtype)) + " and shape " + dimsText(dims) + " need " +
+                             std::to_string(needed),
+                         what);
+      tensor = Tensor(dtype, std::move(dims), Buffer::fromString(std::move(raw)));
+    }
     tensor.setStorage(TensorStorage::Raw);
   } else if (layout.field == TypedField::String) {
     if (proto.string_data_size() != *count)

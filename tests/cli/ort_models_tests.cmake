@@ -15,12 +15,11 @@ foreach(_model bert_small_ortopt_fp16 bert_small_int4)
     $<TARGET_FILE:onyx> ${ONYX_TEST_DATA} ${_model} ${_ort_tolerance_${_model}})
   set_tests_properties(cli.run.ort.${_model} PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
 endforeach()
-# Memory: bert_small_int4's run costs (peak resident set over an empty model's run) less than three times its
-# file: the 4-bit weights are held once, never widened, and the float ones are not copied. Measured 2.8x (3.6x
-# before; the issue asks 1.5x, not met yet): glibc keeps the recording run's freed intermediates in its heap.
-# Fixing its mmap threshold brought it to 1.7x but made every large per-call buffer an mmap and page faults
-# (the float16 model 2.2x slower), so it is not done.
+# Memory: bert_small_int4's run costs (peak resident set over an empty model's run) less than 1.5x its file
+# (issue #22): the 4-bit weights are held once, never widened; the intermediates of the recording run reuse
+# freed blocks (exec/tensor_value.cpp); and `onyx run` maps the 8 MB embedding table (LoadOptions::mapWeights),
+# of which a run reads only the rows of its tokens. Measured 1.43x (2.57x before those two, 3.6x earlier).
 add_test(NAME cli.run.ort.bert_small_int4.peak_memory
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_peak_memory.py $<TARGET_FILE:onyx>
-          ${CMAKE_CURRENT_BINARY_DIR}/empty_run.onnx ${ONYX_TEST_DATA}/models-ort/bert_small_int4 3.0)
+          ${CMAKE_CURRENT_BINARY_DIR}/empty_run.onnx ${ONYX_TEST_DATA}/models-ort/bert_small_int4 1.5)
 set_tests_properties(cli.run.ort.bert_small_int4.peak_memory PROPERTIES LABELS cli SKIP_RETURN_CODE 77 RUN_SERIAL ON)

@@ -1,5 +1,6 @@
 // Gather, GatherElements and GatherND reference kernels. Copies go by element size (strings by value).
 #include "exec/kernel_util.h"
+#include <cstring>
 #include "ops/tensor/movement_params.h"
 
 namespace onyx::exec {
@@ -51,6 +52,17 @@ Expected<void> gatherKernel(KernelContext& ctx) {
     if (i < -len || i >= len)
       return ctx.error("index " + std::to_string(i) + " is out of range for dim " + std::to_string(len), 1);
     if (i < 0) i += len;
+  }
+  // Rows are copied as bytes: a constant table read only by Gather may start unaligned to its element
+  // (exec/plan_builder.cpp views it where the model file has it).
+  if (in.dtype() != DataType::String && dataTypeBits(in.dtype()) % 8 == 0) {
+    const size_t row = size_t(inner) * size_t(dataTypeBits(in.dtype()) / 8);
+    const auto* src = static_cast<const std::byte*>(in.raw());
+    auto* dst = static_cast<std::byte*>((*y)->raw());
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < n; ++j)
+        std::memcpy(dst + size_t(o * n + j) * row, src + size_t(o * len + indices[size_t(j)]) * row, row);
+    return {};
   }
   bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
