@@ -170,7 +170,9 @@ Expected<void> runQLinearWhere(KernelContext& ctx) {
   if (!inputs) return inputs.error();
   auto y = ctx.requireTensor(4);
   if (!y) return y.error();
-  const auto& [condition, x] = *inputs;
+  // Plain references: clang before 16 cannot capture structured bindings in lambdas.
+  const auto& condition = std::get<0>(*inputs);
+  const auto& x = std::get<1>(*inputs);
   if (condition.dtype() != DataType::Bool) return ctx.unsupportedType(0);
   auto type = byteTypeOf(ctx, 1);
   if (!type) return type.error();
