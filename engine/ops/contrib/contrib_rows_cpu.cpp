@@ -1,38 +1,24 @@
 // Float storage conversions and the panel-decoding product of the com.microsoft kernels (contrib_kernels.h).
-#include <immintrin.h>
-
 #include <cstring>
 
-#include "exec/cpu/cpu_isa.h"
 #include "exec/cpu/gemm.h"
+#include "exec/cpu/half_convert.h"
+#include "exec/thread_pool.h"
 #include "ops/contrib/contrib_flops.h"
 #include "ops/contrib/contrib_kernels.h"
 
 namespace onyx::exec::contrib {
 namespace {
 
-__attribute__((target("avx,f16c"))) void halfToFloatF16c(const uint16_t* src, float* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-    _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
-  }
-  for (; i < n; ++i) dst[i] = Half::toFloat(src[i]);
+// Columns per decoded panel: about 256 KB of float32 (it stays in L2 while the product reads it), at least
+// 64 columns, and at least two panels per thread so that the threads share the work evenly. Each panel is
+// one product call, which packs A again: 64 columns at K = 256 packed bert's activations 16 times per
+// 1024-column weight.
+int64_t panelWidthFor(int64_t k, int64_t n, int threads) {
+  const int64_t byCache = std::max<int64_t>(64, (int64_t(64) << 10) / std::max<int64_t>(k, 1));
+  const int64_t bySharing = std::max<int64_t>(16, n / (2 * std::max(threads, 1)));
+  return std::max<int64_t>(16, std::min(byCache, bySharing) / 16 * 16);
 }
-
-__attribute__((target("avx,f16c"))) void floatToHalfF16c(const float* src, uint16_t* dst, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), h);
-  }
-  for (; i < n; ++i) dst[i] = Half::fromFloat(src[i]);
-}
-
-// F16C comes with the AVX2 level (cpu_isa.h), so ONYX_CPU_ISA=baseline also turns it off.
-bool hasF16c() { return cpuIsa() != CpuIsa::Baseline; }
-
-constexpr int64_t kPanelWidth = 64;
 
 }  // namespace
 
@@ -44,9 +30,7 @@ void toFloats(DataType dtype, const void* src, float* dst, int64_t n) {
   if (dtype == DataType::Float) {
     std::memcpy(dst, src, size_t(n) * sizeof(float));
   } else if (dtype == DataType::Float16) {
-    const auto* h = static_cast<const uint16_t*>(src);
-    if (hasF16c()) return halfToFloatF16c(h, dst, n);
-    for (int64_t i = 0; i < n; ++i) dst[i] = Half::toFloat(h[i]);
+    halvesToFloats(static_cast<const uint16_t*>(src), dst, n);
   } else {
     const auto* b = static_cast<const BFloat16*>(src);
     for (int64_t i = 0; i < n; ++i) dst[i] = float(b[i]);
@@ -57,9 +41,7 @@ void fromFloats(DataType dtype, const float* src, void* dst, int64_t n) {
   if (dtype == DataType::Float) {
     std::memcpy(dst, src, size_t(n) * sizeof(float));
   } else if (dtype == DataType::Float16) {
-    auto* h = static_cast<uint16_t*>(dst);
-    if (hasF16c()) return floatToHalfF16c(src, h, n);
-    for (int64_t i = 0; i < n; ++i) h[i] = Half::fromFloat(src[i]);
+    floatsToHalves(src, static_cast<uint16_t*>(dst), n);
   } else {
     auto* b = static_cast<BFloat16*>(dst);
     for (int64_t i = 0; i < n; ++i) b[i] = BFloat16(src[i]);
@@ -84,12 +66,13 @@ const float* floatData(const TensorValue& t, std::vector<float>& scratch) {
 void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
                 const float* bias, float* y, int64_t ldy) {
   if (m == 0 || w.n == 0) return;
-  const int64_t panels = (w.n + kPanelWidth - 1) / kPanelWidth;
+  const int64_t panelWidth = panelWidthFor(w.k, w.n, ctx.pool().threadCount());
+  const int64_t panels = (w.n + panelWidth - 1) / panelWidth;
   ctx.parallelFor(panels, 1, [&](int64_t pb, int64_t pe) {
     thread_local std::vector<float> scratch;
-    scratch.resize(size_t(w.k * kPanelWidth));
+    scratch.resize(size_t(w.k * panelWidth));
     for (int64_t p = pb; p < pe; ++p) {
-      const int64_t n0 = p * kPanelWidth, n1 = std::min(w.n, n0 + kPanelWidth), width = n1 - n0;
+      const int64_t n0 = p * panelWidth, n1 = std::min(w.n, n0 + panelWidth), width = n1 - n0;
       w.decode(n0, n1, scratch.data());
       float* out = y + n0;
       if (w.k == 0) {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "exec/cpu/half_convert.h"
 #include "exec/kernel_util.h"
 #include "exec/narrow_types.h"
 #include "ir/tensor.h"
@@ -340,6 +341,15 @@ Expected<void> castTo(KernelContext& ctx, DataType to) {
       });
       if (!ok) return ctx.error("cannot cast string to " + std::string(dataTypeName(to)));
     }
+    return {};
+  }
+  // float16 <-> float32 a run at a time (F16C), not one conversion call per element.
+  if (in.dtype() == DataType::Float16 && to == DataType::Float) {
+    halvesToFloats(in.data<uint16_t>(), out.data<float>(), in.count());
+    return {};
+  }
+  if (in.dtype() == DataType::Float && to == DataType::Float16) {
+    floatsToHalves(in.data<float>(), out.data<uint16_t>(), in.count());
     return {};
   }
   bool ok = dispatchType<kNumbers | kBool>(in.dtype(), [&](auto fromTag) {
