@@ -1,10 +1,12 @@
 #include "exec/busy_cores.h"
 
 #include <sched.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +32,11 @@ std::optional<CpuTimes> BusyCores::readCpuTimes() {
   CpuTimes times;
   times.at = std::chrono::steady_clock::now();
   static const double tick = 1.0 / double(std::max(1L, sysconf(_SC_CLK_TCK)));
+  // Niced processes (nice > 0: background builds, indexers) yield their CPU to ours, so their time, which
+  // /proc/stat counts apart, is not load. A process that is niced itself has its own time there.
+  errno = 0;
+  const int niceness = ::getpriority(PRIO_PROCESS, 0);
+  const bool countNiced = errno == 0 && niceness > 0;
   char line[512];
   long long busyTicks = 0;
   while (std::fgets(line, sizeof(line), file)) {
@@ -42,7 +49,7 @@ std::optional<CpuTimes> BusyCores::readCpuTimes() {
     if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(int(cpu), &allowed)) continue;
     long long field[8] = {};
     for (long long& f : field) f = std::strtoll(end, &end, 10);
-    busyTicks += field[0] + field[1] + field[2] + field[5] + field[6] + field[7];
+    busyTicks += field[0] + (countNiced ? field[1] : 0) + field[2] + field[5] + field[6] + field[7];
     ++times.cpus;
   }
   std::fclose(file);

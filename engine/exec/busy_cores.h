@@ -7,9 +7,10 @@
 // the node waits for it. On a 2-core machine with a busy loop on one core, 2 threads ran efficientnet_b0 in
 // 15.0 ms and 1 thread in 7.6 ms (4.4 ms quiet with 2).
 //
-// How: from /proc/stat, the busy time of the CPUs this process may run on (user, nice, system, irq, softirq,
+// How: from /proc/stat, the busy time of the CPUs this process may run on (user, system, irq, softirq,
 // steal), minus this process's own CPU time, over the last 40-500 ms: what `top` would show for everything
-// else, in cores. The kernel counts it in 10 ms ticks, so a window shorter than 40 ms says nothing.
+// else, in cores. Niced processes are left out (they yield to ours: a `nice make` beside a run is not load),
+// unless this process is niced itself. The kernel counts in 10 ms ticks, so a shorter window says nothing.
 #include <chrono>
 #include <functional>
 #include <mutex>
