@@ -66,9 +66,10 @@ const OpSchema* OpRegistry::find(std::string_view domain, std::string_view opTyp
     auto found = index_.find(registryKey(domain, opType));
     return found == index_.end() ? nullptr : &schemas_[found->second];
   }
-  std::memcpy(buffer, domain.data(), domain.size());
+  // An empty view may hold a null pointer, which memcpy must not get even for 0 bytes.
+  if (!domain.empty()) std::memcpy(buffer, domain.data(), domain.size());
   std::memcpy(buffer + domain.size(), "::", 2);
-  std::memcpy(buffer + domain.size() + 2, opType.data(), opType.size());
+  if (!opType.empty()) std::memcpy(buffer + domain.size() + 2, opType.data(), opType.size());
   auto found = index_.find(std::string_view(buffer, domain.size() + 2 + opType.size()));
   return found == index_.end() ? nullptr : &schemas_[found->second];
 }

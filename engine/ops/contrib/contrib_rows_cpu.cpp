@@ -27,6 +27,7 @@ bool isFloatStorage(DataType dtype) {
 }
 
 void toFloats(DataType dtype, const void* src, float* dst, int64_t n) {
+  if (n <= 0) return;  // an empty tensor's storage may be null, which memcpy must not get
   if (dtype == DataType::Float) {
     std::memcpy(dst, src, size_t(n) * sizeof(float));
   } else if (dtype == DataType::Float16) {
@@ -38,6 +39,7 @@ void toFloats(DataType dtype, const void* src, float* dst, int64_t n) {
 }
 
 void fromFloats(DataType dtype, const float* src, void* dst, int64_t n) {
+  if (n <= 0) return;
   if (dtype == DataType::Float) {
     std::memcpy(dst, src, size_t(n) * sizeof(float));
   } else if (dtype == DataType::Float16) {
