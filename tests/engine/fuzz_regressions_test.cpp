@@ -58,6 +58,41 @@ g (int64[3] x, float[3] e) => (int64[3] z) {
   EXPECT_EQ(z.data<int64_t>()[2], 3);
 }
 
+// fuzz_run (UBSan: nan is outside the range of unsigned char): QLinearMatMul with a NaN scale rounded and
+// clamped a NaN, then converted it to uint8. Quantized outputs take NaN as 0 (util/clamp_or_zero.h), and a
+// zero output scale saturates.
+TEST(FuzzRegressions, QuantizedNanIsZeroAndInfinitySaturates) {
+  auto model = parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (uint8[2, 2] a, float sa, uint8 za, uint8[2, 2] b, float sb, uint8 zb, float sy, uint8 zy) => (uint8[2, 2] y) {
+  y = QLinearMatMul(a, sa, za, b, sb, zb, sy, zy)
+})");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  auto executor = exec::Executor::create(**model);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  auto scalar = [](DataType dtype, double value) {
+    exec::TensorValue t = exec::TensorValue::allocate(dtype, {});
+    if (dtype == DataType::Float)
+      t.data<float>()[0] = float(value);
+    else
+      t.data<uint8_t>()[0] = uint8_t(value);
+    return t;
+  };
+  exec::TensorValue a = exec::TensorValue::allocate(DataType::Uint8, {2, 2});
+  exec::TensorValue b = exec::TensorValue::allocate(DataType::Uint8, {2, 2});
+  for (int i = 0; i < 4; ++i) a.data<uint8_t>()[i] = b.data<uint8_t>()[i] = uint8_t(i + 1);
+  auto run = [&](float sa, float sy) {
+    return (*executor)->run({{"a", a}, {"sa", scalar(DataType::Float, sa)}, {"za", scalar(DataType::Uint8, 0)},
+                             {"b", b}, {"sb", scalar(DataType::Float, 1.0)}, {"zb", scalar(DataType::Uint8, 0)},
+                             {"sy", scalar(DataType::Float, sy)}, {"zy", scalar(DataType::Uint8, 0)}});
+  };
+  auto nan = run(std::numeric_limits<float>::quiet_NaN(), 1.0f);
+  ASSERT_TRUE(nan.ok()) << nan.error().toString();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(std::get<exec::TensorValue>((*nan)[0]).data<uint8_t>()[i], 0);
+  auto infinite = run(1.0f, 0.0f);  // positive products over a zero scale: past 255
+  ASSERT_TRUE(infinite.ok()) << infinite.error().toString();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(std::get<exec::TensorValue>((*infinite)[0]).data<uint8_t>()[i], 255);
+}
+
 // fuzz_run (ASan: heap-buffer-overflow): ConcatFromSequence copied each part's rows as if it had the first
 // part's shape, reading past a smaller one. Parts that differ off the concatenation axis are an error naming
 // the part and the axis; parts that differ only along it still concatenate.

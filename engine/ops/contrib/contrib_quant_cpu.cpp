@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "exec/cpu/gemm.h"
+#include "util/clamp_or_zero.h"
 #include "ops/contrib/contrib_kernels.h"
 
 namespace onyx::exec::contrib {
@@ -75,8 +76,8 @@ Expected<void> runDynamicQuantizeMatMul(KernelContext& ctx) {
   float lo = 0, hi = 0;
   for (float v : af) lo = std::min(lo, v), hi = std::max(hi, v);
   const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
-  const float zero = std::clamp(roundHalfEven(-lo / scale), 0.0f, 255.0f);
-  for (float& v : af) v = std::clamp(roundHalfEven(v / scale) + zero, 0.0f, 255.0f);
+  const float zero = clampOrZero(roundHalfEven(-lo / scale), 0.0f, 255.0f);
+  for (float& v : af) v = clampOrZero(roundHalfEven(v / scale) + zero, 0.0f, 255.0f);
   const int64_t k = b.dim(0);
   return integerProduct(ctx, af, zero, scale, k ? a.count() / k : 0, 1, 2, 3, 4, a.dtype(), a.dims());
 }
@@ -122,7 +123,7 @@ Expected<void> runQuantizeLinear(KernelContext& ctx) {
   for (int64_t i = 0; i < x.count(); ++i) {
     const int64_t j = p->at(i);
     const double zero = ctx.hasInput(2) ? ctx.input(2).doubleAt(ctx.input(2).count() == 1 ? 0 : j) : 0.0;
-    const double q = std::clamp(double(roundHalfEven(xs[size_t(i)] / scales[size_t(j)])) + zero, lo, hi);
+    const double q = clampOrZero(double(roundHalfEven(xs[size_t(i)] / scales[size_t(j)])) + zero, lo, hi);
     dispatchType<kInts>(outType, [&](auto tag) { (*y)->template data<decltype(tag)>()[i] = decltype(tag)(q); });
   }
   return {};

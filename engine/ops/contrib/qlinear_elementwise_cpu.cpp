@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ops/contrib/contrib_kernels.h"
+#include "util/clamp_or_zero.h"
 #include "ops/contrib/qlinear_kernels.h"
 
 namespace onyx::exec::contrib {
@@ -46,7 +47,7 @@ Expected<Quantization> quantizationAt(const KernelContext& ctx, size_t scaleInpu
 }
 
 int32_t quantize(float v, const Quantization& q, const ByteType& type) {
-  const float scaled = std::clamp(v / q.scale, float(type.lo - q.zero), float(type.hi - q.zero));
+  const float scaled = clampOrZero(v / q.scale, float(type.lo - q.zero), float(type.hi - q.zero));
   return int32_t(std::nearbyint(scaled)) + q.zero;  // the default rounding mode: ties to even
 }
 

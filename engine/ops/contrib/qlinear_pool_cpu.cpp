@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "exec/cpu/window_geometry.h"
+#include "util/clamp_or_zero.h"
 #include "ops/contrib/contrib_kernels.h"
 #include "ops/contrib/qlinear_kernels.h"
 
@@ -94,7 +95,7 @@ Expected<void> runQLinearAveragePool(KernelContext& ctx) {
         float sum = 0.0f;
         for (int64_t off : offsets) sum += x[size_t(src.at(n, c, off))];
         const float q = std::nearbyint((count ? sum / float(count) : 0.0f) / in->qy.scale + float(in->qy.zero));
-        y[size_t(dst.at(n, c, o))] = int32_t(std::clamp(q, float(in->type.lo), float(in->type.hi)));
+        y[size_t(dst.at(n, c, o))] = int32_t(clampOrZero(q, float(in->type.lo), float(in->type.hi)));
       }
   }
   Dims outDims{batch, channels};
@@ -114,7 +115,7 @@ Expected<void> runQLinearGlobalAveragePool(KernelContext& ctx) {
     for (int64_t c = 0; c < channels; ++c) {
       int32_t sum = -in->qx.zero * int32_t(src.spatial);
       for (int64_t s = 0; s < src.spatial; ++s) sum += bytes[size_t(src.at(n, c, s))];
-      const float scaled = std::clamp(float(sum) * scale, float(in->type.lo - in->qy.zero), float(in->type.hi - in->qy.zero));
+      const float scaled = clampOrZero(float(sum) * scale, float(in->type.lo - in->qy.zero), float(in->type.hi - in->qy.zero));
       y[size_t(n * channels + c)] = int32_t(std::nearbyint(scaled)) + in->qy.zero;
     }
   Dims outDims(in->nchw.size(), 1);

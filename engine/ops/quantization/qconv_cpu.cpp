@@ -5,6 +5,7 @@
 #include <string>
 
 #include "exec/kernel_util.h"
+#include "util/clamp_or_zero.h"
 
 namespace onyx::exec {
 namespace {
@@ -166,7 +167,7 @@ Expected<void> qlinearConvKernel(KernelContext& ctx) {
            [&](int64_t i, double acc, int64_t oc) {
              if (!bias.empty()) acc += bias.doubleAt(oc);
              double sw = wScale.doubleAt(wScale.count() == 1 ? 0 : oc);
-             double v = std::clamp(std::nearbyint(acc * (sx * sw / sy)) + zy, lo, hi);
+             double v = clampOrZero(std::nearbyint(acc * (sx * sw / sy)) + zy, lo, hi);
              if (outType == DataType::Uint8)
                (*y)->data<uint8_t>()[i] = uint8_t(v);
              else

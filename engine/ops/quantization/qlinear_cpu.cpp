@@ -6,13 +6,14 @@
 #include <limits>
 
 #include "exec/kernel_util.h"
+#include "util/clamp_or_zero.h"
 
 namespace onyx::exec {
 namespace {
 
 // Round half to even, as QuantizeLinear does, then clamp to [lo, hi].
 double roundAndClamp(double v, double lo, double hi) {
-  return std::clamp(std::nearbyint(v), lo, hi);
+  return clampOrZero(std::nearbyint(v), lo, hi);
 }
 
 Expected<void> dynamicQuantizeKernel(KernelContext& ctx) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "exec/kernel_util.h"
+#include "util/clamp_or_zero.h"
 #include "exec/narrow_types.h"
 
 namespace onyx::exec {
@@ -99,7 +100,7 @@ Expected<void> quantizeKernel(KernelContext& ctx) {
       double v = quantQuotient(**x, i, q->scale->doubleAt(k));
       if (isInt) {
         auto [lo, hi] = narrowIntRange(out);
-        v = std::clamp(std::nearbyint(v) + q->zeroAt(k), lo, hi);
+        v = clampOrZero(std::nearbyint(v) + q->zeroAt(k), lo, hi);
       } else {
         v += q->zeroAt(k);
       }
@@ -114,7 +115,7 @@ Expected<void> quantizeKernel(KernelContext& ctx) {
       double scale = q->scale->doubleAt(k);
       double zero = q->zeroAt(k);
       double v = std::nearbyint(quantQuotient(**x, i, scale)) + zero;
-      v = std::clamp(v, double(std::numeric_limits<T>::lowest()), double(std::numeric_limits<T>::max()));
+      v = clampOrZero(v, double(std::numeric_limits<T>::lowest()), double(std::numeric_limits<T>::max()));
       (*y)->template data<T>()[i] = T(v);
     }
   });
