@@ -124,6 +124,9 @@ class PassSession : public QObject {
 
  private:
   struct Pending {
+    // Declared: clang 14 (the TSan build) takes a nested struct's implicit constructor, with default member
+    // initializers, as missing inside std::optional of the enclosing class.
+    Pending() {}
     PassRequest request;
     int next = 0;
     size_t nodesBefore = 0;
