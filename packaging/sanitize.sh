@@ -21,7 +21,7 @@ common=(-G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++
 # Every finding is an error: UBSan stops at the first (-fno-sanitize-recover), ASan and TSan exit 66.
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=66:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1"
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/packaging/tsan.supp"
 export LSAN_OPTIONS="suppressions=$PWD/packaging/sanitize.supp:print_suppressions=0"
 # OpenMP (libgomp) is not instrumented: one thread keeps TSan from reporting its internals.
 export OMP_NUM_THREADS=1

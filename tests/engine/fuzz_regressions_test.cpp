@@ -93,6 +93,25 @@ g (uint8[2, 2] a, float sa, uint8 za, uint8[2, 2] b, float sb, uint8 zb, float s
   for (int i = 0; i < 4; ++i) EXPECT_EQ(std::get<exec::TensorValue>((*infinite)[0]).data<uint8_t>()[i], 255);
 }
 
+// fuzz_run (UBSan: signed integer overflow): Reshape multiplied its target dims without a check. A product
+// past 2^63 is an error naming the node's shape input.
+TEST(FuzzRegressions, ReshapeTargetPastInt64IsAnError) {
+  auto model = parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[6] x, int64[3] s) => (float[?] y) {
+  y = Reshape(x, s)
+})");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  auto executor = exec::Executor::create(**model);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  exec::TensorValue x = exec::TensorValue::allocate(DataType::Float, {6});
+  exec::TensorValue shape = exec::TensorValue::allocate(DataType::Int64, {3});
+  const int64_t dims[] = {1932396083862831105, 6361088, -1};
+  for (int i = 0; i < 3; ++i) shape.data<int64_t>()[i] = dims[i];
+  auto outputs = (*executor)->run({{"x", x}, {"s", shape}});
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_NE(outputs.error().toString().find("multiply past 2^63"), std::string::npos) << outputs.error().toString();
+}
+
 // fuzz_run (ASan: heap-buffer-overflow): ConcatFromSequence copied each part's rows as if it had the first
 // part's shape, reading past a smaller one. Parts that differ off the concatenation axis are an error naming
 // the part and the axis; parts that differ only along it still concatenate.

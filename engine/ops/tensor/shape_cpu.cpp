@@ -11,6 +11,7 @@
 #include "exec/kernel_util.h"
 #include "exec/narrow_types.h"
 #include "ir/tensor.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -91,7 +92,13 @@ Expected<void> reshapeKernel(KernelContext& ctx) {
     } else if (shape[i] < 0) {
       return ctx.error("shape has a negative dim " + std::to_string(shape[i]), 1);
     } else {
-      known *= shape[i];
+      // A product past int64 cannot equal the input's count (fuzz_run: signed overflow under UBSan).
+      auto product = checkedMul(known, shape[i]);
+      if (!product)
+        return ctx.error("cannot reshape " + (*x)->describe() + " to " + describeTensor((*x)->dtype(), shape) +
+                             ": the dims multiply past 2^63",
+                         1);
+      known = *product;
     }
   }
   if (inferred >= 0) {
