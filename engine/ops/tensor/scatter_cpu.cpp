@@ -25,6 +25,8 @@ Expected<void> scatterNDKernel(KernelContext& ctx) {
   std::string reduction = ctx.attrString("reduction", "none");
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
+  // A scalar index tensor has no depth (fuzz_run: back() of empty dims under UBSan).
+  if (indexTensor.rank() == 0) return ctx.error("indices must have rank 1 or more, got a scalar", 1);
   int64_t k = indexTensor.dims().back();
   if (k > in.rank()) return ctx.error("index depth exceeds the data rank", 1);
   int64_t slice = 1;
@@ -32,6 +34,10 @@ Expected<void> scatterNDKernel(KernelContext& ctx) {
   auto strides = rowMajorStrides(in.dims());
   std::vector<int64_t> indices = indexTensor.toInts();
   int64_t tuples = k ? int64_t(indices.size()) / k : 0;
+  if (updates.count() < tuples * slice)
+    return ctx.error("updates " + updates.describe() + " hold fewer than the " + std::to_string(tuples * slice) +
+                         " values the indices address",
+                     2);
   bool bad = false;
   bool ok = dispatchType<kNumbers | kBool | kString>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
