@@ -1,6 +1,7 @@
 // The plan builder (plan_builder.h): runs the planning steps over a graph in order.
 #include "exec/plan_builder.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "exec/function_call.h"
@@ -20,11 +21,13 @@ namespace {
 // it lies even when its start is not aligned to its element, which fromConstant would copy: Gather copies
 // rows as bytes, and in a mapped model file (LoadOptions::mapWeights) the rows a run never gathers are never
 // read, so bert_small_int4's 8 MB table costs the few hundred KB its tokens touch.
-TensorValue constantValue(const onyx::Value& value) {
+TensorValue constantValue(const onyx::Value& value, const OuterReads& bodyReads) {
   const onyx::Tensor& tensor = *value.initializer();
   const DataType dtype = tensor.dtype();
   bool gatheredOnly = !value.uses().empty() && tensor.buffer() && dtype != DataType::String &&
                       dataTypeBits(dtype) % 8 == 0;
+  for (const auto& [node, reads] : bodyReads)  // a body's nodes read it by name, not as a use
+    gatheredOnly = gatheredOnly && std::find(reads.begin(), reads.end(), &value) == reads.end();
   for (const Use& use : value.uses())
     gatheredOnly = gatheredOnly && use.node && use.index == 0 && use.node->opType() == "Gather" &&
                    (use.node->domain().empty() || use.node->domain() == "ai.onnx");
@@ -98,7 +101,7 @@ void GraphPlanning::bindGraphSlots() {
   for (const onyx::Value* v : graph_.inputs()) plan_->inputSlots.push_back(plan_->addSlot(v));
   for (const onyx::Value* v : graph_.initializers()) {
     int slot = plan_->slotOf.count(v) ? plan_->slotOf[v] : plan_->addSlot(v);
-    plan_->constants.push_back({slot, constantValue(*v)});
+    plan_->constants.push_back({slot, constantValue(*v, outerReads_)});
     plan_->isConstant[size_t(slot)] = true;
   }
 }
