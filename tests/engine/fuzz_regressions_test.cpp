@@ -112,6 +112,29 @@ g (float[6] x, int64[3] s) => (float[?] y) {
   EXPECT_NE(outputs.error().toString().find("multiply past 2^63"), std::string::npos) << outputs.error().toString();
 }
 
+// fuzz_run (ASan: heap-buffer-overflow): an RNN read sequence_lens past its end when it held fewer lengths
+// than the batch has rows. It is an error naming the input.
+TEST(FuzzRegressions, ShortSequenceLensIsAnError) {
+  auto model = parseModelText(R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3, 4] x, float[1, 5, 4] w, float[1, 5, 5] r, int32[1] lens) => (float[2, 1, 3, 5] y) {
+  y = RNN <hidden_size = 5> (x, w, r, , lens)
+})");
+  // The lengths as a graph input are checked against the batch before the run; as a constant (what the
+  // fuzzer made), by the kernel. Both name the input.
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  auto executor = exec::Executor::create(**model);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  exec::TensorValue x = exec::TensorValue::allocate(DataType::Float, {2, 3, 4});
+  exec::TensorValue w = exec::TensorValue::allocate(DataType::Float, {1, 5, 4});
+  exec::TensorValue r = exec::TensorValue::allocate(DataType::Float, {1, 5, 5});
+  exec::TensorValue lens = exec::TensorValue::allocate(DataType::Int32, {1});
+  lens.data<int32_t>()[0] = 2;
+  auto outputs = (*executor)->run({{"x", x}, {"w", w}, {"r", r}, {"lens", lens}});
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_NE(outputs.error().toString().find("one length per batch row"), std::string::npos)
+      << outputs.error().toString();
+}
+
 // fuzz_run (ASan: heap-buffer-overflow): ConcatFromSequence copied each part's rows as if it had the first
 // part's shape, reading past a smaller one. Parts that differ off the concatenation axis are an error naming
 // the part and the axis; parts that differ only along it still concatenate.

@@ -237,6 +237,12 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
   size_t perDir = 0;
   auto acts = activationsOf<C>(ctx, dirs, perDir);
   if (!acts) return acts.error();
+  // One length per batch row (fuzz_run: a shorter sequence_lens was read past its end under ASan).
+  const int64_t batchRows = ctx.attrInt("layout", 0) ? X.dim(0) : X.dim(1);
+  if (ctx.hasInput(4) && ctx.input(4).count() != batchRows)
+    return ctx.error("sequence_lens " + ctx.input(4).describe() + " must hold one length per batch row (" +
+                         std::to_string(batchRows) + ")",
+                     4);
   const RecurrentInputs in = readInputs<C>(ctx, X, Wt, Rt, dirs);
   const int64_t seqLen = in.seqLen, batch = in.batch;
   std::vector<float> Y(static_cast<size_t>(seqLen * dirs * batch * hidden), 0.0f);

@@ -88,6 +88,8 @@ Expected<void> inferSplit(ShapeContext& ctx) {
     sizes.assign(outputs, ctx.unknownDim(runtimeReason(ctx, 1, "the split sizes")));
   } else {
     int64_t n = static_cast<int64_t>(outputs);
+    // fuzz_shapes: a Split with no outputs divided by zero under UBSan.
+    if (n == 0) return ctx.error("Split has no outputs: give it one output per part");
     if (auto v = d.value()) {
       int64_t chunk = (*v + n - 1) / n;
       if (*v % n != 0 && ctx.opset() < 18) {
