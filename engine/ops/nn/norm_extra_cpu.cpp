@@ -31,9 +31,12 @@ Expected<void> rmsNormKernel(KernelContext& ctx) {
   int64_t cols = 1;
   for (int64_t d = *axis; d < x.rank(); ++d) cols *= x.dim(d);
   Dims inner(x.dims().begin() + *axis, x.dims().end());
+  // Checked first: broadcastStrides needs a scale of at most the normalized rank (fuzz_run: a longer one
+  // overflowed its offset under UBSan).
+  auto broadcast = broadcastShapes({&(*ss)->dims(), &inner});
+  if (!broadcast || *broadcast != inner)
+    return ctx.error("scale " + (*ss)->describe() + " does not broadcast to the normalized dims", 1);
   std::array<std::vector<int64_t>, 1> strides{broadcastStrides((*ss)->dims(), inner)};
-  if (!broadcastShapes({&(*ss)->dims(), &inner}))
-    return ctx.error("scale does not broadcast to the normalized dims", 1);
   std::vector<double> inv(static_cast<size_t>(x.count() / std::max<int64_t>(cols, 1)));
   for (size_t r = 0; r < inv.size(); ++r) {
     double sq = 0;
