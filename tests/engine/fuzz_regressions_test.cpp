@@ -135,6 +135,23 @@ g (float[2, 3, 4] x, float[1, 5, 4] w, float[1, 5, 5] r, int32[1] lens) => (floa
       << outputs.error().toString();
 }
 
+// fuzz_run (UBSan: unsigned offset overflow): RMSNormalization took broadcast strides of a scale with more
+// dims than the normalized ones before checking that it broadcasts. It is an error naming the scale.
+TEST(FuzzRegressions, RmsNormScaleOfHigherRankIsAnError) {
+  auto model = parseModelText(R"(<ir_version: 8, opset_import: ["" : 23]>
+g (float[2, 4] x, float[3, 1, 4] s) => (float[2, 4] y) {
+  y = RMSNormalization <axis = -1> (x, s)
+})");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  auto executor = exec::Executor::create(**model);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  auto outputs = (*executor)->run({{"x", exec::TensorValue::allocate(DataType::Float, {2, 4})},
+                                   {"s", exec::TensorValue::allocate(DataType::Float, {3, 1, 4})}});
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_NE(outputs.error().toString().find("does not broadcast to the normalized dims"), std::string::npos)
+      << outputs.error().toString();
+}
+
 // fuzz_run (ASan: heap-buffer-overflow): ConcatFromSequence copied each part's rows as if it had the first
 // part's shape, reading past a smaller one. Parts that differ off the concatenation axis are an error naming
 // the part and the axis; parts that differ only along it still concatenate.
