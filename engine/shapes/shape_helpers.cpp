@@ -68,14 +68,24 @@ bool trackableValueShape(const Shape& shape) {
 std::optional<std::vector<Dim>> rearrangeValue(const std::vector<Dim>& value, const std::vector<int64_t>& inDims,
                                                const std::vector<int64_t>& outDims,
                                                const std::function<std::vector<int64_t>(const std::vector<int64_t>&)>& source) {
-  int64_t inCount = 1, outCount = 1;
-  for (int64_t d : inDims) inCount *= d;
-  for (int64_t d : outDims) outCount *= d;
-  if (inCount != static_cast<int64_t>(value.size()) || outCount > kMaxValueElements) return std::nullopt;
+  // Counts past kMaxValueElements are not tracked; checked as they grow, so they never overflow (fuzz_shapes:
+  // a Transpose of huge dims overflowed int64 under UBSan).
+  auto countOf = [](const std::vector<int64_t>& dims) -> std::optional<int64_t> {
+    int64_t count = 1;
+    for (int64_t d : dims) {
+      if (d < 0) return std::nullopt;
+      if (d == 0) return int64_t(0);
+      if (count > kMaxValueElements / d) return std::nullopt;
+      count *= d;
+    }
+    return count;
+  };
+  const auto inCount = countOf(inDims), outCount = countOf(outDims);
+  if (!inCount || !outCount || *inCount != static_cast<int64_t>(value.size())) return std::nullopt;
   std::vector<Dim> out;
-  out.reserve(outCount);
+  out.reserve(size_t(*outCount));
   std::vector<int64_t> index(outDims.size(), 0);
-  for (int64_t flat = 0; flat < outCount; ++flat) {
+  for (int64_t flat = 0; flat < *outCount; ++flat) {
     std::vector<int64_t> from = source(index);
     int64_t offset = 0;
     for (size_t k = 0; k < inDims.size(); ++k) {

@@ -86,6 +86,16 @@ Expected<AttentionShape> readShape(const KernelContext& ctx) {
   const TensorValue& k = ctx.input(kK);
   const TensorValue& v = ctx.input(kV);
   AttentionShape a;
+  // Q's element type for K, V and the cache: the kernel reads them all as that type (fuzz_run: a past_key
+  // of 1-byte elements read as float16 past its end under ASan).
+  for (size_t i : {kK, kV, kPastKey, kPastValue})
+    if (ctx.hasInput(i) && ctx.input(i).dtype() != q.dtype())
+      return ctx.error("input " + std::to_string(i) + " " + ctx.input(i).describe() + " must have Q's type " +
+                           std::string(dataTypeName(q.dtype())),
+                       int(i));
+  if ((q.rank() != 3 && q.rank() != 4) || k.rank() != q.rank() || v.rank() != q.rank())
+    return ctx.error("Q, K and V must all be 3-D or all 4-D: " + q.describe() + ", " + k.describe() + ", " +
+                     v.describe());
   a.packed = q.rank() == 3;
   a.batch = q.dim(0);
   if (k.dim(0) != a.batch || v.dim(0) != a.batch)
