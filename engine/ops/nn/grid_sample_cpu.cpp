@@ -11,6 +11,14 @@
 namespace onyx::exec {
 namespace {
 
+// A sampling position as an index: beyond +-2^40 (or NaN) it is far outside any image either way, and the
+// conversion of such a double to int64 is undefined (fuzz_run: a grid value of 5.5e19 under UBSan).
+int64_t farIndex(double position) {
+  constexpr double kFar = double(int64_t(1) << 40);
+  if (!(position > -kFar)) return -(int64_t(1) << 40);  // also NaN
+  return int64_t(std::min(position, kFar));
+}
+
 enum class Sampling { Nearest, Linear, Cubic };
 enum class Padding { Zeros, Border, Reflection };
 
@@ -138,10 +146,10 @@ Expected<void> gridSampleKernel(KernelContext& ctx) {
           auto& dimTaps = taps[size_t(d)];
           dimTaps.clear();
           if (mode == Sampling::Nearest) {
-            dimTaps.push_back({resolve(d, int64_t(pos)), 1.0});
+            dimTaps.push_back({resolve(d, farIndex(pos)), 1.0});
           } else {
             double base = std::floor(pos), t = pos - base;
-            auto first = int64_t(base);
+            auto first = farIndex(base);
             if (mode == Sampling::Linear) {
               dimTaps.push_back({resolve(d, first), 1 - t});
               dimTaps.push_back({resolve(d, first + 1), t});
