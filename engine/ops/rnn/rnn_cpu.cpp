@@ -228,6 +228,8 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
   if (X.rank() != 3) return ctx.error("X must be 3-D, got " + X.describe(), 0);
   const int64_t layout = ctx.attrInt("layout", 0);
   const int64_t inputSize = X.dim(2);
+  // R's rank first: hidden_size defaults to its last dim (fuzz_run: a 1-D R read past its dims under ASan).
+  if (Rt.rank() != 3) return ctx.error("R must be 3-D, got " + Rt.describe(), 2);
   const int64_t hidden = ctx.attrInt("hidden_size", Rt.dim(2));
   std::string direction = ctx.attrString("direction", "forward");
   const int64_t dirs = direction == "bidirectional" ? 2 : 1;
