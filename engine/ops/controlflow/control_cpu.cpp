@@ -176,6 +176,14 @@ Expected<void> scanKernel(KernelContext& ctx) {
       }
       auto outs = ctx.runSubgraph(*body, std::move(args));
       if (!outs) return outs.error();
+      // The body's outputs are the carried states then the scan outputs, all tensors (fuzz_run: a body
+      // with fewer outputs was read past its end under ASan).
+      if (outs->size() != carried + scanOutputs)
+        return ctx.error("the body gives " + std::to_string(outs->size()) + " outputs; Scan needs " +
+                         std::to_string(carried + scanOutputs) + " (the carried states, then the scan outputs)");
+      for (size_t i = carried; i < outs->size(); ++i)
+        if (!std::holds_alternative<TensorValue>((*outs)[i]))
+          return ctx.error("the body's output " + std::to_string(i) + " is not a tensor");
       for (size_t i = 0; i < carried; ++i) st[i] = (*outs)[i];
       for (size_t i = 0; i < scanOutputs; ++i)
         collected[i].push_back(std::get<TensorValue>((*outs)[carried + i]).clone());
