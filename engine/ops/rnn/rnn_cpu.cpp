@@ -240,7 +240,7 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
   auto acts = activationsOf<C>(ctx, dirs, perDir);
   if (!acts) return acts.error();
   // One length per batch row (fuzz_run: a shorter sequence_lens was read past its end under ASan).
-  const int64_t batchRows = ctx.attrInt("layout", 0) ? X.dim(0) : X.dim(1);
+  const int64_t batchRows = layout ? X.dim(0) : X.dim(1);
   if (ctx.hasInput(4) && ctx.input(4).count() != batchRows)
     return ctx.error("sequence_lens " + ctx.input(4).describe() + " must hold one length per batch row (" +
                          std::to_string(batchRows) + ")",

@@ -1,6 +1,8 @@
-// Gather, GatherElements and GatherND reference kernels. Copies go by element size (strings by value).
-#include "exec/kernel_util.h"
+// Gather, GatherElements and GatherND reference kernels. Gather copies rows as bytes; the others go by element
+// size (strings by value).
 #include <cstring>
+
+#include "exec/kernel_util.h"
 #include "ops/tensor/movement_params.h"
 
 namespace onyx::exec {
