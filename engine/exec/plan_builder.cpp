@@ -5,23 +5,24 @@
 #include <unordered_set>
 
 #include "exec/function_call.h"
+#include "exec/lazy_table.h"
 #include "exec/plan_epilogue.h"
 #include "exec/plan_fold.h"
 #include "exec/plan_layout.h"
 #include "exec/plan_memory.h"
 #include "exec/plan_place.h"
 #include "exec/plan_schedule.h"
-#include "util/mapped_file.h"
+#include "ir/file_view.h"
 
 namespace onyx::exec {
 
 namespace {
 
-// An initializer as the kernels read it. One read only as Gather's data (an embedding table) is viewed where
-// it lies even when its start is not aligned to its element, which fromConstant would copy: Gather copies
-// rows as bytes, and in a mapped model file (LoadOptions::mapWeights) the rows a run never gathers are never
-// read, so bert_small_int4's 8 MB table costs the few hundred KB its tokens touch.
-TensorValue constantValue(const onyx::Value& value, const OuterReads& bodyReads) {
+// An initializer as the kernels read it. One read only as Gather's data on the host (an embedding table) is
+// not copied to be aligned, as fromConstant would: Gather copies rows as bytes. In a mapped model file
+// (LoadOptions::mapWeights) it is copied out page by page as rows are gathered (exec/lazy_table.h), so
+// bert_small_int4's 8 MB table costs the few hundred KB its tokens touch.
+TensorValue constantValue(const onyx::Value& value, const OuterReads& bodyReads, const PlanContext& context) {
   const onyx::Tensor& tensor = *value.initializer();
   const DataType dtype = tensor.dtype();
   bool gatheredOnly = !value.uses().empty() && tensor.buffer() && dtype != DataType::String &&
@@ -30,11 +31,13 @@ TensorValue constantValue(const onyx::Value& value, const OuterReads& bodyReads)
     gatheredOnly = gatheredOnly && std::find(reads.begin(), reads.end(), &value) == reads.end();
   for (const Use& use : value.uses())
     gatheredOnly = gatheredOnly && use.node && use.index == 0 && use.node->opType() == "Gather" &&
-                   (use.node->domain().empty() || use.node->domain() == "ai.onnx");
+                   (use.node->domain().empty() || use.node->domain() == "ai.onnx") && context.runsOnHost(*use.node);
   auto bytes = tensor.bytesOrEmpty();
   if (!gatheredOnly || bytes.size() != size_t(tensor.elementCount()) * size_t(dataTypeBits(dtype) / 8))
     return TensorValue::fromConstant(tensor);
-  if (bytes.size() >= (size_t(1) << 20)) adviseRandomAccess(bytes);  // a mapped table: only rows read count
+  if (bytes.size() >= (size_t(1) << 20) && isFileView(*tensor.buffer()))
+    if (auto table = LazyTable::copyOnRead(bytes, tensor.buffer()))
+      return TensorValue::view(dtype, tensor.dims(), table->data(), table);
   return TensorValue::view(dtype, tensor.dims(), const_cast<std::byte*>(bytes.data()), tensor.buffer());
 }
 
@@ -101,7 +104,7 @@ void GraphPlanning::bindGraphSlots() {
   for (const onyx::Value* v : graph_.inputs()) plan_->inputSlots.push_back(plan_->addSlot(v));
   for (const onyx::Value* v : graph_.initializers()) {
     int slot = plan_->slotOf.count(v) ? plan_->slotOf[v] : plan_->addSlot(v);
-    plan_->constants.push_back({slot, constantValue(*v, outerReads_)});
+    plan_->constants.push_back({slot, constantValue(*v, outerReads_, context_)});
     plan_->isConstant[size_t(slot)] = true;
   }
 }

@@ -1,5 +1,6 @@
 #include "ir/tensor.h"
 
+#include "ir/file_view.h"
 #include "util/mapped_file.h"
 
 namespace onyx {
@@ -61,6 +62,8 @@ std::shared_ptr<const Buffer> Buffer::fromVector(std::vector<std::byte> bytes) {
 std::shared_ptr<const Buffer> Buffer::view(std::shared_ptr<const MappedFile> file, size_t offset, size_t length) {
   return std::make_shared<FileView>(std::move(file), offset, length);
 }
+
+bool isFileView(const Buffer& buffer) { return dynamic_cast<const FileView*>(&buffer) != nullptr; }
 
 struct Tensor::LazyExternal {
   std::once_flag once;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 
 namespace onyx {
@@ -33,14 +32,6 @@ Expected<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesyst
   }
   ::close(fd);
   return std::shared_ptr<const MappedFile>(std::move(file));
-}
-
-void adviseRandomAccess(std::span<const std::byte> bytes) {
-  if (bytes.empty()) return;
-  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(bytes.data()) / page * page;
-  const uintptr_t end = reinterpret_cast<uintptr_t>(bytes.data() + bytes.size());
-  (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_RANDOM);
 }
 
 MappedFile::~MappedFile() {

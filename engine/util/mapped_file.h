@@ -26,10 +26,4 @@ class MappedFile {
   std::filesystem::path path_;
 };
 
-// The pages under `bytes` are read in no order (a table a kernel gathers rows from): no read-ahead, and a
-// fault maps only its own page, not the 16 around it (Linux maps neighbours already in the page cache, which
-// for bert_small_int4's mapped embedding table made 6 MB of its 8 MB resident for 128 rows). A hint: where the
-// system ignores it, or the bytes are not mapped from a file, nothing changes.
-void adviseRandomAccess(std::span<const std::byte> bytes);
-
 }  // namespace onyx

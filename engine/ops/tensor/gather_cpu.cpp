@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "exec/kernel_util.h"
+#include "exec/lazy_table.h"
 #include "ops/tensor/movement_params.h"
 
 namespace onyx::exec {
@@ -61,6 +62,10 @@ Expected<void> gatherKernel(KernelContext& ctx) {
     const size_t row = size_t(inner) * size_t(dataTypeBits(in.dtype()) / 8);
     const auto* src = static_cast<const std::byte*>(in.raw());
     auto* dst = static_cast<std::byte*>((*y)->raw());
+    if (LazyTable* table = LazyTable::containing(src))  // a table copied out as its rows are read
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j < n; ++j)
+          table->ensure(size_t(src - table->data()) + size_t(o * len + indices[size_t(j)]) * row, row);
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < n; ++j)
         std::memcpy(dst + size_t(o * n + j) * row, src + size_t(o * len + indices[size_t(j)]) * row, row);
