@@ -30,6 +30,13 @@ int64_t elementOffsetAlongAxis(int64_t o, const std::vector<int64_t>& indexDims,
   return off;
 }
 
+bool indexShapeFitsData(const std::vector<int64_t>& indexDims, const std::vector<int64_t>& dataDims, int64_t axis) {
+  if (indexDims.size() != dataDims.size()) return false;
+  for (size_t d = 0; d < indexDims.size(); ++d)
+    if (int64_t(d) != axis && indexDims[d] > dataDims[d]) return false;
+  return true;
+}
+
 namespace {
 
 Expected<void> gatherKernel(KernelContext& ctx) {
@@ -93,6 +100,10 @@ Expected<void> gatherElementsKernel(KernelContext& ctx) {
   if (!axisOpt || (*idx)->rank() != in.rank())
     return ctx.error("axis or index rank does not match " + in.describe(), 1);
   int64_t axis = *axisOpt;
+  // Past the data in another dim, the offsets would leave it (fuzz_run).
+  if (!indexShapeFitsData((*idx)->dims(), in.dims(), axis))
+    return ctx.error("indices " + (*idx)->describe() + " reach past " + in.describe() + " in a dim other than axis " +
+                         std::to_string(axis), 1);
   auto y = ctx.allocateOutput(0, in.dtype(), (*idx)->dims());
   if (!y) return y.error();
   auto inStrides = rowMajorStrides(in.dims());
@@ -104,8 +115,10 @@ Expected<void> gatherElementsKernel(KernelContext& ctx) {
     using T = decltype(tag);
     const T* src = in.data<T>();
     T* dst = (*y)->template data<T>();
-    for (int64_t o = 0; o < (*y)->count(); ++o)
-      dst[o] = src[elementOffsetAlongAxis(o, od, inStrides, axis, indices[size_t(o)], len, bad)];
+    for (int64_t o = 0; o < (*y)->count() && !bad; ++o) {
+      const int64_t off = elementOffsetAlongAxis(o, od, inStrides, axis, indices[size_t(o)], len, bad);
+      if (!bad) dst[o] = src[off];  // a data dim of 0 has nothing to read even at index 0
+    }
   });
   if (bad) return ctx.error("an index is out of range", 1);
   return ok ? Expected<void>() : ctx.unsupportedType(0);

@@ -22,5 +22,8 @@ Expected<std::vector<int64_t>> transposePerm(const KernelContext& ctx, const Ten
 // 0 of that axis.
 int64_t elementOffsetAlongAxis(int64_t o, const std::vector<int64_t>& indexDims, const std::vector<int64_t>& strides,
                                int64_t axis, int64_t index, int64_t len, bool& bad);
+// Whether GatherElements' or ScatterElements' indices have the data's rank and fit inside the data in every
+// dim but `axis`, as elementOffsetAlongAxis assumes (ONNX Runtime refuses the same shapes).
+bool indexShapeFitsData(const std::vector<int64_t>& indexDims, const std::vector<int64_t>& dataDims, int64_t axis);
 
 }  // namespace onyx::exec

@@ -33,6 +33,9 @@ Expected<void> scatterNDKernel(KernelContext& ctx) {
   // Plain references: clang before 16 cannot capture structured bindings in lambdas.
   const auto& in = inBound; const auto& indexTensor = indexTensorBound; const auto& updates = updatesBound;
   std::string reduction = ctx.attrString("reduction", "none");
+  // Read as the data's type, other updates would be read past their end (fuzz_run: float updates of int64 data).
+  if (updates.dtype() != in.dtype())
+    return ctx.error("updates " + updates.describe() + " must have the data's type, " + std::string(dataTypeName(in.dtype())), 2);
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
   // A scalar index tensor has no depth (fuzz_run: back() of empty dims under UBSan).
@@ -65,6 +68,7 @@ Expected<void> scatterNDKernel(KernelContext& ctx) {
         if (i < 0) i += dim;
         off += i * strides[size_t(j)];
       }
+      if (bad) return;  // the kernel fails; a data dim of 0 has no place to write even at index 0
       for (int64_t s = 0; s < slice; ++s) {
         if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
           dst[off + s] = u[t * slice + s];
@@ -87,6 +91,13 @@ Expected<void> scatterElementsKernel(KernelContext& ctx) {
   if (!axisOpt) return ctx.error("axis is out of range", 0);
   int64_t axis = *axisOpt;
   std::string reduction = ctx.attrString("reduction", "none");
+  if (updates.dtype() != in.dtype())
+    return ctx.error("updates " + updates.describe() + " must have the data's type, " + std::string(dataTypeName(in.dtype())), 2);
+  if (updates.dims() != indexTensor.dims())
+    return ctx.error("updates " + updates.describe() + " must have the shape of indices " + indexTensor.describe(), 2);
+  if (!indexShapeFitsData(indexTensor.dims(), in.dims(), axis))
+    return ctx.error("indices " + indexTensor.describe() + " reach past " + in.describe() + " in a dim other than axis " +
+                         std::to_string(axis), 1);
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
   auto strides = rowMajorStrides(in.dims());
@@ -101,6 +112,7 @@ Expected<void> scatterElementsKernel(KernelContext& ctx) {
     const T* u = updates.template data<T>();
     for (int64_t o = 0; o < int64_t(indices.size()); ++o) {
       int64_t off = elementOffsetAlongAxis(o, id, strides, axis, indices[size_t(o)], len, bad);
+      if (bad) return;
       if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>)
         dst[off] = u[o];
       else

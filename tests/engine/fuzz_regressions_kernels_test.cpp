@@ -1,0 +1,164 @@
+// Kernel inputs the fuzz targets (tests/fuzz, packaging/fuzz.sh) found reading or writing out of bounds, or
+// into undefined behaviour, under ASan+UBSan. Each is now an error naming the input, or a defined result.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include "exec_kernel_test_util.h"
+#include "onnx/onnx_io.h"
+#include "onnx_io_test_support.h"
+#include "shapes/shape_helpers.h"
+
+namespace onyx::exec {
+namespace {
+
+using testing::NodeCase;
+using testing::runNode;
+
+// The run's error, or "" where it ran.
+std::string runError(const NodeCase& node, const std::vector<TensorValue>& inputs) {
+  auto outputs = runNode(node, inputs, "");
+  return outputs ? std::string() : outputs.error().toString();
+}
+
+TensorValue ints(Dims dims, std::vector<int64_t> values) {
+  return TensorValue::fromVector<int64_t>(DataType::Int64, std::move(dims), values);
+}
+
+TensorValue floats(Dims dims) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  return TensorValue::fromVector<float>(DataType::Float, std::move(dims), std::vector<float>(size_t(count), 1.0f));
+}
+
+// ASan: ScatterND read float32 updates of int64 data as int64, past their end.
+TEST(FuzzRegressionsKernels, ScatterNdUpdatesOfAnotherTypeAreAnError) {
+  const std::string error = runError(NodeCase("ScatterND", {}, 18),
+                                     {ints({4, 4}, std::vector<int64_t>(16, 1)), ints({2, 1}, {0, 1}), floats({2, 4})});
+  ASSERT_FALSE(error.empty());
+  EXPECT_NE(error.find("must have the data's type"), std::string::npos) << error;
+}
+
+// A data dim of 0 has no place even for index 0: ScatterND wrote its slice into an empty output.
+TEST(FuzzRegressionsKernels, ScatterNdIntoAnEmptyDimIsAnError) {
+  const std::string error =
+      runError(NodeCase("ScatterND", {}, 18), {floats({0, 4}), ints({1, 1}, {0}), floats({1, 4})});
+  ASSERT_FALSE(error.empty());
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+}
+
+// ScatterElements read updates by the indices' count and wrote through indices wider than the data.
+TEST(FuzzRegressionsKernels, ScatterElementsChecksUpdatesAndIndexShapes) {
+  const NodeCase scatter("ScatterElements", {Attribute::ofInt("axis", 0)}, 18);
+  std::string error = runError(scatter, {floats({3, 2}), ints({2, 2}, {0, 1, 2, 0}), floats({1, 2})});
+  EXPECT_NE(error.find("must have the shape of indices"), std::string::npos) << error;
+  error = runError(scatter, {floats({3, 2}), ints({1, 5}, {0, 1, 2, 0, 1}), floats({1, 5})});
+  EXPECT_NE(error.find("reach past"), std::string::npos) << error;
+  error = runError(scatter, {floats({3, 2}), ints({1, 2}, {0, 1}), TensorValue::fromVector<double>(DataType::Double, {1, 2}, {1, 2})});
+  EXPECT_NE(error.find("must have the data's type"), std::string::npos) << error;
+  auto fine = runNode(scatter, {floats({3, 2}), ints({1, 2}, {2, 0}), floats({1, 2})}, "");
+  EXPECT_TRUE(fine.ok()) << fine.error().toString();
+}
+
+// GatherElements read through indices wider than the data in a dim other than the axis.
+TEST(FuzzRegressionsKernels, GatherElementsIndicesPastTheDataAreAnError) {
+  const NodeCase gather("GatherElements", {Attribute::ofInt("axis", 1)}, 13);
+  const std::string error = runError(gather, {floats({2, 3}), ints({4, 1}, {0, 1, 2, 0})});
+  EXPECT_NE(error.find("reach past"), std::string::npos) << error;
+  EXPECT_FALSE(runError(gather, {floats({2, 0}), ints({2, 1}, {0, 0})}).empty()) << "an empty axis has no index 0";
+}
+
+// UBSan: an int64 "mul" reduction overflowed a signed type. Integers wrap, as two's complement does.
+TEST(FuzzRegressionsKernels, ScatterIntegerReductionsWrap) {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  auto y = runNode(NodeCase("ScatterElements", {Attribute::ofString("reduction", "mul")}, 18),
+                   {ints({2}, {big, 3}), ints({1}, {0}), ints({1}, {2})}, "");
+  ASSERT_TRUE(y.ok()) << y.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*y)[0]).data<int64_t>()[0], -2);  // (2^63 - 1) * 2 wraps to -2
+  auto sum = runNode(NodeCase("ScatterND", {Attribute::ofString("reduction", "add")}, 18),
+                     {ints({2}, {big, 3}), ints({1, 1}, {0}), ints({1}, {1})}, "");
+  ASSERT_TRUE(sum.ok()) << sum.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*sum)[0]).data<int64_t>()[0], std::numeric_limits<int64_t>::min());
+}
+
+// ASan: Attention read a 1-byte past_key as float16, past its end; Q, K, V of mixed ranks read past dims.
+TEST(FuzzRegressionsKernels, AttentionRefusesMixedTypesAndRanks) {
+  const NodeCase attention("Attention", {}, 23);
+  auto q = floats({1, 2, 3, 4});
+  std::string error = runError(attention, {q, TensorValue::fromVector<double>(DataType::Double, {1, 2, 3, 4},
+                                                                             std::vector<double>(24, 1.0)), q});
+  EXPECT_TRUE(error.find("must have Q's type") != std::string::npos ||
+              error.find("must have the same element type") != std::string::npos) << error;
+  const TensorValue pastKey = TensorValue::fromVector<uint8_t>(DataType::Uint8, {1, 2, 1, 4}, std::vector<uint8_t>(8, 1));
+  error = runError(attention, {q, q, q, TensorValue(), pastKey, floats({1, 2, 1, 4})});
+  EXPECT_FALSE(error.empty()) << "a past_key of bytes read as float";
+  error = runError(NodeCase("Attention", {Attribute::ofInt("q_num_heads", 2), Attribute::ofInt("kv_num_heads", 2)}, 23),
+                   {floats({1, 3, 8}), floats({1, 2, 3, 4}), floats({1, 2, 3, 4})});
+  EXPECT_FALSE(error.empty());
+}
+
+// UBSan: a grid position of 5.5e19 (and NaN) converted to int64. Far outside is padding: zeros.
+TEST(FuzzRegressionsKernels, GridSampleFarAndNanPositionsArePadding) {
+  auto x = floats({1, 1, 2, 2});
+  auto grid = TensorValue::fromVector<float>(DataType::Float, {1, 1, 2, 2},
+                                             {5.5e19f, 0.0f, std::nanf(""), -3e30f});
+  for (const char* mode : {"linear", "nearest", "cubic"}) {
+    auto y = runNode(NodeCase("GridSample", {Attribute::ofString("mode", mode)}, 22), {x, grid}, "");
+    ASSERT_TRUE(y.ok()) << mode << ": " << y.error().toString();
+    const auto& out = std::get<TensorValue>((*y)[0]);
+    ASSERT_EQ(out.count(), 2);
+    EXPECT_EQ(out.data<float>()[0], 0.0f) << mode;
+  }
+}
+
+// ASan: an RNN with a 1-D R read past R's dims while defaulting hidden_size.
+TEST(FuzzRegressionsKernels, RnnRecurrenceWeightsOfTheWrongRankAreAnError) {
+  const std::string error = runError(NodeCase("RNN", {}, 14), {floats({2, 1, 3}), floats({1, 4, 3}), floats({4})});
+  EXPECT_NE(error.find("R must be 3-D"), std::string::npos) << error;
+}
+
+// UBSan: rearranging a tracked value into dims whose product passes int64 overflowed; it is not tracked.
+TEST(FuzzRegressionsKernels, RearrangingIntoHugeDimsIsNotTracked) {
+  const std::vector<Dim> value = {Dim(1), Dim(2)};
+  const int64_t huge = int64_t(1) << 40;
+  EXPECT_FALSE(shapes::rearrangeValue(value, {2}, {huge, huge}, [](const std::vector<int64_t>& i) { return i; }));
+  auto same = shapes::rearrangeValue(value, {2}, {2}, [](const std::vector<int64_t>& i) { return i; });
+  ASSERT_TRUE(same);
+  EXPECT_EQ(*same, value);
+}
+
+// fuzz_load ("save is not stable"): a graph input's value_info entry whose type has no kind (a denotation
+// only). The first save wrote the entry untyped; loading that and saving again wrote it with the input's type.
+TEST(FuzzRegressionsKernels, ValueInfoWithAnEmptyTypeSavesStably) {
+  onyx::testing::ScratchFolder folder;
+  onnx::ModelProto proto;
+  proto.set_ir_version(8);
+  proto.add_opset_import()->set_version(17);
+  auto* graph = proto.mutable_graph();
+  graph->set_name("g");
+  auto* input = graph->add_input();
+  input->set_name("x");
+  input->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  auto* info = graph->add_value_info();
+  info->set_name("x");
+  info->mutable_type()->set_denotation("TENSOR");
+  auto* node = graph->add_node();
+  node->set_op_type("Relu");
+  node->add_input("x");
+  node->add_output("y");
+  graph->add_output()->set_name("y");
+  std::ofstream(folder / "in.onnx", std::ios::binary) << proto.SerializeAsString();
+  auto first = loadModel(folder / "in.onnx");
+  ASSERT_TRUE(first.ok()) << first.error().toString();
+  ASSERT_TRUE(saveModel(**first, folder / "a.onnx").ok());
+  auto second = loadModel(folder / "a.onnx");
+  ASSERT_TRUE(second.ok()) << second.error().toString();
+  ASSERT_TRUE(saveModel(**second, folder / "b.onnx").ok());
+  EXPECT_EQ(onyx::testing::readFile(folder / "a.onnx"), onyx::testing::readFile(folder / "b.onnx"));
+}
+
+}  // namespace
+}  // namespace onyx::exec
