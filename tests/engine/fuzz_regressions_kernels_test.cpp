@@ -120,6 +120,14 @@ TEST(FuzzRegressionsKernels, RnnRecurrenceWeightsOfTheWrongRankAreAnError) {
   EXPECT_NE(error.find("R must be 3-D"), std::string::npos) << error;
 }
 
+// UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.
+TEST(FuzzRegressionsKernels, ResizeAxesPastTheRankAreAnError) {
+  const auto scales = TensorValue::fromVector<float>(DataType::Float, {2}, {2.0f, 2.0f});
+  const std::string error = runError(NodeCase("Resize", {Attribute::ofInts("axes", {2, 3})}, 18),
+                                     {floats({2, 3}), TensorValue(), scales});
+  EXPECT_NE(error.find("axis 2 is out of range"), std::string::npos) << error;
+}
+
 // UBSan: rearranging a tracked value into dims whose product passes int64 overflowed; it is not tracked.
 TEST(FuzzRegressionsKernels, RearrangingIntoHugeDimsIsNotTracked) {
   const std::vector<Dim> value = {Dim(1), Dim(2)};

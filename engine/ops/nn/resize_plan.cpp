@@ -113,7 +113,7 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
     double common = keepAspect == "not_larger" ? 1e300 : 0.0;
     for (size_t i = 0; i < axes.size(); ++i) {
       auto a = normalizeAxis(axes[i], rank);
-      if (!a) return ctx.error("axis out of range", 0);
+      if (!a) return ctx.error("axis " + std::to_string(axes[i]) + " is out of range for " + x.describe(), 0);
       double s = double(sizesT.intAt(int64_t(i))) / double(x.dim(*a));
       if (keepAspect == "not_larger") common = std::min(common, s);
       if (keepAspect == "not_smaller") common = std::max(common, s);
@@ -132,7 +132,9 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
                            std::to_string(axes.size()) + " axes",
                        int(scalesInput));
     for (size_t i = 0; i < axes.size(); ++i) {
-      size_t a = size_t(*normalizeAxis(axes[i], rank));
+      auto axis = normalizeAxis(axes[i], rank);  // (fuzz_run: an axis past a scalar's rank under UBSan)
+      if (!axis) return ctx.error("axis " + std::to_string(axes[i]) + " is out of range for " + x.describe(), 0);
+      size_t a = size_t(*axis);
       scales[a] = scalesT.doubleAt(int64_t(i));
       // NaN and infinity are refused too: they used to reach the size check as a 2^63 dimension.
       if (!(scales[a] > 0) || !std::isfinite(scales[a]))

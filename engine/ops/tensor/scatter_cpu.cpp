@@ -4,6 +4,7 @@
 
 #include "exec/kernel_util.h"
 #include "ops/tensor/movement_params.h"
+#include "ops/tensor/scatter_arithmetic.h"
 
 namespace onyx::exec {
 namespace {
@@ -11,16 +12,8 @@ namespace {
 template <class T>
 T reduceScatter(T a, T b, const std::string& reduction) {
   using Cm = ComputeType<T>;
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    // Integers wrap, as two's complement hardware does, instead of overflowing a signed type (fuzz_run: an
-    // int64 "mul" reduction under UBSan).
-    // In 64 bits: narrower unsigned types would be promoted to int and overflow it.
-    using U = std::make_unsigned_t<T>;
-    if (reduction == "add") return T(U(uint64_t(U(a)) + uint64_t(U(b))));
-    if (reduction == "mul") return T(U(uint64_t(U(a)) * uint64_t(U(b))));
-  }
-  if (reduction == "add") return fromCompute<T>(Cm(a) + Cm(b));
-  if (reduction == "mul") return fromCompute<T>(Cm(a) * Cm(b));
+  if (reduction == "add") return scatterAdd(a, b);
+  if (reduction == "mul") return scatterMul(a, b);
   if (reduction == "max") return Cm(a) >= Cm(b) ? a : b;
   if (reduction == "min") return Cm(a) <= Cm(b) ? a : b;
   return b;

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "exec/kernel_util.h"
+#include "ops/tensor/scatter_arithmetic.h"
 
 namespace onyx::exec {
 namespace {
@@ -15,8 +16,8 @@ enum class Reduction { None, Add, Mul, Max, Min };
 template <Reduction R, class T>
 inline T combine(T a, T b) {
   using Cm = ComputeType<T>;
-  if constexpr (R == Reduction::Add) return fromCompute<T>(Cm(a) + Cm(b));
-  if constexpr (R == Reduction::Mul) return fromCompute<T>(Cm(a) * Cm(b));
+  if constexpr (R == Reduction::Add) return scatterAdd(a, b);
+  if constexpr (R == Reduction::Mul) return scatterMul(a, b);
   if constexpr (R == Reduction::Max) return Cm(a) >= Cm(b) ? a : b;
   if constexpr (R == Reduction::Min) return Cm(a) <= Cm(b) ? a : b;
   return b;
