@@ -178,6 +178,15 @@ TEST(ContribOps, HalfWeightMatMulAndGemmMatchTheReferenceKernel) {
   expectMatchesReference({"Gemm", {Attribute::ofInt("transA", 1), Attribute::ofInt("transB", 1), Attribute::ofFloat("alpha", 0.5f),
                                    Attribute::ofFloat("beta", 2.0f)}},
                          {a2, wt, c}, "f16", 2e-3, 2e-2);
+  // C of every broadcast the panels finish in place: a column, the whole [M, N], a scalar; and none.
+  TensorValue a3 = randomTensor(DataType::Float16, {5, 70}, 14), w3 = randomTensor(DataType::Float16, {70, 130}, 15);
+  for (Dims cDims : {Dims{5, 1}, Dims{5, 130}, Dims{}, Dims{1, 130}}) {
+    TensorValue c3 = randomTensor(DataType::Float16, cDims, 16);
+    expectMatchesReference({"Gemm", {Attribute::ofFloat("beta", 0.5f)}}, {a3, w3, c3}, "f16", 2e-3, 2e-2);
+  }
+  expectMatchesReference({"Gemm", {Attribute::ofFloat("alpha", 3.0f)}}, {a3, w3}, "f16", 2e-3, 2e-2);
+  TensorValue ab = randomTensor(DataType::BFloat16, {5, 70}, 17), wb = randomTensor(DataType::BFloat16, {70, 130}, 18);
+  expectMatchesReference({"MatMul"}, {ab, wb}, "f16", 2e-2, 5e-2);
 }
 
 }  // namespace

@@ -38,6 +38,14 @@ void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda
 // transposed): float32 goes straight to sgemm, 16-bit storage is widened one panel at a time.
 void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const TensorValue& w,
                  bool transposed, const float* bias, float* y, int64_t ldy);
+// Receives each finished panel of Y, columns [n0, n1) of all m rows (row r at panel + r * (n1 - n0)), to
+// finish and store while it is in the core's cache: a bias, C, the conversion to 16 bits. Called on the
+// pool's threads, one panel at a time per thread; the panel is that thread's scratch.
+using PanelSink = std::function<void(int64_t n0, int64_t n1, float* panel)>;
+void gemmPanelsTo(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
+                  const PanelSink& sink);
+// W as a float16 or bfloat16 tensor [k, n] (or [n, k] when transposed), widened one panel at a time.
+WeightPanels sixteenBitPanels(const TensorValue& w, bool transposed);
 
 // Rotary position embedding of one head vector in place: its first 2 * half channels rotated by the angles
 // whose cos/sin (half values each) are given; pairs (i, i + half), or (2i, 2i + 1) when interleaved.

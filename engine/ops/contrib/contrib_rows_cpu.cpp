@@ -65,6 +65,25 @@ const float* floatData(const TensorValue& t, std::vector<float>& scratch) {
   return scratch.data();
 }
 
+namespace {
+
+// Columns [n0, n1) of Y = A * W into `out` (row stride ldo), W's panel decoded into `decoded`.
+void productPanel(const float* a, int64_t m, int64_t lda, const WeightPanels& w, int64_t n0, int64_t n1,
+                  std::vector<float>& decoded, float* out, int64_t ldo) {
+  const int64_t width = n1 - n0;
+  decoded.resize(size_t(w.k * width));
+  w.decode(n0, n1, decoded.data());
+  if (w.k == 0) {
+    for (int64_t r = 0; r < m; ++r) std::fill(out + r * ldo, out + r * ldo + width, 0.0f);
+  } else if (w.columnMajor) {
+    sgemmSerial(false, true, m, width, w.k, 1.0f, a, lda, decoded.data(), w.k, 0.0f, out, ldo);
+  } else {
+    sgemmSerial(false, false, m, width, w.k, 1.0f, a, lda, decoded.data(), width, 0.0f, out, ldo);
+  }
+}
+
+}  // namespace
+
 void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
                 const float* bias, float* y, int64_t ldy) {
   if (m == 0 || w.n == 0) return;
@@ -72,24 +91,52 @@ void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda
   const int64_t panels = (w.n + panelWidth - 1) / panelWidth;
   ctx.parallelFor(panels, 1, [&](int64_t pb, int64_t pe) {
     thread_local std::vector<float> scratch;
-    scratch.resize(size_t(w.k * panelWidth));
     for (int64_t p = pb; p < pe; ++p) {
       const int64_t n0 = p * panelWidth, n1 = std::min(w.n, n0 + panelWidth), width = n1 - n0;
-      w.decode(n0, n1, scratch.data());
       float* out = y + n0;
-      if (w.k == 0) {
-        for (int64_t r = 0; r < m; ++r) std::fill(out + r * ldy, out + r * ldy + width, 0.0f);
-      } else if (w.columnMajor) {
-        sgemmSerial(false, true, m, width, w.k, 1.0f, a, lda, scratch.data(), w.k, 0.0f, out, ldy);
-      } else {
-        sgemmSerial(false, false, m, width, w.k, 1.0f, a, lda, scratch.data(), width, 0.0f, out, ldy);
-      }
+      productPanel(a, m, lda, w, n0, n1, scratch, out, ldy);
       if (bias) {
         for (int64_t r = 0; r < m; ++r)
           for (int64_t j = 0; j < width; ++j) out[r * ldy + j] += bias[n0 + j];
       }
     }
   });
+}
+
+void gemmPanelsTo(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
+                  const PanelSink& sink) {
+  if (m == 0 || w.n == 0) return;
+  const int64_t panelWidth = panelWidthFor(w.k, w.n, ctx.pool().threadCount());
+  const int64_t panels = (w.n + panelWidth - 1) / panelWidth;
+  ctx.parallelFor(panels, 1, [&](int64_t pb, int64_t pe) {
+    thread_local std::vector<float> scratch, product;
+    for (int64_t p = pb; p < pe; ++p) {
+      const int64_t n0 = p * panelWidth, n1 = std::min(w.n, n0 + panelWidth);
+      product.resize(size_t(m * (n1 - n0)));
+      productPanel(a, m, lda, w, n0, n1, scratch, product.data(), n1 - n0);
+      sink(n0, n1, product.data());
+    }
+  });
+}
+
+WeightPanels sixteenBitPanels(const TensorValue& w, bool transposed) {
+  const int64_t k = transposed ? w.dim(1) : w.dim(0), n = transposed ? w.dim(0) : w.dim(1);
+  const DataType dtype = w.dtype();
+  const auto* base = static_cast<const uint8_t*>(w.raw());
+  const size_t bytes = elementBytes(dtype);
+  WeightPanels panels;
+  panels.k = k;
+  panels.n = n;
+  panels.columnMajor = transposed;
+  panels.decode = [=](int64_t n0, int64_t n1, float* dst) {
+    const int64_t width = n1 - n0;
+    if (transposed) {
+      toFloats(dtype, base + size_t(n0 * k) * bytes, dst, width * k);
+    } else {
+      for (int64_t r = 0; r < k; ++r) toFloats(dtype, base + size_t(r * n + n0) * bytes, dst + r * width, width);
+    }
+  };
+  return panels;
 }
 
 void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const TensorValue& w,
@@ -108,22 +155,7 @@ void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t ld
     }
     return;
   }
-  const DataType dtype = w.dtype();
-  const auto* base = static_cast<const uint8_t*>(w.raw());
-  const size_t bytes = elementBytes(dtype);
-  WeightPanels panels;
-  panels.k = k;
-  panels.n = n;
-  panels.columnMajor = transposed;
-  panels.decode = [&](int64_t n0, int64_t n1, float* dst) {
-    const int64_t width = n1 - n0;
-    if (transposed) {
-      toFloats(dtype, base + size_t(n0 * k) * bytes, dst, width * k);
-    } else {
-      for (int64_t r = 0; r < k; ++r) toFloats(dtype, base + size_t(r * n + n0) * bytes, dst + r * width, width);
-    }
-  };
-  gemmPanels(ctx, a, m, lda, panels, bias, y, ldy);
+  gemmPanels(ctx, a, m, lda, sixteenBitPanels(w, transposed), bias, y, ldy);
 }
 
 void rotateHead(float* x, int64_t half, const float* cos, const float* sin, bool interleaved) {

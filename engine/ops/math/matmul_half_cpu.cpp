@@ -12,7 +12,8 @@ namespace {
 using contrib::floatData;
 using contrib::floatsOf;
 using contrib::fromFloats;
-using contrib::gemmWeights;
+using contrib::gemmPanelsTo;
+using contrib::sixteenBitPanels;
 
 bool halfWeights(const Node& node, int) {
   const Value* b = node.input(1);
@@ -35,10 +36,15 @@ Expected<void> runHalfMatMul(KernelContext& ctx) {
   auto y = ctx.allocateOutput(0, a.dtype(), outDims);
   if (!y) return y.error();
   const int64_t k = b.dim(0), n = b.dim(1), m = k ? a.count() / k : 0;
-  std::vector<float> aScratch, out(size_t(m * n));
+  std::vector<float> aScratch;
   const float* af = floatData(a, aScratch);
-  gemmWeights(ctx, af, m, k, b, false, nullptr, out.data(), n);
-  fromFloats(a.dtype(), out.data(), (*y)->raw(), m * n);
+  const DataType dtype = a.dtype();
+  auto* y16 = static_cast<uint16_t*>((*y)->raw());
+  // Each panel goes to 16 bits while it is in cache, on the thread that computed it.
+  gemmPanelsTo(ctx, af, m, k, sixteenBitPanels(b, false), [&](int64_t n0, int64_t n1, float* panel) {
+    const int64_t width = n1 - n0;
+    for (int64_t r = 0; r < m; ++r) fromFloats(dtype, panel + r * width, y16 + r * n + n0, width);
+  });
   return {};
 }
 
@@ -53,9 +59,18 @@ Expected<void> runHalfGemm(KernelContext& ctx) {
   const int64_t m = transA ? a.dim(1) : a.dim(0), k = transA ? a.dim(0) : a.dim(1);
   const int64_t n = transB ? b.dim(0) : b.dim(1);
   if ((transB ? b.dim(1) : b.dim(0)) != k) return runReferenceKernel(ctx);
+  std::vector<float> cf;
+  std::vector<int64_t> cStrides = {0, 0};
+  if (!c.empty()) {
+    const Dims out = {m, n};
+    auto shape = broadcastShapes({&c.dims(), &out});
+    if (!shape || *shape != out) return ctx.error("C " + c.describe() + " does not broadcast to [M, N]", 2);
+    cf = floatsOf(c);
+    cStrides = broadcastStrides(c.dims(), out);
+  }
   auto y = ctx.allocateOutput(0, a.dtype(), {m, n});
   if (!y) return y.error();
-  std::vector<float> aScratch, out(size_t(m * n));
+  std::vector<float> aScratch;
   const float* af = floatData(a, aScratch);
   std::vector<float> transposed;
   if (transA) {
@@ -64,20 +79,29 @@ Expected<void> runHalfGemm(KernelContext& ctx) {
       for (int64_t j = 0; j < m; ++j) transposed[size_t(j * k + i)] = af[i * m + j];
     af = transposed.data();
   }
-  gemmWeights(ctx, af, m, k, b, transB, nullptr, out.data(), n);
   const float alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
-  if (!c.empty()) {
-    auto shape = broadcastShapes({&c.dims(), &(*y)->dims()});
-    if (!shape || *shape != (*y)->dims()) return ctx.error("C " + c.describe() + " does not broadcast to [M, N]", 2);
-    const std::vector<float> cf = floatsOf(c);
-    const auto strides = broadcastStrides(c.dims(), (*y)->dims());
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        out[size_t(i * n + j)] = alpha * out[size_t(i * n + j)] + beta * cf[size_t(i * strides[0] + j * strides[1])];
-  } else if (alpha != 1.0f) {
-    for (float& v : out) v *= alpha;
-  }
-  fromFloats(a.dtype(), out.data(), (*y)->raw(), m * n);
+  const DataType dtype = a.dtype();
+  auto* y16 = static_cast<uint16_t*>((*y)->raw());
+  // alpha, beta * C and the conversion to 16 bits on each panel while it is in cache, on the thread that
+  // computed it (they were three single-threaded passes over Y).
+  gemmPanelsTo(ctx, af, m, k, sixteenBitPanels(b, transB), [&](int64_t n0, int64_t n1, float* panel) {
+    const int64_t width = n1 - n0;
+    for (int64_t r = 0; r < m; ++r) {
+      float* row = panel + r * width;
+      if (!cf.empty()) {
+        const float* cRow = cf.data() + r * cStrides[0] + n0 * cStrides[1];
+        if (cStrides[1] == 1) {
+          for (int64_t j = 0; j < width; ++j) row[j] = alpha * row[j] + beta * cRow[j];
+        } else {
+          const float scalar = beta * cRow[0];
+          for (int64_t j = 0; j < width; ++j) row[j] = alpha * row[j] + scalar;
+        }
+      } else if (alpha != 1.0f) {
+        for (int64_t j = 0; j < width; ++j) row[j] *= alpha;
+      }
+      fromFloats(dtype, row, y16 + r * n + n0, width);
+    }
+  });
   return {};
 }
 
