@@ -46,12 +46,22 @@ long residentKilobytesAt(const void* address) {
   return -1;
 }
 
-TEST(LazyTable, RowsReadHoldTheFileAndTheRestStaysZero) {
+// A table over a 4 MiB mapped file whose pages are in the page cache.
+class LazyTableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    file = mappedTable(folder / "table.bin");
+    ASSERT_TRUE(file);
+    table = LazyTable::copyOnRead(file->bytes(), file);
+    ASSERT_TRUE(table);
+  }
+
   ScratchFolder folder;
-  auto file = mappedTable(folder / "table.bin");
-  ASSERT_TRUE(file);
-  auto table = LazyTable::copyOnRead(file->bytes(), file);
-  ASSERT_TRUE(table);
+  std::shared_ptr<const MappedFile> file;
+  std::shared_ptr<LazyTable> table;
+};
+
+TEST_F(LazyTableTest, RowsReadHoldTheFileAndTheRestStaysZero) {
   ASSERT_EQ(table->size(), kTableBytes);
   const size_t rows[] = {0, 4, 1000, 4193};  // row 4 straddles the first page boundary; 4193 is the last row
   for (size_t row : rows) table->ensure(row * kRow, kRow);
@@ -66,12 +76,7 @@ TEST(LazyTable, RowsReadHoldTheFileAndTheRestStaysZero) {
   table->ensure(kTableBytes + 5, 10);
 }
 
-TEST(LazyTable, ReadingRowsLeavesTheMappingUnmapped) {
-  ScratchFolder folder;
-  auto file = mappedTable(folder / "table.bin");
-  ASSERT_TRUE(file);
-  auto table = LazyTable::copyOnRead(file->bytes(), file);
-  ASSERT_TRUE(table);
+TEST_F(LazyTableTest, ReadingRowsLeavesTheMappingUnmapped) {
   for (size_t row = 0; row < 4000; row += 125) table->ensure(row * kRow, kRow);  // 32 rows, 125 KB apart
   const long lazy = residentKilobytesAt(file->bytes().data());
   ASSERT_GE(lazy, 0) << "no /proc/self/smaps";
@@ -83,12 +88,7 @@ TEST(LazyTable, ReadingRowsLeavesTheMappingUnmapped) {
               residentKilobytesAt(file->bytes().data()));
 }
 
-TEST(LazyTable, ThreadsReadingOverlappingRowsSeeTheFile) {
-  ScratchFolder folder;
-  auto file = mappedTable(folder / "table.bin");
-  ASSERT_TRUE(file);
-  auto table = LazyTable::copyOnRead(file->bytes(), file);
-  ASSERT_TRUE(table);
+TEST_F(LazyTableTest, ThreadsReadingOverlappingRowsSeeTheFile) {
   std::vector<std::thread> threads;
   std::vector<int> mismatches(4, 0);
   for (int t = 0; t < 4; ++t)
@@ -104,12 +104,7 @@ TEST(LazyTable, ThreadsReadingOverlappingRowsSeeTheFile) {
   for (int t = 0; t < 4; ++t) EXPECT_EQ(mismatches[size_t(t)], 0) << "thread " << t;
 }
 
-TEST(LazyTable, KernelsFindTheTableThatHoldsTheirInput) {
-  ScratchFolder folder;
-  auto file = mappedTable(folder / "table.bin");
-  ASSERT_TRUE(file);
-  auto table = LazyTable::copyOnRead(file->bytes(), file);
-  ASSERT_TRUE(table);
+TEST_F(LazyTableTest, KernelsFindTheTableThatHoldsTheirInput) {
   EXPECT_EQ(LazyTable::containing(table->data()), table.get());
   EXPECT_EQ(LazyTable::containing(table->data() + kTableBytes - 1), table.get());
   EXPECT_EQ(LazyTable::containing(table->data() + kTableBytes), nullptr);
