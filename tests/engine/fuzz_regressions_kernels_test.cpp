@@ -114,6 +114,25 @@ TEST(FuzzRegressionsKernels, GridSampleFarAndNanPositionsArePadding) {
   }
 }
 
+// ASan: GridSample read a float16 grid as X's float, past its end. The grid has its own type (T2).
+TEST(FuzzRegressionsKernels, GridSampleReadsAGridOfItsOwnType) {
+  auto x = TensorValue::fromVector<float>(DataType::Float, {1, 1, 2, 2}, {1, 2, 3, 4});
+  const std::vector<float> at = {-0.5f, -0.5f, 0.5f, 0.5f, 0.0f, 0.0f};
+  auto grid32 = TensorValue::fromVector<float>(DataType::Float, {1, 1, 3, 2}, at);
+  auto grid16 = TensorValue::allocate(DataType::Float16, {1, 1, 3, 2});
+  for (size_t i = 0; i < at.size(); ++i) grid16.data<Half>()[i] = Half(at[i]);
+  auto wide = runNode(NodeCase("GridSample", {}, 20), {x, grid32}, "");
+  auto narrow = runNode(NodeCase("GridSample", {}, 20), {x, grid16}, "");
+  ASSERT_TRUE(wide.ok()) << wide.error().toString();
+  ASSERT_TRUE(narrow.ok()) << narrow.error().toString();
+  const auto& a = std::get<TensorValue>((*wide)[0]);
+  const auto& b = std::get<TensorValue>((*narrow)[0]);
+  ASSERT_EQ(b.dims(), (Dims{1, 1, 1, 3}));
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(a.data<float>()[i], b.data<float>()[i]) << i;
+  EXPECT_EQ(b.data<float>()[0], 1.0f);  // (-0.5, -0.5) is the centre of the first pixel
+  EXPECT_EQ(b.data<float>()[2], 2.5f);  // the middle: the mean of all four
+}
+
 // ASan: an RNN with a 1-D R read past R's dims while defaulting hidden_size.
 TEST(FuzzRegressionsKernels, RnnRecurrenceWeightsOfTheWrongRankAreAnError) {
   const std::string error = runError(NodeCase("RNN", {}, 14), {floats({2, 1, 3}), floats({1, 4, 3}), floats({4})});

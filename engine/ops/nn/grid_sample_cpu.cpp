@@ -120,18 +120,21 @@ Expected<void> gridSampleKernel(KernelContext& ctx) {
     }
     return -1;
   };
+  // The grid has its own float type (T2), not always X's (fuzz_run: a float16 grid read as float past its end
+  // under ASan).
+  std::vector<double> gridData(size_t(grid.count()));
+  for (int64_t i = 0; i < grid.count(); ++i) gridData[size_t(i)] = grid.doubleAt(i);
   bool ok = dispatchType<kFloats>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* src = in.template data<T>();
-    const T* gridData = grid.template data<T>();
     T* dst = (*y)->template data<T>();
     std::vector<std::vector<Tap>> taps(static_cast<size_t>(spatial));
     for (int64_t n = 0; n < batch; ++n)
       for (int64_t p = 0; p < points; ++p) {
-        const T* coords = gridData + (n * points + p) * spatial;
+        const double* coords = gridData.data() + (n * points + p) * spatial;
         for (int64_t d = 0; d < spatial; ++d) {
           // The grid lists coordinates innermost dimension first (x, y, z).
-          double normalized = double(ComputeType<T>(coords[spatial - 1 - d]));
+          double normalized = coords[spatial - 1 - d];
           int64_t size = sizes[size_t(d)];
           double pos = alignCorners ? (normalized + 1) / 2 * double(size - 1)
                                     : ((normalized + 1) * double(size) - 1) / 2;
