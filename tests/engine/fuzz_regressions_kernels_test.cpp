@@ -139,6 +139,27 @@ TEST(FuzzRegressionsKernels, RnnRecurrenceWeightsOfTheWrongRankAreAnError) {
   EXPECT_NE(error.find("R must be 3-D"), std::string::npos) << error;
 }
 
+// ASan: the reference recurrent kernel (the one for doubles) read a short B past its end. Both kernels check
+// every operand's size the same way now.
+TEST(FuzzRegressionsKernels, RecurrentOperandsOfTheWrongSizeAreAnError) {
+  auto doubles = [](Dims dims) {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    return TensorValue::fromVector<double>(DataType::Double, std::move(dims), std::vector<double>(size_t(count), 0.5));
+  };
+  const NodeCase gru("GRU", {Attribute::ofInt("hidden_size", 2)}, 14);
+  std::string error = runError(gru, {doubles({3, 1, 4}), doubles({1, 6, 4}), doubles({1, 6, 2}), doubles({5})});
+  EXPECT_NE(error.find("B "), std::string::npos) << error;
+  EXPECT_NE(error.find("should hold 12 values"), std::string::npos) << error;
+  error = runError(gru, {floats({3, 1, 4}), floats({1, 6, 4}), floats({1, 6, 2}), floats({5})});
+  EXPECT_NE(error.find("should hold 12 values"), std::string::npos) << "the float kernel: " << error;
+  error = runError(gru, {doubles({3, 1, 4}), doubles({1, 6, 4}), doubles({1, 6, 2}), TensorValue(), TensorValue(),
+                         doubles({1, 1, 1})});
+  EXPECT_NE(error.find("initial_h"), std::string::npos) << error;
+  auto fine = runNode(gru, {doubles({3, 1, 4}), doubles({1, 6, 4}), doubles({1, 6, 2}), doubles({1, 12})}, "");
+  EXPECT_TRUE(fine.ok()) << fine.error().toString();
+}
+
 // UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.
 TEST(FuzzRegressionsKernels, ResizeAxesPastTheRankAreAnError) {
   const auto scales = TensorValue::fromVector<float>(DataType::Float, {2}, {2.0f, 2.0f});

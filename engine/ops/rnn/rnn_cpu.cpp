@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "exec/kernel_util.h"
+#include "ops/rnn/rnn_checks.h"
 
 namespace onyx::exec {
 namespace {
@@ -234,17 +235,12 @@ Expected<void> recurrentKernel(KernelContext& ctx) {
   std::string direction = ctx.attrString("direction", "forward");
   const int64_t dirs = direction == "bidirectional" ? 2 : 1;
   constexpr int64_t gates = kGates<C>;
-  if (Wt.rank() != 3 || Wt.dim(0) != dirs || Wt.dim(1) != gates * hidden || Wt.dim(2) != inputSize)
-    return ctx.error("W " + Wt.describe() + " does not match the input size and hidden_size", 1);
+  const int64_t batchRows = layout ? X.dim(0) : X.dim(1);
+  if (auto ok = checkRecurrentOperands(ctx, {gates, dirs, batchRows, inputSize, hidden, C == Cell::Lstm}); !ok)
+    return ok.error();
   size_t perDir = 0;
   auto acts = activationsOf<C>(ctx, dirs, perDir);
   if (!acts) return acts.error();
-  // One length per batch row (fuzz_run: a shorter sequence_lens was read past its end under ASan).
-  const int64_t batchRows = layout ? X.dim(0) : X.dim(1);
-  if (ctx.hasInput(4) && ctx.input(4).count() != batchRows)
-    return ctx.error("sequence_lens " + ctx.input(4).describe() + " must hold one length per batch row (" +
-                         std::to_string(batchRows) + ")",
-                     4);
   const RecurrentInputs in = readInputs<C>(ctx, X, Wt, Rt, dirs);
   const int64_t seqLen = in.seqLen, batch = in.batch;
   std::vector<float> Y(static_cast<size_t>(seqLen * dirs * batch * hidden), 0.0f);

@@ -13,6 +13,7 @@
 #include "exec/cpu/fast_math.h"
 #include "exec/cpu/gemm.h"
 #include "exec/kernel_util.h"
+#include "ops/rnn/rnn_checks.h"
 #include "exec/thread_pool.h"
 
 namespace onyx::exec {
@@ -89,8 +90,7 @@ struct Setup {
 };
 
 template <Cell C>
-Expected<Setup> readSetup(const KernelContext& ctx, const TensorValue& X, const TensorValue& W,
-                          const TensorValue& R) {
+Expected<Setup> readSetup(const KernelContext& ctx, const TensorValue& X, const TensorValue& R) {
   constexpr int64_t G = kGates<C>;
   Setup setup;
   Shapes& s = setup.s;
@@ -102,29 +102,11 @@ Expected<Setup> readSetup(const KernelContext& ctx, const TensorValue& X, const 
   setup.direction = ctx.attrString("direction", "forward");
   s.dirs = setup.direction == "bidirectional" ? 2 : 1;
   const int64_t H = s.hidden;
-  if (W.dim(0) != s.dirs || W.dim(1) != G * H || W.dim(2) != s.inputSize)
-    return ctx.error("W " + W.describe() + " does not match the input size and hidden_size", 1);
-  if (R.dim(0) != s.dirs || R.dim(1) != G * H || R.dim(2) != H)
-    return ctx.error("R " + R.describe() + " does not match hidden_size " + std::to_string(H), 2);
-  auto expectCount = [&](size_t i, int64_t count, const char* what) -> Expected<void> {
-    if (ctx.hasInput(i) && ctx.input(i).count() != count)
-      return ctx.error(std::string(what) + " " + ctx.input(i).describe() + " should hold " +
-                           std::to_string(count) + " values",
-                       int(i));
-    return {};
-  };
-  if (auto e = expectCount(3, s.dirs * 2 * G * H, "B"); !e) return e.error();
-  if (auto e = expectCount(5, s.dirs * s.batch * H, "initial_h"); !e) return e.error();
-  if (C == Cell::Lstm) {
-    if (auto e = expectCount(6, s.dirs * s.batch * H, "initial_c"); !e) return e.error();
-    if (auto e = expectCount(7, s.dirs * 3 * H, "P"); !e) return e.error();
-  }
+  if (auto ok = checkRecurrentOperands(ctx, {G, s.dirs, s.batch, s.inputSize, H, C == Cell::Lstm}); !ok)
+    return ok.error();
   setup.lens.assign(size_t(s.batch), s.seqLen);
   if (ctx.hasInput(4)) {
     setup.lens = ctx.input(4).toInts();
-    if (int64_t(setup.lens.size()) != s.batch)
-      return ctx.error("sequence_lens " + ctx.input(4).describe() + " should hold one length per batch row",
-                       4);
     for (int64_t& len : setup.lens) len = std::clamp<int64_t>(len, 0, s.seqLen);
   }
   setup.clip = ctx.attrFloat("clip", 0.0f);
@@ -432,7 +414,7 @@ Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
   for (size_t i = 3; i < 8 && floats; ++i)  // sequence_lens (4) is int32
     floats = i == 4 || !ctx.hasInput(i) || ctx.input(i).dtype() == DataType::Float;
   if (!floats || X.rank() != 3 || W.rank() != 3 || R.rank() != 3) return runReferenceKernel(ctx);
-  auto setupOr = readSetup<C>(ctx, X, W, R);
+  auto setupOr = readSetup<C>(ctx, X, R);
   if (!setupOr) return setupOr.error();
   const Setup& setup = *setupOr;
   const Shapes& s = setup.s;
