@@ -160,6 +160,22 @@ TEST(FuzzRegressionsKernels, RecurrentOperandsOfTheWrongSizeAreAnError) {
   EXPECT_TRUE(fine.ok()) << fine.error().toString();
 }
 
+// UBSan: RoiAlign converted a NaN region's sample position and grid size to integers; a huge region would
+// sample without end. Both are errors naming the region, from either kernel.
+TEST(FuzzRegressionsKernels, RoiAlignRefusesRegionsItCannotSample) {
+  const NodeCase roiAlign("RoiAlign", {Attribute::ofInt("output_height", 2), Attribute::ofInt("output_width", 2)}, 16);
+  const auto batchIndex = ints({1}, {0});
+  for (const std::vector<float>& box : {std::vector<float>{0, 0, std::nanf(""), 2}, std::vector<float>{0, 0, 3e30f, 2},
+                                        std::vector<float>{std::nanf(""), 0, 2, 2}}) {
+    auto rois = TensorValue::fromVector<float>(DataType::Float, {1, 4}, box);
+    const std::string error = runError(roiAlign, {floats({1, 1, 4, 4}), rois, batchIndex});
+    EXPECT_NE(error.find("region 0 has a coordinate that is not finite"), std::string::npos) << error;
+  }
+  auto fine = runNode(roiAlign, {floats({1, 1, 4, 4}), TensorValue::fromVector<float>(DataType::Float, {1, 4}, {0, 0, 2, 2}),
+                                 batchIndex}, "");
+  ASSERT_TRUE(fine.ok()) << fine.error().toString();
+}
+
 // UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.
 TEST(FuzzRegressionsKernels, ResizeAxesPastTheRankAreAnError) {
   const auto scales = TensorValue::fromVector<float>(DataType::Float, {2}, {2.0f, 2.0f});

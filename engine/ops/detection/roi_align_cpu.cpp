@@ -4,6 +4,7 @@
 #include <string>
 
 #include "exec/kernel_util.h"
+#include "ops/detection/roi_align_grid.h"
 
 namespace onyx::exec {
 namespace {
@@ -34,6 +35,7 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
   int64_t batch = in.dim(0), channels = in.dim(1), height = in.dim(2), width = in.dim(3);
   auto y = ctx.allocateOutput(0, in.dtype(), {regions, channels, outH, outW});
   if (!y) return y.error();
+  int64_t badRegion = -1;
   bool ok = dispatchType<kFloats>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* src = in.template data<T>();
@@ -52,8 +54,12 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
         roiH = std::max(roiH, 1.0);
       }
       double binH = roiH / double(outH), binW = roiW / double(outW);
-      int64_t gridH = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(roiH / double(outH)));
-      int64_t gridW = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(roiW / double(outW)));
+      const auto sideH = roiGridSide(roiH, outH, samplingRatio), sideW = roiGridSide(roiW, outW, samplingRatio);
+      if (!sideH || !sideW || !std::isfinite(x1) || !std::isfinite(y1) || *sideH * *sideW > kMaxRoiSamplesPerBin) {
+        badRegion = n;  // reported below, after the loop, to keep the lambda simple
+        return;
+      }
+      const int64_t gridH = *sideH, gridW = *sideW;
       double count = double(std::max<int64_t>(gridH * gridW, 1));
       for (int64_t c = 0; c < channels; ++c) {
         const T* plane = src + (b * channels + c) * height * width;
@@ -97,6 +103,9 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
     }
   });
   if (!ok) return ctx.unsupportedType(0);
+  if (badRegion >= 0)
+    return ctx.error("region " + std::to_string(badRegion) + " has a coordinate that is not finite, or needs more than " +
+                         std::to_string(kMaxRoiSamplesPerBin) + " samples per bin; give sampling_ratio", 1);
   for (int64_t n = 0; n < regions; ++n)
     if ((*bi)->intAt(n) < 0 || (*bi)->intAt(n) >= batch)
       return ctx.error("batch index " + std::to_string((*bi)->intAt(n)) + " is out of range", 2);

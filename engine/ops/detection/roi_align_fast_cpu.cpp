@@ -11,6 +11,7 @@
 
 #include "exec/kernel_util.h"
 #include "exec/cpu/isa_dispatch.h"
+#include "ops/detection/roi_align_grid.h"
 
 namespace onyx::exec {
 namespace {
@@ -47,6 +48,19 @@ struct RoiGeometry {
   bool halfPixel;
   int64_t height, width;
 
+  // Whether the region's corners are finite and its grid fits kMaxRoiSamplesPerBin (else the reference's
+  // error).
+  bool sampleable(const double* roi) const {
+    const double offset = halfPixel ? 0.5 : 0.0;
+    double corners[4];
+    for (int k = 0; k < 4; ++k) corners[k] = roi[k] * spatialScale - offset;
+    double roiW = corners[2] - corners[0], roiH = corners[3] - corners[1];
+    if (!halfPixel) roiW = std::max(roiW, 1.0), roiH = std::max(roiH, 1.0);
+    const auto sideH = roiGridSide(roiH, outH, samplingRatio), sideW = roiGridSide(roiW, outW, samplingRatio);
+    return std::isfinite(corners[0]) && std::isfinite(corners[1]) && sideH && sideW &&
+           *sideH * *sideW <= kMaxRoiSamplesPerBin;
+  }
+
   // Every bin's samples of one region, bin after bin (grid samples each); returns samples per bin.
   int64_t samples(const double* roi, std::vector<Sample>& out) const {
     double offset = halfPixel ? 0.5 : 0.0;
@@ -58,11 +72,10 @@ struct RoiGeometry {
       roiH = std::max(roiH, 1.0);
     }
     double binH = roiH / double(outH), binW = roiW / double(outW);
-    int64_t gridH = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(roiH / double(outH)));
-    int64_t gridW = samplingRatio > 0 ? samplingRatio : int64_t(std::ceil(roiW / double(outW)));
     // A region of negative size samples nothing (the reference's loops run zero times): its bins are 0.
-    gridH = std::max<int64_t>(gridH, 0);
-    gridW = std::max<int64_t>(gridW, 0);
+    // Regions without a grid never get here (roiAlignPrecomputed leaves them to the reference's error).
+    const int64_t gridH = roiGridSide(roiH, outH, samplingRatio).value_or(0);
+    const int64_t gridW = roiGridSide(roiW, outW, samplingRatio).value_or(0);
     std::vector<AxisSample> ys(size_t(outH * gridH)), xs(size_t(outW * gridW));
     for (int64_t ph = 0; ph < outH; ++ph)
       for (int64_t iy = 0; iy < gridH; ++iy)
@@ -153,6 +166,8 @@ Expected<void> roiAlignPrecomputed(KernelContext& ctx) {
   RoiGeometry geometry{
       outH,      outW,     ctx.attrInt("sampling_ratio", 0), ctx.attrFloat("spatial_scale", 1.0f), halfPixel,
       in.dim(2), in.dim(3)};
+  for (int64_t n = 0; n < regions; ++n)
+    if (!geometry.sampleable(&boxes[size_t(n * 4)])) return runReferenceKernel(ctx);
   auto y = ctx.allocateOutput(0, DataType::Float, {regions, channels, outH, outW});
   if (!y) return y.error();
   const float* src = in.data<float>();
