@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 
+#include "exec/executor.h"
 #include "exec_kernel_test_util.h"
 #include "onnx/onnx_io.h"
 #include "onnx_io_test_support.h"
@@ -174,6 +175,30 @@ TEST(FuzzRegressionsKernels, RoiAlignRefusesRegionsItCannotSample) {
   auto fine = runNode(roiAlign, {floats({1, 1, 4, 4}), TensorValue::fromVector<float>(DataType::Float, {1, 4}, {0, 0, 2, 2}),
                                  batchIndex}, "");
   ASSERT_TRUE(fine.ok()) << fine.error().toString();
+}
+
+// A negative num_scan_inputs sized a vector past max_size (fuzz_run: std::length_error ended the process),
+// and one past the inputs underflowed the carried count. Both are errors, as are axes lists of another length.
+TEST(FuzzRegressionsKernels, ScanChecksItsCountsBeforeUsingThem) {
+  auto scan = [](const std::string& attributes) {
+    auto model = parseModelText(R"(<ir_version: 8, opset_import: ["" : 16]>
+g (float[2] s0, float[3, 2] xs) => (float[2] s, float[3, 2] ys) {
+  s, ys = Scan <)" + attributes + R"(, body = b (float[2] si, float[2] xi) => (float[2] so, float[2] yo) {
+    so = Add(si, xi)
+    yo = Identity(so)
+  }> (s0, xs)
+})");
+    if (!model.ok()) return model.error().toString();
+    auto executor = Executor::create(**model);
+    if (!executor.ok()) return executor.error().toString();
+    auto outputs = (*executor)->run({{"s0", floats({2})}, {"xs", floats({3, 2})}});
+    return outputs.ok() ? std::string() : outputs.error().toString();
+  };
+  EXPECT_EQ(scan("num_scan_inputs = 1"), "");
+  EXPECT_NE(scan("num_scan_inputs = -1").find("num_scan_inputs is -1"), std::string::npos) << scan("num_scan_inputs = -1");
+  EXPECT_NE(scan("num_scan_inputs = 5").find("num_scan_inputs is 5"), std::string::npos) << scan("num_scan_inputs = 5");
+  const std::string axes = scan("num_scan_inputs = 1, scan_input_axes = [0, 0]");
+  EXPECT_NE(axes.find("one entry per scan input"), std::string::npos) << axes;
 }
 
 // UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.

@@ -117,8 +117,17 @@ Expected<void> scanKernel(KernelContext& ctx) {
   if (!body) return ctx.error("has no body graph");
   int64_t scanInputs = ctx.attrInt("num_scan_inputs", 0);
   size_t first = ctx.opset() < 9 ? 1 : 0;  // Scan-8 has a sequence_lens input first
+  if (ctx.inputCount() <= first) return ctx.error("has no state or scan inputs");
   size_t total = ctx.inputCount() - first;
+  // The counts and per-input lists checked before they size anything (fuzz_run: a negative num_scan_inputs
+  // sized a vector past max_size).
+  if (scanInputs < 0 || size_t(scanInputs) > total)
+    return ctx.error("num_scan_inputs is " + std::to_string(scanInputs) + " but Scan has " + std::to_string(total) +
+                     " state and scan inputs");
   size_t carried = total - size_t(scanInputs);
+  if (carried > ctx.outputCount())
+    return ctx.error(std::to_string(carried) + " carried states need as many outputs; Scan has " +
+                     std::to_string(ctx.outputCount()));
   size_t scanOutputs = ctx.outputCount() - carried;
   auto inAxes = ctx.attrInts("scan_input_axes").value_or(std::vector<int64_t>(size_t(scanInputs), 0));
   auto inDirs = ctx.attrInts("scan_input_directions").value_or(std::vector<int64_t>(size_t(scanInputs), 0));
@@ -127,6 +136,18 @@ Expected<void> scanKernel(KernelContext& ctx) {
   if (ctx.opset() < 9) {
     auto dirs = ctx.attrInts("directions").value_or(std::vector<int64_t>(size_t(scanInputs), 0));
     inDirs = dirs;
+  }
+  if (inAxes.size() != size_t(scanInputs) || inDirs.size() != size_t(scanInputs) ||
+      outAxes.size() != scanOutputs || outDirs.size() != scanOutputs)
+    return ctx.error("the scan axes and directions attributes need one entry per scan input (" +
+                     std::to_string(scanInputs) + ") and per scan output (" + std::to_string(scanOutputs) + ")");
+  for (size_t i = first; i < ctx.inputCount(); ++i) {
+    if (!ctx.hasInput(i) || !std::holds_alternative<TensorValue>(ctx.inputValue(i)))
+      return ctx.error("input " + std::to_string(i) + " must be a tensor", int(i));
+    if (ctx.opset() < 9 && (ctx.input(i).rank() < 1 || ctx.input(i).dim(0) != ctx.input(first).dim(0)))
+      return ctx.error("Scan-8's inputs share a leading batch dim; input " + std::to_string(i) + " is " +
+                           ctx.input(i).describe(),
+                       int(i));
   }
   std::vector<RunValue> state;
   for (size_t i = 0; i < carried; ++i) state.push_back(ctx.inputValue(first + i));
