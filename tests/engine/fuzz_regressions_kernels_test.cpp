@@ -201,6 +201,21 @@ g (float[2] s0, float[3, 2] xs) => (float[2] s, float[3, 2] ys) {
   EXPECT_NE(axes.find("one entry per scan input"), std::string::npos) << axes;
 }
 
+// UBSan: Clip-6 on int8 converted its default min, -FLT_MAX, to int8. Bounds past an integer type's range are
+// its range: nothing is clipped.
+TEST(FuzzRegressionsKernels, ClipBoundsPastAnIntegerRangeClipNothing) {
+  auto x = TensorValue::fromVector<int8_t>(DataType::Int8, {3}, {-128, 5, 127});
+  auto y = runNode(NodeCase("Clip", {}, 6), {x}, "");
+  ASSERT_TRUE(y.ok()) << y.error().toString();
+  const auto& out = std::get<TensorValue>((*y)[0]);
+  EXPECT_EQ(out.data<int8_t>()[0], -128);
+  EXPECT_EQ(out.data<int8_t>()[2], 127);
+  auto clipped = runNode(NodeCase("Clip", {Attribute::ofFloat("min", 0.0f), Attribute::ofFloat("max", 1e30f)}, 6), {x}, "");
+  ASSERT_TRUE(clipped.ok()) << clipped.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*clipped)[0]).data<int8_t>()[0], 0);
+  EXPECT_EQ(std::get<TensorValue>((*clipped)[0]).data<int8_t>()[2], 127);
+}
+
 // UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.
 TEST(FuzzRegressionsKernels, ResizeAxesPastTheRankAreAnError) {
   const auto scales = TensorValue::fromVector<float>(DataType::Float, {2}, {2.0f, 2.0f});

@@ -1,6 +1,7 @@
 // Element-wise math on one tensor: Abs, Neg, Exp, Log, Sqrt, trigonometry, rounding, Erf, Sign, Clip...
 // Float32 Exp and Erf have fast vectorised kernels; the rest are plain loops the compiler vectorises.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "exec/cpu/fast_math.h"
@@ -118,14 +119,28 @@ Expected<void> clipKernel(KernelContext& ctx) {
     using T = decltype(tag);
     using Cm = ComputeType<T>;
     Cm lo = std::numeric_limits<Cm>::lowest(), hi = std::numeric_limits<Cm>::max();
+    // A bound as the compute type: an integer type's range holds it first, NaN leaves the side unbounded
+    // (fuzz_run: the opset-6 default min, -FLT_MAX, converted to int8 under UBSan). A bound of another type
+    // than X is read as a double, not as X's type past its end.
+    auto fromDouble = [](double v, Cm unbounded) -> Cm {
+      if constexpr (std::is_integral_v<Cm>) {
+        if (std::isnan(v)) return unbounded;
+        if (v <= double(std::numeric_limits<Cm>::lowest())) return std::numeric_limits<Cm>::lowest();
+        if (v >= double(std::numeric_limits<Cm>::max())) return std::numeric_limits<Cm>::max();
+      }
+      return Cm(v);
+    };
+    auto fromInput = [&](size_t i, Cm unbounded) -> Cm {
+      const TensorValue& t = ctx.input(i);
+      if (t.dtype() == in.dtype()) return Cm(ComputeType<T>(t.template data<T>()[0]));
+      return fromDouble(t.doubleAt(0), unbounded);
+    };
     if (ctx.opset() < 11) {
-      lo = Cm(ctx.attrFloat("min", -std::numeric_limits<float>::max()));
-      hi = Cm(ctx.attrFloat("max", std::numeric_limits<float>::max()));
+      lo = fromDouble(ctx.attrFloat("min", -std::numeric_limits<float>::max()), lo);
+      hi = fromDouble(ctx.attrFloat("max", std::numeric_limits<float>::max()), hi);
     } else {
-      if (ctx.hasInput(1) && ctx.input(1).count() > 0)
-        lo = Cm(ComputeType<T>(ctx.input(1).template data<T>()[0]));
-      if (ctx.hasInput(2) && ctx.input(2).count() > 0)
-        hi = Cm(ComputeType<T>(ctx.input(2).template data<T>()[0]));
+      if (ctx.hasInput(1) && ctx.input(1).count() > 0) lo = fromInput(1, lo);
+      if (ctx.hasInput(2) && ctx.input(2).count() > 0) hi = fromInput(2, hi);
     }
     const T* src = in.data<T>();
     T* dst = (*y)->template data<T>();
