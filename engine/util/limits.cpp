@@ -74,24 +74,31 @@ ResourceLimits defaultResourceLimits(int64_t physicalBytes, const char* maxTenso
   limits.maxRunBytes = positiveInteger(maxRunBytesOverride).value_or(std::max<int64_t>(physicalBytes, 1));
   limits.maxShapeLength = 4096;
   limits.maxNestingDepth = 24;
+  limits.maxLoopIterations = 100000000;
   return limits;
 }
 
 Expected<void> checkLimitOverrides() {
-  for (std::string_view name : {kMaxTensorBytesEnv, kMaxRunBytesEnv}) {
+  for (std::string_view name : {kMaxTensorBytesEnv, kMaxRunBytesEnv, kMaxLoopIterationsEnv}) {
     const char* text = std::getenv(std::string(name).c_str());
     if (text && !positiveInteger(text))
-      return makeError("'" + std::string(text) + "' is not a positive whole number of bytes (as in " +
-                           std::string(name) + "=1000000000); unset it for the default",
+      return makeError("'" + std::string(text) + "' is not a positive whole number" +
+                           (name == kMaxLoopIterationsEnv ? "" : " of bytes") + " (as in " + std::string(name) +
+                           "=1000000000); unset it for the default",
                        std::string(name));
   }
   return {};
 }
 
 const ResourceLimits& resourceLimits() {
-  static const ResourceLimits limits =
-      defaultResourceLimits(physicalMemoryBytes(), std::getenv(std::string(kMaxTensorBytesEnv).c_str()),
-                            std::getenv(std::string(kMaxRunBytesEnv).c_str()));
+  static const ResourceLimits limits = [] {
+    ResourceLimits read =
+        defaultResourceLimits(physicalMemoryBytes(), std::getenv(std::string(kMaxTensorBytesEnv).c_str()),
+                              std::getenv(std::string(kMaxRunBytesEnv).c_str()));
+    if (auto iterations = positiveInteger(std::getenv(std::string(kMaxLoopIterationsEnv).c_str())))
+      read.maxLoopIterations = *iterations;
+    return read;
+  }();
   return limits;
 }
 

@@ -27,11 +27,16 @@ struct ResourceLimits {
   // Levels of If/Loop/Scan bodies inside bodies and of model-local function calls (ir/nesting.h), checked
   // when a model loads and before shapes, the executor and the passes walk it recursively.
   int64_t maxNestingDepth = 0;
+  // Iterations of one Loop node in one run: a trip count or condition computed from data can ask for billions.
+  int64_t maxLoopIterations = 0;
 };
 
 // The environment variables that override the defaults (bytes; a plain decimal integer).
 inline constexpr std::string_view kMaxTensorBytesEnv = "ONYX_MAX_TENSOR_BYTES";
 inline constexpr std::string_view kMaxRunBytesEnv = "ONYX_MAX_RUN_BYTES";
+// Iterations; default 100,000,000 (the fuzz targets set a few thousand, so a data-driven trip count is an
+// error in well under their 30 s timeout instead of a hang).
+inline constexpr std::string_view kMaxLoopIterationsEnv = "ONYX_MAX_LOOP_ITERATIONS";
 
 // Defaults for a machine with `physicalBytes` of memory: a tensor may take half of it, a run all of it (what
 // does not fit would only swap or be killed), a shape-carrying tensor 4096 elements (ONNX ranks are small; a

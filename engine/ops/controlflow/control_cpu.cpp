@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "exec/kernel_util.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -69,9 +70,16 @@ Expected<void> loopKernel(KernelContext& ctx) {
   size_t carried = ctx.inputCount() > 2 ? ctx.inputCount() - 2 : 0;
   std::vector<RunValue> state;
   for (size_t i = 0; i < carried; ++i) state.push_back(ctx.inputValue(i + 2));
+  if (carried > ctx.outputCount())
+    return ctx.error(std::to_string(carried) + " loop-carried values need as many outputs; Loop has " +
+                     std::to_string(ctx.outputCount()));
   size_t scans = ctx.outputCount() - carried;
   std::vector<std::vector<TensorValue>> scanned(scans);
+  const int64_t iterationLimit = resourceLimits().maxLoopIterations;
   for (int64_t trip = 0; trip < maxTrips && cond; ++trip) {
+    if (trip >= iterationLimit)
+      return ctx.error("ran " + std::to_string(iterationLimit) + " iterations, the limit (" +
+                       std::string(kMaxLoopIterationsEnv) + "); check the trip count and condition, or raise it");
     std::vector<RunValue> inputs;
     inputs.push_back(TensorValue::scalar<int64_t>(DataType::Int64, trip));
     inputs.push_back(TensorValue::scalar<uint8_t>(DataType::Bool, cond ? 1 : 0));
@@ -90,8 +98,6 @@ Expected<void> loopKernel(KernelContext& ctx) {
       if (!t) return ctx.error("scan output " + std::to_string(i) + " is not a tensor");
       scanned[i].push_back(t->clone());
     }
-    if (trip > 100000000)
-      return ctx.error("ran more than 1e8 iterations; check the trip count and condition");
   }
   for (size_t i = 0; i < carried; ++i) ctx.setOutput(i, state[i]);
   for (size_t i = 0; i < scans; ++i) {
