@@ -216,6 +216,20 @@ TEST(FuzzRegressionsKernels, ClipBoundsPastAnIntegerRangeClipNothing) {
   EXPECT_EQ(std::get<TensorValue>((*clipped)[0]).data<int8_t>()[2], 127);
 }
 
+// ASan: the reference ConvTranspose read float16 weights as X's float, past their end; a bias of another
+// length was read by output channel. Both reference convolutions refuse them.
+TEST(FuzzRegressionsKernels, ConvolutionWeightsOfAnotherTypeOrShortBiasAreAnError) {
+  auto w16 = TensorValue::allocate(DataType::Float16, {1, 1, 2, 2});
+  for (const char* op : {"ConvTranspose", "Conv"}) {
+    std::string error = runNode(NodeCase(op), {floats({1, 1, 3, 3}), w16}, "reference").error().toString();
+    EXPECT_NE(error.find("must have X's type"), std::string::npos) << op << ": " << error;
+    auto shortBias = runNode(NodeCase(op), {floats({1, 1, 3, 3}), floats({1, 1, 2, 2}), floats({3})}, "reference");
+    ASSERT_FALSE(shortBias.ok()) << op;
+    EXPECT_NE(shortBias.error().toString().find("one value per output channel"), std::string::npos)
+        << op << ": " << shortBias.error().toString();
+  }
+}
+
 // UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.
 TEST(FuzzRegressionsKernels, ResizeAxesPastTheRankAreAnError) {
   const auto scales = TensorValue::fromVector<float>(DataType::Float, {2}, {2.0f, 2.0f});

@@ -6,6 +6,20 @@
 namespace onyx::exec {
 namespace {
 
+// W is read as X's type and B by output channel: another type, or a B of another length, would be read past
+// its end (fuzz_run: a ConvTranspose's weights under ASan).
+Expected<void> checkWeightsAndBias(const KernelContext& ctx, const TensorValue& x, const TensorValue& w,
+                                   int64_t outChannels) {
+  if (w.dtype() != x.dtype())
+    return ctx.error("W " + w.describe() + " must have X's type, " + std::string(dataTypeName(x.dtype())), 1);
+  const TensorValue& bias = ctx.input(2);
+  if (!bias.empty() && bias.count() != outChannels)
+    return ctx.error("B " + bias.describe() + " must hold one value per output channel (" +
+                         std::to_string(outChannels) + ")",
+                     2);
+  return {};
+}
+
 Expected<void> convReference(KernelContext& ctx) {
   auto xs = ctx.requireTensor(0);
   if (!xs) return xs.error();
@@ -21,6 +35,7 @@ Expected<void> convReference(KernelContext& ctx) {
     return ctx.error("channels of " + x.describe() + " do not match weights " + w.describe() +
                          " with group " + std::to_string(groups),
                      1);
+  if (auto checked = checkWeightsAndBias(ctx, x, w, m); !checked) return checked.error();
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
   // The weights' window; windowGeometry refuses a kernel_shape that disagrees with it.
   std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
@@ -90,6 +105,7 @@ Expected<void> convTransposeReference(KernelContext& ctx) {
   int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1), m = mg * groups;
   if (groups <= 0 || w.dim(0) != c || c % groups != 0)
     return ctx.error("channels do not match weights " + w.describe(), 1);
+  if (auto checked = checkWeightsAndBias(ctx, x, w, m); !checked) return checked.error();
   size_t sr = size_t(x.rank() - 2);
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
   std::vector<int64_t> kernel =
