@@ -230,6 +230,21 @@ TEST(FuzzRegressionsKernels, ConvolutionWeightsOfAnotherTypeOrShortBiasAreAnErro
   }
 }
 
+// ASan: ConvInteger read a w_zero_point of another length than one or the output channels past its end.
+TEST(FuzzRegressionsKernels, ConvIntegerWeightZeroPointOfAnotherLengthIsAnError) {
+  auto bytes = [](Dims dims) {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    return TensorValue::fromVector<uint8_t>(DataType::Uint8, std::move(dims), std::vector<uint8_t>(size_t(count), 3));
+  };
+  const std::string error =
+      runError(NodeCase("ConvInteger", {}, 10), {bytes({1, 1, 3, 3}), bytes({4, 1, 2, 2}), bytes({}), bytes({3})});
+  EXPECT_NE(error.find("one element or one per output channel (4)"), std::string::npos) << error;
+  auto fine = runNode(NodeCase("ConvInteger", {}, 10), {bytes({1, 1, 3, 3}), bytes({4, 1, 2, 2}), bytes({}), bytes({4})}, "");
+  ASSERT_TRUE(fine.ok()) << fine.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*fine)[0]).data<int32_t>()[0], 0);  // (3 - 3) * (3 - 3) summed
+}
+
 // UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.
 TEST(FuzzRegressionsKernels, ResizeAxesPastTheRankAreAnError) {
   const auto scales = TensorValue::fromVector<float>(DataType::Float, {2}, {2.0f, 2.0f});

@@ -117,6 +117,16 @@ Dims outputDims(const ConvGeometry& g) {
   return dims;
 }
 
+// w's zero point is read per output channel, or once when it has one element (fuzz_run: a zero point of
+// another length read past its end under ASan).
+Expected<void> checkWeightZero(const KernelContext& ctx, const TensorValue& wZero, int64_t outChannels, int index) {
+  if (!wZero.empty() && wZero.count() != 1 && wZero.count() != outChannels)
+    return ctx.error("w_zero_point " + wZero.describe() + " must have one element or one per output channel (" +
+                         std::to_string(outChannels) + ")",
+                     index);
+  return {};
+}
+
 double scalarOr(const TensorValue& t, double fallback) {
   return t.empty() || !t.count() ? fallback : t.doubleAt(0);
 }
@@ -134,8 +144,10 @@ Expected<void> convIntegerKernel(KernelContext& ctx) {
   if (!y) return y.error();
   int32_t* out = (*y)->data<int32_t>();
   const TensorValue& wZero = ctx.input(3);
+  if (auto ok = checkWeightZero(ctx, wZero, g->outChannels, 3); !ok) return ok.error();
+  // int32 accumulation wraps, as ONNX Runtime's does; through int64, where the double sum is exact.
   convolve(*g, **x, scalarOr(ctx.input(2), 0.0), **w, wZero.empty() ? nullptr : &wZero,
-           [&](int64_t i, double acc, int64_t) { out[i] = int32_t(acc); });
+           [&](int64_t i, double acc, int64_t) { out[i] = int32_t(int64_t(acc)); });
   return {};
 }
 
@@ -157,6 +169,9 @@ Expected<void> qlinearConvKernel(KernelContext& ctx) {
     return ctx.error("must have one element or one per output channel", 4);
   if (!bias.empty() && bias.count() != g->outChannels)
     return ctx.error("must have one element per output channel", 8);
+  if (auto ok = checkWeightZero(ctx, wZero, g->outChannels, 5); !ok) return ok.error();
+  if (xScale.count() != 1) return ctx.error("x_scale " + xScale.describe() + " must have one element", 1);
+  if (yScale.count() != 1) return ctx.error("y_scale " + yScale.describe() + " must have one element", 6);
   DataType outType = yZero.empty() ? (*x)->dtype() : yZero.dtype();
   if (!isEightBit(outType)) return ctx.unsupportedType(7);
   double lo = outType == DataType::Uint8 ? 0.0 : -128.0, hi = outType == DataType::Uint8 ? 255.0 : 127.0;
