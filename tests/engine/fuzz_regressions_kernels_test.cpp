@@ -175,6 +175,11 @@ TEST(FuzzRegressionsKernels, RoiAlignRefusesRegionsItCannotSample) {
   auto fine = runNode(roiAlign, {floats({1, 1, 4, 4}), TensorValue::fromVector<float>(DataType::Float, {1, 4}, {0, 0, 2, 2}),
                                  batchIndex}, "");
   ASSERT_TRUE(fine.ok()) << fine.error().toString();
+  // ASan: an image of width 0 was sampled at pixel -1. It has nothing to sample: every bin is 0.
+  auto empty = runNode(roiAlign, {floats({1, 1, 4, 0}), TensorValue::fromVector<float>(DataType::Float, {1, 4}, {0, 0, 2, 2}),
+                                  batchIndex}, "");
+  ASSERT_TRUE(empty.ok()) << empty.error().toString();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(std::get<TensorValue>((*empty)[0]).data<float>()[i], 0.0f);
 }
 
 // A negative num_scan_inputs sized a vector past max_size (fuzz_run: std::length_error ended the process),

@@ -74,7 +74,8 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
                 double sx = x1 + double(pw) * binW + (double(ix) + 0.5) * binW / double(gridW);
                 // Bilinear weights of the four neighbours; samples beyond one pixel outside count as 0.
                 double w[4] = {0, 0, 0, 0}, v[4] = {0, 0, 0, 0};
-                if (!(sy < -1.0 || sy > double(height) || sx < -1.0 || sx > double(width))) {
+                // An image of height or width 0 has no pixel to sample (fuzz_run: read before its start).
+                if (height > 0 && width > 0 && !(sy < -1.0 || sy > double(height) || sx < -1.0 || sx > double(width))) {
                   double yy = std::max(sy, 0.0), xx = std::max(sx, 0.0);
                   auto yLow = int64_t(yy), xLow = int64_t(xx);
                   int64_t yHigh = yLow + 1, xHigh = xLow + 1;
