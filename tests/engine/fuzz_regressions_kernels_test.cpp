@@ -250,6 +250,21 @@ TEST(FuzzRegressionsKernels, ConvIntegerWeightZeroPointOfAnotherLengthIsAnError)
   EXPECT_EQ(std::get<TensorValue>((*fine)[0]).data<int32_t>()[0], 0);  // (3 - 3) * (3 - 3) summed
 }
 
+// UBSan: MelWeightMatrix converted a NaN band edge to int64 (an edge below -700 Hz takes the log of a negative
+// number). Non-finite scalars and edges below the mel scale are errors; an edge far above the spectrum is fine.
+TEST(FuzzRegressionsKernels, MelWeightMatrixRefusesEdgesOffTheMelScale) {
+  auto scalar = [](double v) { return TensorValue::fromVector<float>(DataType::Float, {}, {float(v)}); };
+  auto count = [](int64_t v) { return TensorValue::fromVector<int64_t>(DataType::Int64, {}, {v}); };
+  const NodeCase mel("MelWeightMatrix", {}, 17);
+  std::string error = runError(mel, {count(4), count(16), count(8000), scalar(-1000), scalar(4000)});
+  EXPECT_NE(error.find("above -700 Hz"), std::string::npos) << error;
+  error = runError(mel, {count(4), count(16), count(8000), scalar(0), scalar(std::nan(""))});
+  EXPECT_NE(error.find("must be finite"), std::string::npos) << error;
+  auto far = runNode(mel, {count(4), count(16), count(8000), scalar(0), scalar(1e30)}, "");
+  ASSERT_TRUE(far.ok()) << far.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*far)[0]).dims(), (Dims{9, 4}));
+}
+
 // UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.
 TEST(FuzzRegressionsKernels, ResizeAxesPastTheRankAreAnError) {
   const auto scales = TensorValue::fromVector<float>(DataType::Float, {2}, {2.0f, 2.0f});

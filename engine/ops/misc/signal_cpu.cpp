@@ -1,5 +1,6 @@
 // Signal processing: DFT, STFT, the Hann/Hamming/Blackman windows and MelWeightMatrix. The transforms are
 // direct O(n^2) sums in double precision: they are the reference kernels, exact for any length.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "exec/kernel_util.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -195,17 +197,28 @@ Expected<void> melWeightMatrixKernel(KernelContext& ctx) {
     if ((*t)->count() != 1) return ctx.error("must be a scalar", int(i));
     scalars.push_back((*t)->doubleAt(0));
   }
+  // Checked as doubles before any becomes an integer (fuzz_run: a NaN edge converted to int64 under UBSan).
+  for (size_t i = 0; i < 5; ++i)
+    if (!std::isfinite(scalars[i])) return ctx.error("must be finite, got " + std::to_string(scalars[i]), int(i));
+  if (scalars[0] < 1 || scalars[1] < 1 || scalars[0] > double(int64_t(1) << 32) || scalars[1] > double(int64_t(1) << 32) ||
+      scalars[2] <= 0)
+    return ctx.error("num_mel_bins and dft_length must be positive counts (at most 2^32), sample_rate positive");
   auto melBins = int64_t(scalars[0]), dftLength = int64_t(scalars[1]);
   double sampleRate = scalars[2], lower = scalars[3], upper = scalars[4];
-  if (melBins < 1 || dftLength < 1 || sampleRate <= 0)
-    return ctx.error("num_mel_bins, dft_length and sample_rate must be positive");
+  if (lower <= -700.0 || upper <= -700.0)
+    return ctx.error("lower_edge_hertz and upper_edge_hertz must be above -700 Hz, where the mel scale ends");
   int64_t spectrumBins = dftLength / 2 + 1;
+  const std::vector<int64_t> outDims = {spectrumBins, melBins};
+  if (auto size = checkTensorSize(outDims, int64_t(sizeof(double)), "output 0", ctx.node().describe()); !size)
+    return size.error();
   auto toMel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
   double lowMel = toMel(lower), melStep = (toMel(upper) - lowMel) / double(melBins + 2);
   std::vector<int64_t> edges(static_cast<size_t>(melBins + 2));
   for (int64_t i = 0; i < melBins + 2; ++i) {
     double hz = 700.0 * (std::pow(10.0, (double(i) * melStep + lowMel) / 2595.0) - 1.0);
-    edges[size_t(i)] = int64_t(std::floor(double(dftLength + 1) * hz / sampleRate));
+    // Past the spectrum on either side an edge only bounds loops that set nothing: held to one bin beyond.
+    const double bin = std::floor(double(dftLength + 1) * hz / sampleRate);
+    edges[size_t(i)] = int64_t(std::clamp(bin, -1.0, double(spectrumBins + 1)));
   }
   std::vector<double> values(static_cast<size_t>(spectrumBins * melBins), 0.0);
   auto set = [&](int64_t bin, int64_t mel, double v) {
