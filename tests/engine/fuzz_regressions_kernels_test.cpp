@@ -226,7 +226,9 @@ TEST(FuzzRegressionsKernels, ClipBoundsPastAnIntegerRangeClipNothing) {
 TEST(FuzzRegressionsKernels, ConvolutionWeightsOfAnotherTypeOrShortBiasAreAnError) {
   auto w16 = TensorValue::allocate(DataType::Float16, {1, 1, 2, 2});
   for (const char* op : {"ConvTranspose", "Conv"}) {
-    std::string error = runNode(NodeCase(op), {floats({1, 1, 3, 3}), w16}, "reference").error().toString();
+    auto bad = runNode(NodeCase(op), {floats({1, 1, 3, 3}), w16}, "reference");
+    ASSERT_FALSE(bad.ok()) << op;
+    const std::string error = bad.error().toString();
     EXPECT_NE(error.find("must have X's type"), std::string::npos) << op << ": " << error;
     auto shortBias = runNode(NodeCase(op), {floats({1, 1, 3, 3}), floats({1, 1, 2, 2}), floats({3})}, "reference");
     ASSERT_FALSE(shortBias.ok()) << op;
@@ -263,6 +265,18 @@ TEST(FuzzRegressionsKernels, MelWeightMatrixRefusesEdgesOffTheMelScale) {
   auto far = runNode(mel, {count(4), count(16), count(8000), scalar(0), scalar(1e30)}, "");
   ASSERT_TRUE(far.ok()) << far.error().toString();
   EXPECT_EQ(std::get<TensorValue>((*far)[0]).dims(), (Dims{9, 4}));
+}
+
+// ASan: the reference LayerNormalization read a bias shorter than the normalized size past its end.
+TEST(FuzzRegressionsKernels, LayerNormBiasOfAnotherSizeIsAnError) {
+  const NodeCase norm("LayerNormalization", {Attribute::ofInt("axis", -1)}, 17);
+  auto bad = runNode(norm, {floats({2, 4}), floats({4}), floats({3})}, "reference");
+  ASSERT_FALSE(bad.ok());
+  const std::string error = bad.error().toString();
+  EXPECT_NE(error.find("bias"), std::string::npos) << error;
+  EXPECT_NE(error.find("does not match the normalized size 4"), std::string::npos) << error;
+  auto fine = runNode(norm, {floats({2, 4}), floats({4}), floats({4})}, "reference");
+  EXPECT_TRUE(fine.ok()) << fine.error().toString();
 }
 
 // UBSan: Resize with scales used an axis past X's rank (the axes attribute) as an index.
