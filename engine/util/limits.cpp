@@ -67,14 +67,14 @@ std::string dimsText(std::span<const int64_t> dims) {
 }  // namespace
 
 ResourceLimits defaultResourceLimits(int64_t physicalBytes, const char* maxTensorBytesOverride,
-                                     const char* maxRunBytesOverride) {
+                                     const char* maxRunBytesOverride, const char* maxLoopIterationsOverride) {
   ResourceLimits limits;
   limits.maxTensorBytes =
       positiveInteger(maxTensorBytesOverride).value_or(std::max<int64_t>(physicalBytes / 2, 1));
   limits.maxRunBytes = positiveInteger(maxRunBytesOverride).value_or(std::max<int64_t>(physicalBytes, 1));
   limits.maxShapeLength = 4096;
   limits.maxNestingDepth = 24;
-  limits.maxLoopIterations = 100000000;
+  limits.maxLoopIterations = positiveInteger(maxLoopIterationsOverride).value_or(100000000);
   return limits;
 }
 
@@ -91,14 +91,10 @@ Expected<void> checkLimitOverrides() {
 }
 
 const ResourceLimits& resourceLimits() {
-  static const ResourceLimits limits = [] {
-    ResourceLimits read =
-        defaultResourceLimits(physicalMemoryBytes(), std::getenv(std::string(kMaxTensorBytesEnv).c_str()),
-                              std::getenv(std::string(kMaxRunBytesEnv).c_str()));
-    if (auto iterations = positiveInteger(std::getenv(std::string(kMaxLoopIterationsEnv).c_str())))
-      read.maxLoopIterations = *iterations;
-    return read;
-  }();
+  static const ResourceLimits limits =
+      defaultResourceLimits(physicalMemoryBytes(), std::getenv(std::string(kMaxTensorBytesEnv).c_str()),
+                            std::getenv(std::string(kMaxRunBytesEnv).c_str()),
+                            std::getenv(std::string(kMaxLoopIterationsEnv).c_str()));
   return limits;
 }
 

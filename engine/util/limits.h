@@ -41,11 +41,11 @@ inline constexpr std::string_view kMaxLoopIterationsEnv = "ONYX_MAX_LOOP_ITERATI
 // Defaults for a machine with `physicalBytes` of memory: a tensor may take half of it, a run all of it (what
 // does not fit would only swap or be killed), a shape-carrying tensor 4096 elements (ONNX ranks are small; a
 // longer one is a malformed model, not a real shape), nesting 24 levels (protobuf's own recursion limit of
-// 100 messages stops a file at about 30 body levels; real models nest 2 or 3). Override values that are not
-// positive integers are ignored.
+// 100 messages stops a file at about 30 body levels; real models nest 2 or 3), 100,000,000 Loop iterations.
+// Override values that are not positive integers are ignored.
 ResourceLimits defaultResourceLimits(int64_t physicalBytes, const char* maxTensorBytesOverride,
-                                     const char* maxRunBytesOverride);
-// An error naming the variable when ONYX_MAX_TENSOR_BYTES or ONYX_MAX_RUN_BYTES is set but not a positive
+                                     const char* maxRunBytesOverride, const char* maxLoopIterationsOverride = nullptr);
+// An error naming the variable when one of the ONYX_MAX_* variables above is set but not a positive
 // integer (`lots`, `-5`, `1e9`), which defaultResourceLimits would ignore: the CLI checks it first, so a
 // mistyped limit is not silently the machine's default.
 Expected<void> checkLimitOverrides();

@@ -44,6 +44,9 @@ TEST(ResourceLimits, DefaultsComeFromPhysicalMemoryAndTheEnvironmentOverrides) {
   EXPECT_EQ(fromMemory.maxTensorBytes, 8 * gib);
   EXPECT_EQ(fromMemory.maxRunBytes, 16 * gib);
   EXPECT_EQ(fromMemory.maxShapeLength, 4096);
+  EXPECT_EQ(fromMemory.maxLoopIterations, 100000000);
+  EXPECT_EQ(defaultResourceLimits(16 * gib, nullptr, nullptr, "10000").maxLoopIterations, 10000);
+  EXPECT_EQ(defaultResourceLimits(16 * gib, nullptr, nullptr, "lots").maxLoopIterations, 100000000);
 
   ResourceLimits overridden = defaultResourceLimits(16 * gib, "1000", "5000");
   EXPECT_EQ(overridden.maxTensorBytes, 1000);

@@ -67,9 +67,19 @@ const float* floatData(const TensorValue& t, std::vector<float>& scratch) {
 
 namespace {
 
-// Columns [n0, n1) of Y = A * W into `out` (row stride ldo), W's panel decoded into `decoded`.
-void productPanel(const float* a, int64_t m, int64_t lda, const WeightPanels& w, int64_t n0, int64_t n1,
-                  std::vector<float>& decoded, float* out, int64_t ldo) {
+// Calls panel(n0, n1) for each panel of W's columns, the panels spread over the context's threads.
+void forEachPanel(const KernelContext& ctx, const WeightPanels& w, const std::function<void(int64_t, int64_t)>& panel) {
+  const int64_t panelWidth = panelWidthFor(w.k, w.n, ctx.pool().threadCount());
+  const int64_t panels = (w.n + panelWidth - 1) / panelWidth;
+  ctx.parallelFor(panels, 1, [&](int64_t pb, int64_t pe) {
+    for (int64_t p = pb; p < pe; ++p) panel(p * panelWidth, std::min(w.n, (p + 1) * panelWidth));
+  });
+}
+
+// Columns [n0, n1) of Y = A * W into `out` (row stride ldo), W's panel decoded into the thread's scratch.
+void productPanel(const float* a, int64_t m, int64_t lda, const WeightPanels& w, int64_t n0, int64_t n1, float* out,
+                  int64_t ldo) {
+  thread_local std::vector<float> decoded;
   const int64_t width = n1 - n0;
   decoded.resize(size_t(w.k * width));
   w.decode(n0, n1, decoded.data());
@@ -87,18 +97,12 @@ void productPanel(const float* a, int64_t m, int64_t lda, const WeightPanels& w,
 void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
                 const float* bias, float* y, int64_t ldy) {
   if (m == 0 || w.n == 0) return;
-  const int64_t panelWidth = panelWidthFor(w.k, w.n, ctx.pool().threadCount());
-  const int64_t panels = (w.n + panelWidth - 1) / panelWidth;
-  ctx.parallelFor(panels, 1, [&](int64_t pb, int64_t pe) {
-    thread_local std::vector<float> scratch;
-    for (int64_t p = pb; p < pe; ++p) {
-      const int64_t n0 = p * panelWidth, n1 = std::min(w.n, n0 + panelWidth), width = n1 - n0;
-      float* out = y + n0;
-      productPanel(a, m, lda, w, n0, n1, scratch, out, ldy);
-      if (bias) {
-        for (int64_t r = 0; r < m; ++r)
-          for (int64_t j = 0; j < width; ++j) out[r * ldy + j] += bias[n0 + j];
-      }
+  forEachPanel(ctx, w, [&](int64_t n0, int64_t n1) {
+    float* out = y + n0;
+    productPanel(a, m, lda, w, n0, n1, out, ldy);
+    if (bias) {
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n1 - n0; ++j) out[r * ldy + j] += bias[n0 + j];
     }
   });
 }
@@ -106,16 +110,11 @@ void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda
 void gemmPanelsTo(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
                   const PanelSink& sink) {
   if (m == 0 || w.n == 0) return;
-  const int64_t panelWidth = panelWidthFor(w.k, w.n, ctx.pool().threadCount());
-  const int64_t panels = (w.n + panelWidth - 1) / panelWidth;
-  ctx.parallelFor(panels, 1, [&](int64_t pb, int64_t pe) {
-    thread_local std::vector<float> scratch, product;
-    for (int64_t p = pb; p < pe; ++p) {
-      const int64_t n0 = p * panelWidth, n1 = std::min(w.n, n0 + panelWidth);
-      product.resize(size_t(m * (n1 - n0)));
-      productPanel(a, m, lda, w, n0, n1, scratch, product.data(), n1 - n0);
-      sink(n0, n1, product.data());
-    }
+  forEachPanel(ctx, w, [&](int64_t n0, int64_t n1) {
+    thread_local std::vector<float> product;
+    product.resize(size_t(m * (n1 - n0)));
+    productPanel(a, m, lda, w, n0, n1, product.data(), n1 - n0);
+    sink(n0, n1, product.data());
   });
 }
 

@@ -43,23 +43,16 @@ Expected<void> roiAlignKernel(KernelContext& ctx) {
     for (int64_t n = 0; n < regions; ++n) {
       int64_t b = (*bi)->intAt(n);
       if (b < 0 || b >= batch) continue;  // checked below, after the loop, to keep the lambda simple
-      double offset = halfPixel ? 0.5 : 0.0;
-      double x1 = rois.doubleAt(n * 4) * spatialScale - offset,
-             y1 = rois.doubleAt(n * 4 + 1) * spatialScale - offset;
-      double x2 = rois.doubleAt(n * 4 + 2) * spatialScale - offset,
-             y2 = rois.doubleAt(n * 4 + 3) * spatialScale - offset;
-      double roiW = x2 - x1, roiH = y2 - y1;
-      if (!halfPixel) {
-        roiW = std::max(roiW, 1.0);
-        roiH = std::max(roiH, 1.0);
-      }
-      double binH = roiH / double(outH), binW = roiW / double(outW);
-      const auto sideH = roiGridSide(roiH, outH, samplingRatio), sideW = roiGridSide(roiW, outW, samplingRatio);
-      if (!sideH || !sideW || !std::isfinite(x1) || !std::isfinite(y1) || *sideH * *sideW > kMaxRoiSamplesPerBin) {
+      const double corners[4] = {rois.doubleAt(n * 4), rois.doubleAt(n * 4 + 1), rois.doubleAt(n * 4 + 2),
+                                 rois.doubleAt(n * 4 + 3)};
+      const auto box = roiBox(corners, spatialScale, halfPixel, outH, outW, samplingRatio);
+      if (!box) {
         badRegion = n;  // reported below, after the loop, to keep the lambda simple
         return;
       }
-      const int64_t gridH = *sideH, gridW = *sideW;
+      const double x1 = box->x1, y1 = box->y1;
+      const double binH = box->height / double(outH), binW = box->width / double(outW);
+      const int64_t gridH = box->gridH, gridW = box->gridW;
       double count = double(std::max<int64_t>(gridH * gridW, 1));
       for (int64_t c = 0; c < channels; ++c) {
         const T* plane = src + (b * channels + c) * height * width;

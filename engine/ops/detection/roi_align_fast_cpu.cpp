@@ -48,34 +48,17 @@ struct RoiGeometry {
   bool halfPixel;
   int64_t height, width;
 
-  // Whether the region's corners are finite and its grid fits kMaxRoiSamplesPerBin (else the reference's
-  // error).
-  bool sampleable(const double* roi) const {
-    const double offset = halfPixel ? 0.5 : 0.0;
-    double corners[4];
-    for (int k = 0; k < 4; ++k) corners[k] = roi[k] * spatialScale - offset;
-    double roiW = corners[2] - corners[0], roiH = corners[3] - corners[1];
-    if (!halfPixel) roiW = std::max(roiW, 1.0), roiH = std::max(roiH, 1.0);
-    const auto sideH = roiGridSide(roiH, outH, samplingRatio), sideW = roiGridSide(roiW, outW, samplingRatio);
-    return std::isfinite(corners[0]) && std::isfinite(corners[1]) && sideH && sideW &&
-           *sideH * *sideW <= kMaxRoiSamplesPerBin;
+  std::optional<RoiBox> box(const double* roi) const {
+    return roiBox(roi, spatialScale, halfPixel, outH, outW, samplingRatio);
   }
 
-  // Every bin's samples of one region, bin after bin (grid samples each); returns samples per bin.
+  // Every bin's samples of one region, bin after bin (grid samples each); returns samples per bin. Regions
+  // without a box never get here (roiAlignPrecomputed leaves them to the reference's error).
   int64_t samples(const double* roi, std::vector<Sample>& out) const {
-    double offset = halfPixel ? 0.5 : 0.0;
-    double x1 = roi[0] * spatialScale - offset, y1 = roi[1] * spatialScale - offset;
-    double x2 = roi[2] * spatialScale - offset, y2 = roi[3] * spatialScale - offset;
-    double roiW = x2 - x1, roiH = y2 - y1;
-    if (!halfPixel) {
-      roiW = std::max(roiW, 1.0);
-      roiH = std::max(roiH, 1.0);
-    }
-    double binH = roiH / double(outH), binW = roiW / double(outW);
-    // A region of negative size samples nothing (the reference's loops run zero times): its bins are 0.
-    // Regions without a grid never get here (roiAlignPrecomputed leaves them to the reference's error).
-    const int64_t gridH = roiGridSide(roiH, outH, samplingRatio).value_or(0);
-    const int64_t gridW = roiGridSide(roiW, outW, samplingRatio).value_or(0);
+    const RoiBox region = *box(roi);
+    const double x1 = region.x1, y1 = region.y1;
+    const double binH = region.height / double(outH), binW = region.width / double(outW);
+    const int64_t gridH = region.gridH, gridW = region.gridW;
     std::vector<AxisSample> ys(size_t(outH * gridH)), xs(size_t(outW * gridW));
     for (int64_t ph = 0; ph < outH; ++ph)
       for (int64_t iy = 0; iy < gridH; ++iy)
@@ -167,7 +150,7 @@ Expected<void> roiAlignPrecomputed(KernelContext& ctx) {
       outH,      outW,     ctx.attrInt("sampling_ratio", 0), ctx.attrFloat("spatial_scale", 1.0f), halfPixel,
       in.dim(2), in.dim(3)};
   for (int64_t n = 0; n < regions; ++n)
-    if (!geometry.sampleable(&boxes[size_t(n * 4)])) return runReferenceKernel(ctx);
+    if (!geometry.box(&boxes[size_t(n * 4)])) return runReferenceKernel(ctx);
   auto y = ctx.allocateOutput(0, DataType::Float, {regions, channels, outH, outW});
   if (!y) return y.error();
   const float* src = in.data<float>();

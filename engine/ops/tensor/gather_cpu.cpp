@@ -37,6 +37,14 @@ bool indexShapeFitsData(const std::vector<int64_t>& indexDims, const std::vector
   return true;
 }
 
+Expected<void> requireIndexShapeFitsData(const KernelContext& ctx, const TensorValue& indices, const TensorValue& data,
+                                         int64_t axis) {
+  if (indexShapeFitsData(indices.dims(), data.dims(), axis)) return {};
+  return ctx.error("indices " + indices.describe() + " reach past " + data.describe() + " in a dim other than axis " +
+                       std::to_string(axis),
+                   1);
+}
+
 namespace {
 
 Expected<void> gatherKernel(KernelContext& ctx) {
@@ -69,13 +77,13 @@ Expected<void> gatherKernel(KernelContext& ctx) {
     const size_t row = size_t(inner) * size_t(dataTypeBits(in.dtype()) / 8);
     const auto* src = static_cast<const std::byte*>(in.raw());
     auto* dst = static_cast<std::byte*>((*y)->raw());
-    if (LazyTable* table = LazyTable::containing(src))  // a table copied out as its rows are read
-      for (int64_t o = 0; o < outer; ++o)
-        for (int64_t j = 0; j < n; ++j)
-          table->ensure(size_t(src - table->data()) + size_t(o * len + indices[size_t(j)]) * row, row);
+    LazyTable* table = LazyTable::containing(src);  // a table copied out as its rows are read
     for (int64_t o = 0; o < outer; ++o)
-      for (int64_t j = 0; j < n; ++j)
-        std::memcpy(dst + size_t(o * n + j) * row, src + size_t(o * len + indices[size_t(j)]) * row, row);
+      for (int64_t j = 0; j < n; ++j) {
+        const size_t from = size_t(o * len + indices[size_t(j)]) * row;
+        if (table) table->ensure(size_t(src - table->data()) + from, row);
+        std::memcpy(dst + size_t(o * n + j) * row, src + from, row);
+      }
     return {};
   }
   bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
@@ -101,9 +109,7 @@ Expected<void> gatherElementsKernel(KernelContext& ctx) {
     return ctx.error("axis or index rank does not match " + in.describe(), 1);
   int64_t axis = *axisOpt;
   // Past the data in another dim, the offsets would leave it (fuzz_run).
-  if (!indexShapeFitsData((*idx)->dims(), in.dims(), axis))
-    return ctx.error("indices " + (*idx)->describe() + " reach past " + in.describe() + " in a dim other than axis " +
-                         std::to_string(axis), 1);
+  if (auto fits = requireIndexShapeFitsData(ctx, **idx, in, axis); !fits) return fits.error();
   auto y = ctx.allocateOutput(0, in.dtype(), (*idx)->dims());
   if (!y) return y.error();
   auto inStrides = rowMajorStrides(in.dims());

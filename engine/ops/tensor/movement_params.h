@@ -25,5 +25,8 @@ int64_t elementOffsetAlongAxis(int64_t o, const std::vector<int64_t>& indexDims,
 // Whether GatherElements' or ScatterElements' indices have the data's rank and fit inside the data in every
 // dim but `axis`, as elementOffsetAlongAxis assumes (ONNX Runtime refuses the same shapes).
 bool indexShapeFitsData(const std::vector<int64_t>& indexDims, const std::vector<int64_t>& dataDims, int64_t axis);
+// The same as the error the reference kernels give, naming input 1.
+Expected<void> requireIndexShapeFitsData(const KernelContext& ctx, const TensorValue& indices, const TensorValue& data,
+                                         int64_t axis);
 
 }  // namespace onyx::exec

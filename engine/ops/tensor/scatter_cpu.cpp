@@ -19,6 +19,15 @@ T reduceScatter(T a, T b, const std::string& reduction) {
   return b;
 }
 
+// Updates are read as the data's type: of another type they would be read past their end (fuzz_run: float
+// updates of int64 data).
+Expected<void> requireUpdatesOfDataType(const KernelContext& ctx, const TensorValue& updates, const TensorValue& data) {
+  if (updates.dtype() == data.dtype()) return {};
+  return ctx.error("updates " + updates.describe() + " must have the data's type, " +
+                       std::string(dataTypeName(data.dtype())),
+                   2);
+}
+
 Expected<void> scatterNDKernel(KernelContext& ctx) {
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
@@ -26,9 +35,7 @@ Expected<void> scatterNDKernel(KernelContext& ctx) {
   // Plain references: clang before 16 cannot capture structured bindings in lambdas.
   const auto& in = inBound; const auto& indexTensor = indexTensorBound; const auto& updates = updatesBound;
   std::string reduction = ctx.attrString("reduction", "none");
-  // Read as the data's type, other updates would be read past their end (fuzz_run: float updates of int64 data).
-  if (updates.dtype() != in.dtype())
-    return ctx.error("updates " + updates.describe() + " must have the data's type, " + std::string(dataTypeName(in.dtype())), 2);
+  if (auto typed = requireUpdatesOfDataType(ctx, updates, in); !typed) return typed.error();
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
   // A scalar index tensor has no depth (fuzz_run: back() of empty dims under UBSan).
@@ -84,13 +91,10 @@ Expected<void> scatterElementsKernel(KernelContext& ctx) {
   if (!axisOpt) return ctx.error("axis is out of range", 0);
   int64_t axis = *axisOpt;
   std::string reduction = ctx.attrString("reduction", "none");
-  if (updates.dtype() != in.dtype())
-    return ctx.error("updates " + updates.describe() + " must have the data's type, " + std::string(dataTypeName(in.dtype())), 2);
+  if (auto typed = requireUpdatesOfDataType(ctx, updates, in); !typed) return typed.error();
   if (updates.dims() != indexTensor.dims())
     return ctx.error("updates " + updates.describe() + " must have the shape of indices " + indexTensor.describe(), 2);
-  if (!indexShapeFitsData(indexTensor.dims(), in.dims(), axis))
-    return ctx.error("indices " + indexTensor.describe() + " reach past " + in.describe() + " in a dim other than axis " +
-                         std::to_string(axis), 1);
+  if (auto fits = requireIndexShapeFitsData(ctx, indexTensor, in, axis); !fits) return fits.error();
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
   auto strides = rowMajorStrides(in.dims());

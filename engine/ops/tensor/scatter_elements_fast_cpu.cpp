@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "exec/kernel_util.h"
+#include "ops/tensor/movement_params.h"
 #include "ops/tensor/scatter_arithmetic.h"
 
 namespace onyx::exec {
@@ -61,11 +62,10 @@ Expected<void> scatterElementsRows(KernelContext& ctx) {
   auto axis = normalizeAxis(ctx.attrInt("axis", 0), in.rank());
   std::string name = ctx.attrString("reduction", "none");
   // Unusual inputs get the reference's checks and messages.
-  bool fits = !in.empty() && indexTensor.dtype() == DataType::Int64 && axis && in.rank() > 0 &&
-              indexTensor.rank() == in.rank() && updates.dtype() == in.dtype() &&
-              updates.dims() == indexTensor.dims() && in.dtype() != DataType::String &&
-              in.dtype() != DataType::Bool;
-  for (int64_t d = 0; fits && d < in.rank(); ++d) fits = indexTensor.dim(d) <= in.dim(d) || d == *axis;
+  const bool fits = !in.empty() && indexTensor.dtype() == DataType::Int64 && axis && in.rank() > 0 &&
+                    updates.dtype() == in.dtype() && updates.dims() == indexTensor.dims() &&
+                    in.dtype() != DataType::String && in.dtype() != DataType::Bool &&
+                    indexShapeFitsData(indexTensor.dims(), in.dims(), *axis);
   if (!fits || indexTensor.count() == 0) return runReferenceKernel(ctx);
   Reduction reduction = name == "add"   ? Reduction::Add
                         : name == "mul" ? Reduction::Mul
