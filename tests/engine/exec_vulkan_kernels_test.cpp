@@ -95,7 +95,9 @@ TEST(VulkanKernels, TiledGemmPathsMatchReference) {
   const std::pair<Dims, Dims> matmuls[] = {{{2, 600}, {600, 3}},        {{1, 2048}, {2048, 10}},
                                            {{8, 16}, {16, 12}},          {{67, 36}, {36, 70}},
                                            {{3, 40, 20}, {20, 68}},      {{130, 28}, {28, 132}},
-                                           {{64, 130, 8}, {8, 70}},      {{2, 1, 33, 44}, {3, 44, 65}}};
+                                           {{64, 130, 8}, {8, 70}},      {{2, 1, 33, 44}, {3, 44, 65}},
+                                           // Batches over a 2-D B fold into the rows of one product.
+                                           {{197, 1, 40}, {40, 70}},     {{3, 5, 2, 20}, {20, 9}}};
   for (const auto& [a, b] : matmuls) {
     SCOPED_TRACE(describeTensor(DataType::Float, a) + " x " + describeTensor(DataType::Float, b));
     expectVulkanMatchesReference({"MatMul"}, {randomTensor(DataType::Float, a, seed++), randomTensor(DataType::Float, b, seed++)},

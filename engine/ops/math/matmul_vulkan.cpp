@@ -106,6 +106,21 @@ Expected<void> runMatMul(VulkanRun& run) {
   auto y = run.output(0, a.dtype(), outDims);
   if (!y) return y.error();
   if (y->count() == 0) return {};
+  Dims bd = *batch;
+  Dims sa = broadcastStridesTo(batchA, bd), sb = broadcastStridesTo(batchB, bd);
+  for (int64_t& s : sa) s *= m * k;
+  for (int64_t& s : sb) s *= k * n;
+  collapseDims(bd, {&sa, &sb});
+  // A batch dim that B broadcasts over, while A's matrices lie back to back along it, is more rows of one
+  // product: [197, 1, 768] x [768, 2304] (vit_b_16's attention input projection) is one 197-row GEMM, not
+  // 197 one-row products that each read all of B.
+  while (!bd.empty() && sb.back() == 0 && sa.back() == m * k) {
+    m *= bd.back();
+    bd.pop_back();
+    sa.pop_back();
+    sb.pop_back();
+  }
+  if (bd.size() > 3) return run.fallback("more than 3 batch dims after merging");
   GemmCall g;
   g.m = m;
   g.n = n;
@@ -114,12 +129,6 @@ Expected<void> runMatMul(VulkanRun& run) {
   g.aK = 1;
   g.bK = n;
   g.bN = 1;
-  Dims bd = *batch;
-  Dims sa = broadcastStridesTo(batchA, bd), sb = broadcastStridesTo(batchB, bd);
-  for (int64_t& s : sa) s *= m * k;
-  for (int64_t& s : sb) s *= k * n;
-  collapseDims(bd, {&sa, &sb});
-  if (bd.size() > 3) return run.fallback("more than 3 batch dims after merging");
   size_t pad = 3 - bd.size();
   for (size_t d = 0; d < bd.size(); ++d) {
     g.batchDims[pad + d] = bd[d];
