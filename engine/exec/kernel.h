@@ -164,6 +164,11 @@ struct ClipBounds {
 // unbounded). nullopt when a bound is computed at run time or lo > hi (ONNX then gives hi everywhere, which
 // no fused kernel reproduces): the Clip then runs as its own node. Shared by every kernel that fuses Clip.
 std::optional<ClipBounds> epilogueClipBounds(const EpilogueOp& op);
+// The value of a float32 one-element constant (an epilogue's Clip bound or scale); nullopt otherwise.
+inline std::optional<float> scalarConstant(const onyx::Tensor* t) {
+  if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
+  return TensorValue::fromConstant(*t).data<float>()[0];
+}
 
 // A kernel with state prepared once per node (parsed attributes, packed weights, oneDNN primitives).
 class Kernel {

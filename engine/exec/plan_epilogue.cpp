@@ -128,6 +128,10 @@ std::optional<Chain> extended(const Chain& chain, const std::vector<const Node*>
 Expected<void> adoptChain(Step& step, const Chain& chain, GraphPlan& plan, const PlanContext& context,
                           Transfers& transfers, std::unordered_set<const Node*>& absorbed) {
   Backend& owner = step.backend->usesHostMemory() ? context.fallback() : *step.backend;
+  // The operands where the step runs. The epilogue nodes read the same copies when the kernel declines to
+  // fuse them, so a device step's declined Add does not upload its operand again every run.
+  std::vector<int> placed;
+  for (int slot : chain.extraSlots) placed.push_back(transfers.placeOn(slot, step.backend));
   for (size_t k = 0; k < chain.ops.size(); ++k) {
     const EpilogueOp& op = chain.ops[k];
     EpilogueStep ep;
@@ -141,7 +145,7 @@ Expected<void> adoptChain(Step& step, const Chain& chain, GraphPlan& plan, const
       const onyx::Value* in = chain.reads[k][i];
       int ref = op.inputs[i];
       ep.inputs.push_back(ref <= kChainValue          ? ref
-                          : ref >= 0                  ? chain.extraSlots[size_t(ref)]
+                          : ref >= 0                  ? placed[size_t(ref)]
                           : in && !in->name().empty() ? plan.slotFor(in)
                                                       : -1);
     }
@@ -150,7 +154,7 @@ Expected<void> adoptChain(Step& step, const Chain& chain, GraphPlan& plan, const
   }
   absorbed.insert(chain.members.begin(), chain.members.end());
   step.ownInputs = step.inputs.size();
-  for (int slot : chain.extraSlots) step.inputs.push_back(transfers.placeOn(slot, step.backend));
+  step.inputs.insert(step.inputs.end(), placed.begin(), placed.end());
   return {};
 }
 

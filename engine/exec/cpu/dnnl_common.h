@@ -40,12 +40,6 @@ inline Tag plainTag(size_t rank) {
   }
 }
 
-// The value of a float32 one-element constant (an epilogue's Clip bound or scale); nullopt otherwise.
-inline std::optional<float> scalarConstant(const onyx::Tensor* t) {
-  if (!t || t->dtype() != DataType::Float || t->elementCount() != 1) return std::nullopt;
-  return TensorValue::fromConstant(*t).data<float>()[0];
-}
-
 // oneDNN 2.6 gives a second eltwise post-op of one algorithm the first one's parameters (seen for Conv and
 // MatMul): true when the last of `ops` (anything with an `algorithm`, undef for sums and binaries) would be
 // such a second one, and an epilogue chain must stop before it.

@@ -1,5 +1,7 @@
 // Math shared by the element-wise shaders (unary, binary and the fused element-wise program), so an op
 // computes the same value whether it runs alone or inside a fused node.
+#ifndef ONYX_MATH_GLSL
+#define ONYX_MATH_GLSL
 
 float erfApprox(float v) {
   float a = abs(v);
@@ -29,3 +31,4 @@ float tanhAccurate(float v) {
   float v2 = v * v;
   return v * (1.0 + v2 * (-1.0 / 3.0 + v2 * (2.0 / 15.0 + v2 * (-17.0 / 315.0 + v2 * (62.0 / 2835.0)))));
 }
+#endif

@@ -224,6 +224,14 @@ class VulkanBackend final : public Backend {
   }
   Stream& stream() { return stream_; }
   Context& context() { return *context_; }
+  // Weights go to the device once per backend and stay there.
+  Expected<TensorValue> weight(const onyx::Tensor& tensor) {
+    if (auto it = weights_.find(&tensor); it != weights_.end()) return it->second;
+    auto uploaded = toDevice(TensorValue::fromConstant(tensor));
+    if (!uploaded) return uploaded.error();
+    weights_[&tensor] = *uploaded;
+    return *uploaded;
+  }
 
  private:
   bool usable(DataType t) const {
@@ -233,14 +241,6 @@ class VulkanBackend final : public Backend {
     if (v->type().isTensor() && v->type().elemType() != DataType::Undefined) return v->type().elemType();
     auto it = types_.find(v);
     return it == types_.end() ? DataType::Undefined : it->second;
-  }
-  // Weights go to the device once per backend and stay there.
-  Expected<TensorValue> weight(const onyx::Tensor& tensor) {
-    if (auto it = weights_.find(&tensor); it != weights_.end()) return it->second;
-    auto uploaded = toDevice(TensorValue::fromConstant(tensor));
-    if (!uploaded) return uploaded.error();
-    weights_[&tensor] = *uploaded;
-    return *uploaded;
   }
   // An integer tensor lives on the device only on its way from a graph input, through views, into a Cast to
   // float (BERT's attention mask): it goes up once as the input and nothing reads it back. Any other integer
@@ -350,7 +350,15 @@ Expected<void> VulkanNode::run(KernelContext& context) {
   if (context.fusingEpilogue()) {
     auto operands = deviceEpilogueOperands(context);
     if (!operands) return operands.error();
-    run.setEpilogue(epilogue_, std::move(*operands));
+    VulkanRun::EpilogueConstants constants;
+    for (const EpilogueOp& op : epilogue_)
+      for (const onyx::Tensor* c : op.constants) {
+        if (!c || c->elementCount() < 2) continue;
+        auto device = backend_.weight(*c);
+        if (!device) return device.error();
+        constants.emplace_back(c, *device);
+      }
+    run.setEpilogue(epilogue_, std::move(*operands), std::move(constants));
   }
   auto ran = def_.function(run);
   if (ran || !run.fellBack()) return ran;

@@ -88,9 +88,18 @@ class VulkanRun {
   // by EpilogueOp::inputs).
   const std::vector<EpilogueOp>& epilogue() const { return epilogue_; }
   const TensorValue& epilogueOperand(size_t i) const { return epilogueOperands_.at(i); }
-  void setEpilogue(std::vector<EpilogueOp> ops, std::vector<TensorValue> operands) {
+  // The device copy of a constant the epilogue reads as a tensor (a bias row; scalars go in push constants),
+  // uploaded once; null for a tensor no epilogue node reads.
+  const TensorValue* epilogueConstant(const onyx::Tensor* constant) const {
+    for (const auto& [tensor, device] : epilogueConstants_)
+      if (tensor == constant) return &device;
+    return nullptr;
+  }
+  using EpilogueConstants = std::vector<std::pair<const onyx::Tensor*, TensorValue>>;
+  void setEpilogue(std::vector<EpilogueOp> ops, std::vector<TensorValue> operands, EpilogueConstants constants) {
     epilogue_ = std::move(ops);
     epilogueOperands_ = std::move(operands);
+    epilogueConstants_ = std::move(constants);
   }
 
  private:
@@ -106,6 +115,7 @@ class VulkanRun {
   std::string fallbackReason_;
   std::vector<EpilogueOp> epilogue_;
   std::vector<TensorValue> epilogueOperands_;
+  EpilogueConstants epilogueConstants_;
 };
 
 using VulkanKernelFunction = Expected<void> (*)(VulkanRun&);

@@ -1,7 +1,7 @@
 #version 450
 // The second pass of a split-K GEMM (gemm_tile.glsl): adds the PARTS partial outputs of each element and
 // finishes it as the one-pass kernel would. MODE 0 MatMul/Gemm: alpha * sum + beta * bias (broadcast through
-// strides); MODE 1 Conv: sum + bias[channel], then the fused epilogue (conv_epilogue.glsl).
+// strides), then MatMul's fused epilogue; MODE 1 Conv: sum + bias[channel], then the fused epilogue (conv_epilogue.glsl).
 #include "onyx_common.glsl"
 layout(local_size_x = 256) in;
 layout(constant_id = 0) const int MODE = 0;
@@ -34,7 +34,7 @@ void main() {
   if (MODE == 0) {
     float v = ALPHA * sum;
     if (HAS_BIAS != 0) v += BETA * float(bias[batch * BIAS_BATCH + row * BIAS_M + col * BIAS_N]);
-    y[i] = SCALAR(v);
+    y[i] = SCALAR(applyEpilogue(v, readsResidual() ? float(residual[i]) : 0.0));
   } else {
     float v = sum + (HAS_BIAS != 0 ? float(bias[row]) : 0.0);
     y[i] = SCALAR(applyEpilogue(v, readsResidual() ? float(residual[i]) : 0.0));

@@ -13,6 +13,7 @@
 #include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
 #include "ops/math/matmul_dims.h"
+#include "ops/math/matmul_epilogue_chain.h"
 
 namespace onyx::exec {
 
@@ -29,105 +30,36 @@ struct MatmulPostOp {
   int residual = -1;  // Residual: KernelContext::epilogueOperand index, broadcasting to the output
 };
 
-// ops[i..i+4] = Div(v, sqrt 2), Erf, Add(1), Mul(v, .), Mul(0.5): GELU with the exact erf, v being the chain
-// value before ops[i].
-bool isGeluErf(const std::vector<EpilogueOp>& ops, size_t i) {
-  const int v = kEpilogueChain - int(i);
-  auto chainOf = [&](size_t k) { return kEpilogueChain - int(k); };  // the value ops[k] reads from before
-  auto is = [&](size_t k, const char* type) {
-    return ops[k].node->opType() == type && (ops[k].node->domain().empty() || ops[k].node->domain() == "ai.onnx");
-  };
-  auto scalarNear = [&](size_t k, size_t input, float want) {
-    auto c = scalarConstant(ops[k].constants[input]);
-    return c && std::abs(*c - want) <= 1e-4f * std::abs(want);
-  };
-  auto readsAt = [&](size_t k, int value) -> int {  // which input of ops[k] is `value`, -1 if none
-    for (size_t j = 0; j < ops[k].inputs.size(); ++j)
-      if (ops[k].inputs[j] == value) return int(j);
-    return -1;
-  };
-  if (!is(i, "Div") || ops[i].inputs.size() != 2 || ops[i].inputs[0] != v || !scalarNear(i, 1, 1.41421356f))
-    return false;
-  if (!is(i + 1, "Erf") || ops[i + 1].inputs[0] != chainOf(i + 1)) return false;
-  int one = readsAt(i + 2, chainOf(i + 2));
-  if (!is(i + 2, "Add") || one < 0 || !scalarNear(i + 2, size_t(1 - one), 1.0f)) return false;
-  if (!is(i + 3, "Mul") || readsAt(i + 3, chainOf(i + 3)) < 0 || readsAt(i + 3, v) < 0) return false;
-  int half = readsAt(i + 4, chainOf(i + 4));
-  return is(i + 4, "Mul") && half >= 0 && scalarNear(i + 4, size_t(1 - half), 0.5f);
-}
-
-// Bias Add, scaling by a constant (Mul, Div, Add or Sub of a scalar), a residual Add and activations;
-// nullopt when a node is none of these or does not read the previous chain value.
+// The epilogue chain (matmul_epilogue_chain.h) as oneDNN post-ops; nullopt where oneDNN 2.6 would
+// misread it (a repeated eltwise algorithm, see repeatsAlgorithm).
 std::optional<std::vector<MatmulPostOp>> matmulPostOpsOf(const std::vector<EpilogueOp>& ops) {
   using Alg = dnnl::algorithm;
+  using Kind = MatmulEpilogueKind;
+  auto chain = matmulEpilogueChain(ops);
+  if (!chain) return std::nullopt;
   std::vector<MatmulPostOp> out;
-  bool summed = false;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const EpilogueOp& op = ops[i];
-    const Node& node = *op.node;
-    const std::string& type = node.opType();
-    const int previous = kEpilogueChain - int(i);
-    if (!node.domain().empty() && node.domain() != "ai.onnx") return std::nullopt;
-    if (op.inputs.empty()) return std::nullopt;
-    if (op.inputs.size() == 1 || type == "Clip") {
-      if (op.inputs[0] != previous) return std::nullopt;
-      if (type == "Relu")
-        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, 0, 0});
-      else if (type == "Tanh")
-        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_tanh, 0, 0});
-      else if (type == "Sigmoid")
-        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_logistic, 0, 0});
-      else if (type == "LeakyRelu")
-        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, node.attrFloat("alpha", 0.01f), 0});
-      else
-        return std::nullopt;
-      if (repeatsAlgorithm(out)) return std::nullopt;
-      continue;
-    }
-    if (type == "Div" && i + 4 < ops.size() && isGeluErf(ops, i)) {
-      out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_gelu_erf, 0, 0});
-      if (repeatsAlgorithm(out)) return std::nullopt;
-      i += 4;
-      continue;
-    }
-    if (op.inputs.size() != 2) return std::nullopt;
-    int chain = op.inputs[0] == previous ? 0 : op.inputs[1] == previous ? 1 : -1;
-    if (chain < 0) return std::nullopt;
-    const int other = 1 - chain;
-    const onyx::Tensor* constant = op.constants[size_t(other)];
-    if (auto v = scalarConstant(constant)) {
-      if (type == "Mul")
-        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, *v, 0});
-      else if (type == "Div" && chain == 0)
-        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, 1.0f / *v, 0});
-      else if (type == "Add")
-        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, 1.0f, *v});
-      else if (type == "Sub" && chain == 0)
-        out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, 1.0f, -*v});
-      else
-        return std::nullopt;
-      // Consecutive scalings become one (see repeatsAlgorithm); a scaling after another post-op may not.
-      if (out.size() >= 2 && out[out.size() - 2].algorithm == Alg::eltwise_linear) {
-        MatmulPostOp linear = out.back();
-        out.pop_back();
-        MatmulPostOp& first = out.back();
-        first.beta = first.beta * linear.alpha + linear.beta;
-        first.alpha *= linear.alpha;
+  for (const MatmulEpilogueStage& stage : *chain) {
+    switch (stage.kind) {
+      case Kind::Bias: {
+        MatmulPostOp bias{MatmulPostOp::Kind::Bias};
+        bias.bias = TensorValue::fromConstant(*stage.bias);
+        out.push_back(std::move(bias));
+        continue;
       }
-      if (repeatsAlgorithm(out)) return std::nullopt;
-    } else if (type == "Add" && constant) {
-      if (constant->dtype() != DataType::Float) return std::nullopt;
-      MatmulPostOp bias{MatmulPostOp::Kind::Bias};
-      bias.bias = TensorValue::fromConstant(*constant);
-      out.push_back(std::move(bias));
-    } else if (type == "Add" && op.inputs[size_t(other)] >= 0 && !summed) {
-      MatmulPostOp residual{MatmulPostOp::Kind::Residual};
-      residual.residual = op.inputs[size_t(other)];
-      out.push_back(std::move(residual));
-      summed = true;
-    } else {
-      return std::nullopt;
+      case Kind::Residual: {
+        MatmulPostOp residual{MatmulPostOp::Kind::Residual};
+        residual.residual = stage.residual;
+        out.push_back(std::move(residual));
+        continue;
+      }
+      case Kind::Linear: out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_linear, stage.a, stage.b}); break;
+      case Kind::Relu: out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, 0, 0}); break;
+      case Kind::LeakyRelu: out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_relu, stage.a, 0}); break;
+      case Kind::Tanh: out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_tanh, 0, 0}); break;
+      case Kind::Sigmoid: out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_logistic, 0, 0}); break;
+      case Kind::GeluErf: out.push_back({MatmulPostOp::Kind::Eltwise, Alg::eltwise_gelu_erf, 0, 0}); break;
     }
+    if (repeatsAlgorithm(out)) return std::nullopt;
   }
   return out;
 }

@@ -2,7 +2,9 @@
 // Batched GEMM: y[b] = alpha * A[b] x B[b] + beta * bias, register-tiled (gemm_tile.glsl). A and B are read
 // through strides, so transposes, broadcast batches and convolution weights need no copy; where a matrix is
 // contiguous along the loaded direction and 16-byte aligned (VEC_A, VEC_B), each thread reads a vec4.
-// Serves MatMul, Gemm and pointwise Conv.
+// Serves MatMul, Gemm and pointwise Conv. MatMul's fused epilogue (a bias row through the bias strides, then up
+// to three conv_epilogue.glsl stages with their parameters in push constants 25..30) runs as each output is
+// stored.
 #include "onyx_common.glsl"
 layout(std430, binding = 0) readonly buffer A { SCALAR a[]; };
 layout(std430, binding = 1) readonly buffer B { SCALAR b[]; };
@@ -12,9 +14,14 @@ layout(std430, binding = 3) writeonly buffer Y { SCALAR y[]; };
 // The same buffers as A and B, read four floats at a time.
 layout(std430, binding = 4) readonly buffer A4 { vec4 a4[]; };
 layout(std430, binding = 5) readonly buffer B4 { vec4 b4[]; };
+// A residual operand of the output's shape, read at the output's index (epilogue stage kEpilogueAddResidual).
+layout(std430, binding = 6) readonly buffer Residual { SCALAR residual[]; };
 #endif
 layout(constant_id = 3) const bool VEC_A = false;
 layout(constant_id = 4) const bool VEC_B = false;
+layout(constant_id = 5) const int EPILOGUE_0 = 0;
+layout(constant_id = 6) const int EPILOGUE_1 = 0;
+layout(constant_id = 7) const int EPILOGUE_2 = 0;
 #define M p[0]
 #define N p[1]
 #define K p[2]
@@ -34,6 +41,9 @@ layout(constant_id = 4) const bool VEC_B = false;
 #define B_BASE p[22]
 #define Y_BASE p[23]
 #define BIAS_BATCH p[24]
+#define EPILOGUE_PARAMS 25
+
+#include "../nn/conv_epilogue.glsl"
 
 #include "gemm_tile.glsl"
 
@@ -57,7 +67,11 @@ void storeY(int row, int col, vec4 v) {
     if (col + j >= N) return;
     float r = ALPHA * v[j];
     if (HAS_BIAS != 0) r += BETA * float(bias[batch * BIAS_BATCH + row * BIAS_M + (col + j) * BIAS_N]);
-    y[Y_BASE + (batch * M + row) * N + col + j] = SCALAR(r);
+    int at = Y_BASE + (batch * M + row) * N + col + j;
+#ifndef ONYX_F16
+    if (EPILOGUE_0 != kEpilogueNone) r = applyEpilogue(r, readsResidual() ? float(residual[at]) : 0.0);
+#endif
+    y[at] = SCALAR(r);
   }
 }
 

@@ -5,6 +5,8 @@
 
 #include "exec/kernel_util.h"
 #include "exec/vulkan/vulkan_kernel.h"
+#include "ops/math/matmul_dims.h"
+#include "ops/math/matmul_epilogue_chain.h"
 #include "ops/math/matmul_vulkan.h"
 
 namespace onyx::exec::vulkan {
@@ -55,6 +57,7 @@ Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue
   push.at(12, g.aM).at(13, g.aK).at(14, g.bK).at(15, g.bN).at(16, g.bias ? 1 : 0).at(17, g.biasM).at(18, g.biasN);
   push.n = 19;
   push.addFloat(g.alpha).addFloat(g.beta).add(g.aBase).add(g.bBase).add(g.yBase).add(g.biasBatch);
+  for (int i = 0; i < 6; ++i) push.at(25 + i, std::bit_cast<int32_t>(g.epilogueParams[size_t(i)]));
   int64_t batches = g.batchDims[0] * g.batchDims[1] * g.batchDims[2];
   const TensorValue* bias = g.bias ? g.bias : &y;
   bool float16 = y.dtype() == DataType::Float16;
@@ -74,18 +77,97 @@ Expected<void> gemmOnDevice(VulkanRun& run, const GemmCall& g, const TensorValue
     out = &*partial;
   }
   std::vector<const TensorValue*> tensors = {&a, &b, bias, out};
-  if (!float16) tensors.insert(tensors.end(), {&a, &b});  // the vec4 views
-  auto done = run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB, 0, 0, 0, 0, parts}, tensors, push,
+  if (!float16) tensors.insert(tensors.end(), {&a, &b, g.residual ? g.residual : &a});  // vec4 views, residual
+  const auto& codes = g.epilogueCodes;
+  auto done = run.dispatchGroups("matmul_vulkan", {tm, aAlongM, bAlongK, vecA, vecB, codes[0], codes[1], codes[2], 0, parts},
+                                 tensors, push,
                                  uint32_t((g.n + 63) / 64), uint32_t((g.m + 16 * tm - 1) / (16 * tm)),
                                  uint32_t(batches * parts), float16);
   if (!done || parts == 1) return done;
   Push finish;
   finish.at(2, g.m).at(3, g.n).at(4, g.bias ? 1 : 0).at(5, g.biasM).at(6, g.biasN).at(7, g.biasBatch);
   finish.at(8, std::bit_cast<int32_t>(g.alpha)).at(9, std::bit_cast<int32_t>(g.beta));
-  return addSplitKParts(run, *partial, parts, 0, finish, {0, 0, 0}, g.bias, nullptr, y);
+  for (int i = 0; i < 6; ++i) finish.at(19 + i, std::bit_cast<int32_t>(g.epilogueParams[size_t(i)]));
+  return addSplitKParts(run, *partial, parts, 0, finish, {codes.begin(), codes.end()}, g.bias, g.residual, y);
 }
 
 namespace {
+
+// conv_epilogue.glsl's stage codes.
+enum EpilogueCode { kRelu = 1, kLeakyRelu = 2, kSigmoid = 4, kTanh = 6, kAddResidual = 7, kLinear = 8, kGeluErf = 9 };
+constexpr size_t kMaxEpilogueStages = 3;
+
+int32_t epilogueCode(MatmulEpilogueKind kind) {
+  switch (kind) {
+    case MatmulEpilogueKind::Relu: return kRelu;
+    case MatmulEpilogueKind::LeakyRelu: return kLeakyRelu;
+    case MatmulEpilogueKind::Sigmoid: return kSigmoid;
+    case MatmulEpilogueKind::Tanh: return kTanh;
+    case MatmulEpilogueKind::Residual: return kAddResidual;
+    case MatmulEpilogueKind::Linear: return kLinear;
+    case MatmulEpilogueKind::GeluErf: return kGeluErf;
+    case MatmulEpilogueKind::Bias: break;
+  }
+  return 0;
+}
+
+// A bias Add comes first (it goes through the GEMM's own bias), then at most three shader stages.
+bool acceptsMatmulEpilogue(const std::vector<EpilogueOp>& ops) {
+  auto stages = matmulEpilogueChain(ops);
+  if (!stages || stages->empty()) return false;
+  size_t first = (*stages)[0].kind == MatmulEpilogueKind::Bias ? 1 : 0;
+  for (size_t i = first; i < stages->size(); ++i)
+    if ((*stages)[i].kind == MatmulEpilogueKind::Bias) return false;
+  return stages->size() - first <= kMaxEpilogueStages;
+}
+
+// Float32 products with a matrix B (a vector B drops the dim a bias runs along); the bias runs along the
+// output's last dim; a residual has exactly the output's shape.
+bool canFuseMatmulEpilogue(const KernelContext& ctx, const std::vector<EpilogueOp>& ops) {
+  auto stages = matmulEpilogueChain(ops);
+  const TensorValue& a = ctx.input(0);
+  const TensorValue& b = ctx.input(1);
+  MatmulDims dims;
+  if (!stages || a.dtype() != DataType::Float || b.dtype() != DataType::Float || a.rank() == 0 || b.rank() < 2 ||
+      matmulDims(a.dims(), b.dims(), false, false, dims) != MatmulMismatch::None || dims.out.empty())
+    return false;
+  for (const MatmulEpilogueStage& stage : *stages) {
+    if (stage.kind == MatmulEpilogueKind::Bias) {
+      const Dims& d = stage.bias->dims();
+      if (d.empty() || d.size() > dims.out.size() || d.back() != dims.out.back()) return false;
+      if (std::any_of(d.begin(), d.end() - 1, [](int64_t v) { return v != 1; })) return false;
+    } else if (stage.kind == MatmulEpilogueKind::Residual) {
+      const TensorValue& r = ctx.epilogueOperand(size_t(stage.residual));
+      if (r.dtype() != DataType::Float || r.dims() != dims.out || r.channelsLast()) return false;
+    }
+  }
+  return true;
+}
+
+// This run's fused epilogue into the GEMM call: the bias through its strides, the stages as codes.
+Expected<void> addMatmulEpilogue(VulkanRun& run, GemmCall& g) {
+  auto stages = matmulEpilogueChain(run.epilogue());
+  if (!stages) return run.error("cannot compute its fused epilogue");
+  size_t code = 0;
+  for (const MatmulEpilogueStage& stage : *stages) {
+    if (stage.kind == MatmulEpilogueKind::Bias) {
+      g.bias = run.epilogueConstant(stage.bias);
+      if (!g.bias) return run.error("its fused bias has no device copy");
+      g.biasM = 0;
+      g.biasN = 1;
+      g.biasBatch = 0;
+      g.beta = 1;
+      continue;
+    }
+    if (code == kMaxEpilogueStages) return run.error("more fused stages than the shader has");
+    g.epilogueCodes[code] = epilogueCode(stage.kind);
+    g.epilogueParams[2 * code] = stage.a;
+    g.epilogueParams[2 * code + 1] = stage.b;
+    if (stage.kind == MatmulEpilogueKind::Residual) g.residual = &run.epilogueOperand(size_t(stage.residual));
+    ++code;
+  }
+  return {};
+}
 
 Expected<void> runMatMul(VulkanRun& run) {
   const TensorValue& a = run.input(0);
@@ -139,6 +221,8 @@ Expected<void> runMatMul(VulkanRun& run) {
   if (k == 0) {
     g.alpha = 0;  // an empty sum: zeros (the shader loops no times)
   }
+  if (!run.epilogue().empty())
+    if (auto added = addMatmulEpilogue(run, g); !added) return added;
   return gemmOnDevice(run, g, a, b, *y);
 }
 
@@ -179,6 +263,8 @@ Expected<void> runGemm(VulkanRun& run) {
 void registerMatmulVulkanKernels(VulkanKernelRegistry& registry) {
   VulkanKernelDef matmul{"MatMul", 1};
   matmul.function = runMatMul;
+  matmul.acceptsEpilogue = acceptsMatmulEpilogue;
+  matmul.canFuseEpilogue = canFuseMatmulEpilogue;
   registry.add(std::move(matmul));
   VulkanKernelDef gemm{"Gemm", 7};
   gemm.function = runGemm;

@@ -1,5 +1,7 @@
 #pragma once
 // The tiled GEMM dispatch behind MatMul, Gemm and Conv's GEMM path (matmul_vulkan.comp).
+#include <array>
+
 #include "exec/vulkan/vulkan_kernel.h"
 
 namespace onyx::exec::vulkan {
@@ -14,6 +16,11 @@ struct GemmCall {
   int64_t biasM = 0, biasN = 0, biasBatch = 0;
   float alpha = 1, beta = 1;
   int64_t aBase = 0, bBase = 0, yBase = 0;
+  // MatMul's fused epilogue after alpha and the bias: conv_epilogue.glsl codes, two parameters per stage, and
+  // the residual operand (the output's shape) when a stage adds one.
+  std::array<int32_t, 3> epilogueCodes{};
+  std::array<float, 6> epilogueParams{};
+  const TensorValue* residual = nullptr;
 };
 
 // Rows per thread of the GEMM tile (matmul_vulkan.comp's and conv_gemm_vulkan.comp's TM) for a problem.
