@@ -312,8 +312,9 @@ int runModel(const RunOptions& o) {
     hostNodesJson += fmt::format("{}{{\"node\":\"{}\",\"why\":\"{}\"}}", hostNodesJson.empty() ? "" : ",",
                                  jsonEscape(n.node), jsonEscape(n.why));
   const std::string deviceRunJson = fmt::format(
-      "{{\"submits\":{},\"waits\":{},\"replays\":{},\"bytes_up\":{},\"bytes_down\":{},\"cpu_nodes\":[{}]}}",
-      report.device.submits, report.device.waits, report.device.replays, report.device.bytesUp,
+      "{{\"submits\":{},\"waits\":{},\"replays\":{},\"plan_walked\":{},\"bytes_up\":{},\"bytes_down\":{},"
+      "\"cpu_nodes\":[{}]}}",
+      report.device.submits, report.device.waits, report.device.replays, report.planWalked, report.device.bytesUp,
       report.device.bytesDown, hostNodesJson);
   // The whole process's peak, the weights, arena and libraries included (0 where the system does not say):
   // against the same for a model with nothing in it, what a model costs to load and run.
@@ -342,9 +343,9 @@ int runModel(const RunOptions& o) {
       std::cout << "device: " << ex.devices().front().second << " (" << options.backends.front() << ", "
                 << ex.transferCount() << " transfers planned)\n";
       std::cout << fmt::format(
-          "device run: {} submits ({} replayed), {} host waits, {} bytes up, {} bytes down, {} CPU nodes\n",
-          report.device.submits, report.device.replays, report.device.waits, report.device.bytesUp,
-          report.device.bytesDown, report.hostNodes.size());
+          "device run: {} submits ({} replayed{}), {} host waits, {} bytes up, {} bytes down, {} CPU nodes\n",
+          report.device.submits, report.device.replays, report.planWalked ? "" : " without walking the plan",
+          report.device.waits, report.device.bytesUp, report.device.bytesDown, report.hostNodes.size());
       for (const exec::HostNodeRun& n : report.hostNodes) std::cout << "  on the CPU: " << n.node << ": " << n.why << "\n";
     }
     std::cout << fmt::format(

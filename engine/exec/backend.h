@@ -97,6 +97,18 @@ class Backend {
   virtual void beginProfiledStep(Profiler&) {}
   virtual void endProfiledStep(Profiler&, size_t /*eventIndex*/) {}
   virtual Expected<void> finishRun() { return {}; }
+
+  // Replaying a run without walking the plan (run_replay.h). beginRun starts a run that walks it. After a run
+  // whose device work was one submit, runTransfers says which host memory it uploaded from and read back
+  // into, in order; replayRun repeats that work with other host memory of the same sizes.
+  struct RunTransfers {
+    std::vector<std::pair<const void*, size_t>> uploads, readbacks;
+  };
+  virtual void beginRun() {}
+  virtual std::optional<RunTransfers> runTransfers() const { return std::nullopt; }
+  virtual Expected<void> replayRun(const std::vector<const void*>& /*sources*/, const std::vector<void*>& /*targets*/) {
+    return makeError("this backend does not replay runs", std::string(name()));
+  }
 };
 
 }  // namespace onyx::exec

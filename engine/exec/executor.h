@@ -62,6 +62,8 @@ struct RunReport {
   int threads = 0;           // CPU threads the run used (ExecutorOptions::adaptThreads)
   std::optional<double> othersBusy;  // cores other processes kept busy, where measured
   std::vector<HostNodeRun> hostNodes;
+  // False when the run repeated the last one's recorded device work without walking the plan (run_replay.h).
+  bool planWalked = true;
 };
 
 struct Assignment {
@@ -72,6 +74,7 @@ struct Assignment {
 };
 
 class GraphPlan;  // per graph (main graph and each body), in graph_plan.h
+class RunReplay;  // run_replay.h
 
 using NamedValues = std::vector<std::pair<std::string, RunValue>>;
 
@@ -104,6 +107,8 @@ class Executor {
   Expected<std::vector<Backend*>> makeBackends();
   Expected<void> build();
   Expected<void> validateInputs(const NamedValues& inputs);
+  void rememberForReplay(const std::vector<const RunValue*>& given, const std::vector<RunValue>& outputs);
+  Expected<std::vector<RunValue>> replayRun(const std::vector<const RunValue*>& given);
 
   const Model& model_;
   ExecutorOptions options_;
@@ -114,6 +119,7 @@ class Executor {
   std::map<const Graph*, std::unique_ptr<GraphPlan>> bodies_;
   SymBindings bindings_;
   RunReport lastRun_;
+  std::unique_ptr<RunReplay> replay_;  // the last run, when it can repeat without walking the plan
 };
 
 // Reads `name=value` symbol bindings and random inputs for `onyx run --random`.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# `onyx run --backend vulkan --json` reports the steady-state run's device work: after two warm-up runs, each
-# of six shared models makes one submit (a replay of the command buffer the run before recorded) and one host
-# wait, uploads exactly its inputs and reads back exactly its outputs, with no node on the CPU, and matches
-# its test_data_set_0. Exits 77 (skipped) without the shared models or without a Vulkan device.
+# `onyx run --backend vulkan --json` reports the steady-state run's device work: after three warm-up runs, each
+# of six shared models makes one submit (a replay of the command buffer an earlier run recorded, without
+# walking the plan) and one host wait, uploads exactly its inputs and reads back exactly its outputs, with no
+# node on the CPU, and matches its test_data_set_0. Exits 77 (skipped) without the shared models or without a Vulkan device.
 set -uo pipefail
 onyx="$1"
 shared="${ONYX_TEST_DATA:-${ONYX_DEFAULT_TEST_DATA:-}}"
@@ -23,7 +23,7 @@ for entry in "${cases[@]}"; do
     exit 77
   fi
   out=$("$onyx" run "$model/model.onnx" --inputs "$model/test_data_set_0" --check "$model/test_data_set_0" \
-    --backend vulkan --warmup 2 --iterations 1 --json 2>/tmp/onyx_vulkan_steady_run.$$)
+    --backend vulkan --warmup 3 --iterations 1 --json 2>/tmp/onyx_vulkan_steady_run.$$)
   rc=$?
   err=$(cat /tmp/onyx_vulkan_steady_run.$$)
   rm -f /tmp/onyx_vulkan_steady_run.$$
@@ -31,7 +31,7 @@ for entry in "${cases[@]}"; do
     echo "SKIPPED: no Vulkan device: $err"
     exit 77
   fi
-  expected="\"device_run\":{\"submits\":1,\"waits\":1,\"replays\":1,\"bytes_up\":$up,\"bytes_down\":$down,\"cpu_nodes\":[]}"
+  expected="\"device_run\":{\"submits\":1,\"waits\":1,\"replays\":1,\"plan_walked\":false,\"bytes_up\":$up,\"bytes_down\":$down,\"cpu_nodes\":[]}"
   if [[ $rc -ne 0 || "$out" != *"$expected"* || "$out" != *'"ok":true'* || "$out" == *'"ok":false'* ]]; then
     echo "$name: expected exit 0, matching checks and $expected; got exit $rc:"
     echo "$out"

@@ -65,6 +65,7 @@ void RunResultsPanel::rebuild() {
                        .arg(d.device.waits)
                        .arg(d.device.bytesUp)
                        .arg(d.device.bytesDown);
+  if (!d.planWalked) device += tr(" (replayed without walking the plan)");
   for (const exec::HostNodeRun& n : d.hostNodes)
     device += QStringLiteral("\n") + tr("On the CPU: %1 (%2)").arg(QString::fromStdString(n.node), QString::fromStdString(n.why));
   if (!run->backendNote.empty()) device = (onDevice ? device + QStringLiteral("\n") : QString()) + QString::fromStdString(run->backendNote);

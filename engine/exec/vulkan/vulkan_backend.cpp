@@ -183,6 +183,17 @@ class VulkanBackend final : public Backend {
 
   Expected<void> sync() override { return flush(); }
 
+  void beginRun() override { stream_.beginRun(); }
+  std::optional<RunTransfers> runTransfers() const override {
+    RunTransfers t;
+    for (const Stream::HostCopy& c : stream_.runUploads()) t.uploads.push_back({c.host, size_t(c.bytes)});
+    for (const Stream::HostCopy& c : stream_.runReadbacks()) t.readbacks.push_back({c.host, size_t(c.bytes)});
+    return t;
+  }
+  Expected<void> replayRun(const std::vector<const void*>& sources, const std::vector<void*>& targets) override {
+    return stream_.replay(sources, targets);
+  }
+
   DeviceRunCounters takeRunCounters() override {
     StreamCounters c = stream_.takeCounters();
     return {c.submits, c.waits, c.bytesUp, c.bytesDown, c.replays};

@@ -208,6 +208,7 @@ Expected<void> Stream::upload(const void* data, VkDeviceSize bytes, const Buffer
   if (!staging) return staging.error();
   std::memcpy((*staging)->mapped, data, bytes);
   counters_.bytesUp += int64_t(bytes);
+  runUploads_.push_back({*staging, bytes, data});
   return copy(*staging, 0, to, 0, bytes);
 }
 
@@ -227,6 +228,7 @@ Expected<void> Stream::downloadLater(const BufferRef& from, VkDeviceSize bytes, 
   }
   keepAlive_.push_back(from);
   counters_.bytesDown += int64_t(bytes);
+  runReadbacks_.push_back({source, bytes, data});
   readbacks_.push_back({std::move(source), bytes, data, std::move(keep)});
   return {};
 }
@@ -319,9 +321,52 @@ Expected<void> Stream::flush(std::function<int64_t()> hostNowNs) {
   vkResetFences(device, 1, &fence_);
   if (r != VK_SUCCESS) recording.valid = false;
   pending_.clear();
+  lastKeep_ = std::move(keepAlive_);
   keepAlive_.clear();
   lastLabel.clear();
   if (r != VK_SUCCESS) return streamError("running the queued work", r, where);
+  return {};
+}
+
+void Stream::beginRun() {
+  runUploads_.clear();
+  runReadbacks_.clear();
+  lastKeep_.clear();
+}
+
+Expected<void> Stream::replay(const std::vector<const void*>& sources, const std::vector<void*>& targets) {
+  if (recording_ || recordings_.empty() || !recordings_[0]->valid || sources.size() != runUploads_.size() ||
+      targets.size() != runReadbacks_.size())
+    return makeError("no recorded run to replay", "vulkan");
+  for (size_t i = 0; i < sources.size(); ++i) {
+    std::memcpy(runUploads_[i].staging->mapped, sources[i], runUploads_[i].bytes);
+    counters_.bytesUp += int64_t(runUploads_[i].bytes);
+  }
+  VkDevice device = context_->device();
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &recordings_[0]->commands;
+  VkResult r;
+  {
+    std::lock_guard lock(context_->queueMutex());
+    r = vkQueueSubmit(context_->queue(), 1, &submit, fence_);
+  }
+  ++counters_.submits;
+  ++counters_.replays;
+  if (r == VK_SUCCESS) {
+    ++counters_.waits;
+    r = vkWaitForFences(device, 1, &fence_, VK_TRUE, 600ull * 1000 * 1000 * 1000);
+  }
+  vkResetFences(device, 1, &fence_);
+  if (r != VK_SUCCESS) {
+    recordings_[0]->valid = false;
+    return streamError("replaying the recorded run", r, "");
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    context_->invalidate(*runReadbacks_[i].staging);
+    std::memcpy(targets[i], runReadbacks_[i].staging->mapped, runReadbacks_[i].bytes);
+    counters_.bytesDown += int64_t(runReadbacks_[i].bytes);
+  }
   return {};
 }
 

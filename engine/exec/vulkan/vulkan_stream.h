@@ -66,6 +66,23 @@ class Stream {
   bool idle() const { return !recording_; }
   // The end of a run: the next flush is the first of the next run (matched against this run's first).
   void endRun() { flushInRun_ = 0; }
+
+  // Replay without walking the plan: a run that made one flush can be repeated by copying new host bytes into
+  // its upload staging buffers, submitting its command buffer and copying its readbacks out. The buffers it
+  // used stay referenced until the next run begins (beginRun), so nothing else takes them in between.
+  struct HostCopy {
+    BufferRef staging;
+    VkDeviceSize bytes = 0;
+    const void* host = nullptr;  // where the last run's bytes came from (upload) or went to (readback)
+  };
+  const std::vector<HostCopy>& runUploads() const { return runUploads_; }
+  const std::vector<HostCopy>& runReadbacks() const { return runReadbacks_; }
+  // A run that walks the plan: forgets the last run's transfers and releases its buffers to the pool, where
+  // this run's allocations find them again (and its commands match the recording).
+  void beginRun();
+  // Runs the first recording of the last run again with `sources` (one per runUploads(), same sizes) and
+  // copies its readbacks into `targets` (one per runReadbacks()).
+  Expected<void> replay(const std::vector<const void*>& sources, const std::vector<void*>& targets);
   // Everything recorded since the last flush, for error messages ("after Conv 'x' (#3)").
   std::string lastLabel;
 
@@ -116,6 +133,8 @@ class Stream {
     std::shared_ptr<const void> keep;
   };
   std::vector<Readback> readbacks_;
+  std::vector<HostCopy> runUploads_, runReadbacks_;
+  std::vector<BufferRef> lastKeep_;  // what the last flush's commands use
   StreamCounters counters_;
 };
 
