@@ -297,6 +297,79 @@ TEST(FuzzRegressionsKernels, RearrangingIntoHugeDimsIsNotTracked) {
   EXPECT_EQ(*same, value);
 }
 
+// The output values of reduction `op` of x over `axes` (opset 18: axes are input 1), keepdims 0.
+template <class T>
+std::vector<T> reduceOver(const char* op, const TensorValue& x, std::vector<int64_t> axes) {
+  const int64_t count = int64_t(axes.size());
+  auto y = runNode(NodeCase(op, {Attribute::ofInt("keepdims", 0)}, 18), {x, ints({count}, std::move(axes))}, "");
+  EXPECT_TRUE(y.ok()) << op << ": " << y.error().toString();
+  if (!y.ok()) return {};
+  const auto& out = std::get<TensorValue>((*y)[0]);
+  EXPECT_EQ(out.dtype(), x.dtype()) << op;
+  return std::vector<T>(out.data<T>(), out.data<T>() + out.count());
+}
+
+template <class T>
+TensorValue integers(DataType dtype, Dims dims, std::vector<T> values) {
+  return TensorValue::fromVector<T>(dtype, std::move(dims), values);
+}
+
+// UBSan: int8 ReduceLogSum of an empty axis converted log(0) = -inf to int8. An integer log is computed in
+// double and saturates: -inf is the type's lowest, NaN (the log of a negative sum) is 0.
+TEST(FuzzRegressionsKernels, IntegerLogReductionsOfNothingAreTheLowestValue) {
+  constexpr int8_t kInt8Lowest = std::numeric_limits<int8_t>::lowest();
+  constexpr int32_t kInt32Lowest = std::numeric_limits<int32_t>::lowest();
+  for (const char* op : {"ReduceLogSum", "ReduceLogSumExp"}) {
+    EXPECT_EQ(reduceOver<int8_t>(op, integers<int8_t>(DataType::Int8, {2, 0}, {}), {1}),
+              (std::vector<int8_t>{kInt8Lowest, kInt8Lowest})) << op;
+    EXPECT_EQ(reduceOver<int32_t>(op, integers<int32_t>(DataType::Int32, {2, 0}, {}), {-1}),
+              (std::vector<int32_t>{kInt32Lowest, kInt32Lowest})) << op;
+  }
+  EXPECT_EQ(reduceOver<int8_t>("ReduceLogSum", integers<int8_t>(DataType::Int8, {2, 2}, {-3, 1, 0, 0}), {1}),
+            (std::vector<int8_t>{0, kInt8Lowest}));  // log(-2) is NaN: 0
+  // exp(5) = 148.4 is no int8: the old sum of exps converted each to int8. log(2 e^5) = 5.69.
+  EXPECT_EQ(reduceOver<int8_t>("ReduceLogSumExp", integers<int8_t>(DataType::Int8, {2}, {5, 5}), {0}),
+            (std::vector<int8_t>{5}));
+  EXPECT_EQ(reduceOver<int32_t>("ReduceLogSumExp", integers<int32_t>(DataType::Int32, {2}, {100, -100}), {0}),
+            (std::vector<int32_t>{100}));
+}
+
+// UBSan: signed integer overflow in the accumulation of an int32 ReduceSum and an int64 ReduceProd. Sums and
+// products wrap as two's complement does.
+TEST(FuzzRegressionsKernels, IntegerSumsAndProductsWrap) {
+  const int32_t max32 = std::numeric_limits<int32_t>::max();
+  const int64_t max64 = std::numeric_limits<int64_t>::max();
+  auto sums = integers<int32_t>(DataType::Int32, {2, 3}, {max32, 1, 0, 2000000000, 2000000000, 2000000000});
+  EXPECT_EQ(reduceOver<int32_t>("ReduceSum", sums, {1}),
+            (std::vector<int32_t>{std::numeric_limits<int32_t>::min(), 1705032704}));  // 6e9 - 2^32
+  EXPECT_EQ(reduceOver<int64_t>("ReduceProd", ints({2, 2}, {3037000500, 3037000500, max64, 3}), {1}),
+            (std::vector<int64_t>{-9223372036709301616, max64 - 2}));  // 3037000500^2 - 2^64, 3 (2^63 - 1) - 2^64
+  auto low = integers<int32_t>(DataType::Int32, {2}, {std::numeric_limits<int32_t>::min(), 65536});
+  EXPECT_EQ(reduceOver<int32_t>("ReduceL1", low, {0}),  // |INT32_MIN| is itself; + 65536
+            (std::vector<int32_t>{std::numeric_limits<int32_t>::min() + 65536}));
+  EXPECT_EQ(reduceOver<int32_t>("ReduceSumSquare", integers<int32_t>(DataType::Int32, {2}, {65536, 3}), {0}),
+            (std::vector<int32_t>{9}));  // 2^32 + 9
+  EXPECT_EQ(reduceOver<int64_t>("ReduceSum", ints({2}, {max64, max64}), {0}), (std::vector<int64_t>{-2}));
+}
+
+// L2 and Mean of integers did not wrap where their results fit: L2 computes in double (a root of an int32 sum
+// of squares that overflowed, UBSan), Mean sums in 64 bits and divides by the count as int64 (as int8, a count
+// of 256 was 0: a division by zero).
+TEST(FuzzRegressionsKernels, IntegerL2AndMeanAreExactWhereTheyFit) {
+  EXPECT_EQ(reduceOver<int32_t>("ReduceL2", integers<int32_t>(DataType::Int32, {2}, {50000, 50000}), {0}),
+            (std::vector<int32_t>{70710}));
+  EXPECT_EQ(reduceOver<int8_t>("ReduceL2", integers<int8_t>(DataType::Int8, {2}, {12, -12}), {0}),
+            (std::vector<int8_t>{16}));
+  const int64_t max64 = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(reduceOver<int64_t>("ReduceL2", ints({2}, {max64, max64}), {0}), (std::vector<int64_t>{max64}));
+  EXPECT_EQ(reduceOver<int8_t>("ReduceMean", integers<int8_t>(DataType::Int8, {256}, std::vector<int8_t>(256, 100)), {0}),
+            (std::vector<int8_t>{100}));
+  EXPECT_EQ(reduceOver<uint8_t>("ReduceMean", integers<uint8_t>(DataType::Uint8, {2, 0}, {}), {1}),
+            (std::vector<uint8_t>{0, 0}));
+  EXPECT_EQ(reduceOver<int32_t>("ReduceMean", integers<int32_t>(DataType::Int32, {3}, {-7, 0, 0}), {0}),
+            (std::vector<int32_t>{-2}));  // truncated toward zero
+}
+
 // fuzz_load ("save is not stable"): a graph input's value_info entry whose type has no kind (a denotation
 // only). The first save wrote the entry untyped; loading that and saving again wrote it with the input's type.
 TEST(FuzzRegressionsKernels, ValueInfoWithAnEmptyTypeSavesStably) {

@@ -1,8 +1,18 @@
 // Reductions over axes (ReduceSum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare) and
 // ArgMax/ArgMin. Axes come from the attribute (older opsets) or input 1 (ReduceSum 13+, others 18+).
+// Of integers, Sum, Prod, L1 and SumSquare are the exact result wrapped to the type, as two's complement
+// arithmetic (and numpy and ONNX Runtime in practice) gives it, instead of overflowing a signed type. Mean
+// sums in 64 bits; L2, LogSum and LogSumExp compute in double and become integers with NaN as 0 and values
+// past the type's range, -inf for log(0) included, saturated (fuzz_run under UBSan: int8 ReduceLogSum of
+// nothing).
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "exec/kernel_util.h"
+#include "exec/wrapping_arithmetic.h"
+#include "util/clamp_or_zero.h"
 
 namespace onyx::exec {
 namespace {
@@ -13,6 +23,84 @@ struct ReducePlan {
   Dims outDims;                               // keepdims form
   int64_t outer = 1, reduced = 1, inner = 1;  // when axes are contiguous after transposition
   std::vector<bool> isReduced;
+};
+
+// The accumulator of reduction R over elements of type T: where it starts, how it takes an element, and the
+// result it gives for a slice of `count` elements.
+template <Reduce R, class T>
+struct ReduceMath {
+  static constexpr bool kInteger = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+  static constexpr bool kLog = R == Reduce::LogSum || R == Reduce::LogSumExp;
+  // Floats sum in double, and so do integers where the result is not the sum's wrapped value: exp of an
+  // integer is not one, and a root or log of a wrapped sum means nothing. An integer Mean sums in 64 bits, so
+  // the mean of narrower integers is exact.
+  static constexpr bool kDouble =
+      std::is_floating_point_v<ComputeType<T>> || kLog || (kInteger && R == Reduce::L2);
+  using Wide = std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>;
+  using Own = std::conditional_t<kInteger && R == Reduce::Mean, Wide, ComputeType<T>>;
+  using Acc = std::conditional_t<kDouble, double, Own>;
+  static constexpr bool kWraps = kInteger && !kDouble;
+
+  // Max/Min start from -inf/+inf for floating types (the spec's value for an empty set) so a slice of
+  // only -inf (a fully masked attention row) reduces to -inf, not to the lowest finite value; types
+  // without infinity start from their extremes.
+  static Acc init() {
+    using Limits = std::numeric_limits<ComputeType<T>>;
+    if constexpr (R == Reduce::Max)
+      return Limits::has_infinity ? Acc(-Limits::infinity()) : Acc(Limits::lowest());
+    else if constexpr (R == Reduce::Min)
+      return Limits::has_infinity ? Acc(Limits::infinity()) : Acc(Limits::max());
+    else if constexpr (R == Reduce::Prod)
+      return Acc(1);
+    else
+      return Acc(0);
+  }
+
+  // Integer accumulators (Sum, Mean, Prod, L1, SumSquare) wrap; the double ones keep their expressions.
+  static Acc step(Acc acc, Acc v) {
+    if constexpr (R == Reduce::Max)
+      return v > acc || std::isnan(double(v)) ? v : acc;
+    else if constexpr (R == Reduce::Min)
+      return v < acc || std::isnan(double(v)) ? v : acc;
+    else if constexpr (kWraps && R == Reduce::Prod)
+      return wrappingMul(acc, v);
+    else if constexpr (kWraps && R == Reduce::L1)
+      return wrappingAdd(acc, v < 0 ? wrappingNeg(v) : v);
+    else if constexpr (kWraps && R == Reduce::SumSquare)
+      return wrappingAdd(acc, wrappingMul(v, v));
+    else if constexpr (kWraps)
+      return wrappingAdd(acc, v);
+    else if constexpr (R == Reduce::Prod)
+      return acc * v;
+    else if constexpr (R == Reduce::L1)
+      return acc + (v < 0 ? -v : v);
+    else if constexpr (R == Reduce::L2 || R == Reduce::SumSquare)
+      return acc + v * v;
+    else if constexpr (R == Reduce::LogSumExp)
+      return acc + Acc(std::exp(double(v)));
+    else
+      return acc + v;
+  }
+
+  static T finish(Acc acc, int64_t count) {
+    if constexpr (R == Reduce::Mean && kInteger)  // within T's range; a count as T could be 0 (256 int8s)
+      return T(count ? acc / Acc(count) : Acc(0));
+    else if constexpr (R == Reduce::Mean)
+      return fromCompute<T>(ComputeType<T>(count ? acc / Acc(count) : Acc(0)));
+    else if constexpr (R == Reduce::L2)  // past the type's range: its max
+      return fromDouble(std::sqrt(double(acc)));
+    else if constexpr (kLog)  // log(0) = -inf: an integer's lowest
+      return fromDouble(std::log(double(acc)));
+    else
+      return fromCompute<T>(ComputeType<T>(acc));
+  }
+
+  static T fromDouble(double v) {
+    if constexpr (kInteger)
+      return saturateToInteger<T>(v);
+    else
+      return fromCompute<T>(ComputeType<T>(v));
+  }
 };
 
 template <Reduce R, int AxesInputOpset>
@@ -62,7 +150,8 @@ Expected<void> reduceKernel(KernelContext& ctx) {
   constexpr unsigned kTypes = R == Reduce::Max || R == Reduce::Min ? kNumbers | kBool : kNumbers;
   bool ok = dispatchType<kTypes>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    using Acc = std::conditional_t<std::is_floating_point_v<ComputeType<T>>, double, ComputeType<T>>;
+    using Math = ReduceMath<R, T>;
+    using Acc = typename Math::Acc;
     const T* src = in.data<T>();
     T* dst = (*y)->template data<T>();
     // Fast path: reducing only the innermost contiguous dims.
@@ -76,54 +165,14 @@ Expected<void> reduceKernel(KernelContext& ctx) {
           innerOnly = false;
       }
     }
-    auto finish = [&](Acc acc) -> T {
-      if constexpr (R == Reduce::Mean)
-        return fromCompute<T>(ComputeType<T>(redCount ? acc / Acc(redCount) : Acc(0)));
-      else if constexpr (R == Reduce::L2)
-        return fromCompute<T>(ComputeType<T>(std::sqrt(double(acc))));
-      else if constexpr (R == Reduce::LogSum || R == Reduce::LogSumExp)
-        return fromCompute<T>(ComputeType<T>(std::log(double(acc))));
-      else
-        return fromCompute<T>(ComputeType<T>(acc));
-    };
-    // Max/Min start from -inf/+inf for floating types (the spec's value for an empty set) so a slice of
-    // only -inf (a fully masked attention row) reduces to -inf, not to the lowest finite value; types
-    // without infinity start from their extremes.
-    auto init = [&]() -> Acc {
-      using Limits = std::numeric_limits<ComputeType<T>>;
-      if constexpr (R == Reduce::Max)
-        return Limits::has_infinity ? Acc(-Limits::infinity()) : Acc(Limits::lowest());
-      else if constexpr (R == Reduce::Min)
-        return Limits::has_infinity ? Acc(Limits::infinity()) : Acc(Limits::max());
-      else if constexpr (R == Reduce::Prod)
-        return Acc(1);
-      else
-        return Acc(0);
-    };
-    auto step = [](Acc acc, Acc v) -> Acc {
-      if constexpr (R == Reduce::Max)
-        return v > acc || std::isnan(double(v)) ? v : acc;
-      else if constexpr (R == Reduce::Min)
-        return v < acc || std::isnan(double(v)) ? v : acc;
-      else if constexpr (R == Reduce::Prod)
-        return acc * v;
-      else if constexpr (R == Reduce::L1)
-        return acc + (v < 0 ? -v : v);
-      else if constexpr (R == Reduce::L2 || R == Reduce::SumSquare)
-        return acc + v * v;
-      else if constexpr (R == Reduce::LogSumExp)
-        return acc + Acc(std::exp(double(v)));
-      else
-        return acc + v;
-    };
     if (innerOnly) {
       ctx.parallelFor(outCount, std::max<int64_t>(1, 8192 / std::max<int64_t>(redCount, 1)),
                       [&](int64_t b, int64_t e) {
                         for (int64_t o = b; o < e; ++o) {
-                          Acc acc = init();
+                          Acc acc = Math::init();
                           const T* p = src + o * redCount;
-                          for (int64_t i = 0; i < redCount; ++i) acc = step(acc, Acc(ComputeType<T>(p[i])));
-                          dst[o] = finish(acc);
+                          for (int64_t i = 0; i < redCount; ++i) acc = Math::step(acc, Acc(ComputeType<T>(p[i])));
+                          dst[o] = Math::finish(acc, redCount);
                         }
                       });
       return;
@@ -135,16 +184,16 @@ Expected<void> reduceKernel(KernelContext& ctx) {
         rest /= keep[size_t(d)];
         base += i * inStrides[size_t(d)];
       }
-      Acc acc = init();
+      Acc acc = Math::init();
       for (int64_t r = 0; r < redCount; ++r) {
         int64_t off = base, rr = r;
         for (int64_t d = int64_t(redDims.size()) - 1; d >= 0; --d) {
           off += (rr % redDims[size_t(d)]) * redStrides[size_t(d)];
           rr /= redDims[size_t(d)];
         }
-        acc = step(acc, Acc(ComputeType<T>(src[off])));
+        acc = Math::step(acc, Acc(ComputeType<T>(src[off])));
       }
-      dst[o] = finish(acc);
+      dst[o] = Math::finish(acc, redCount);
     }
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);

@@ -3,8 +3,8 @@
 #include <type_traits>
 
 #include "exec/kernel_util.h"
+#include "exec/wrapping_arithmetic.h"
 #include "ops/tensor/movement_params.h"
-#include "ops/tensor/scatter_arithmetic.h"
 
 namespace onyx::exec {
 namespace {
@@ -12,8 +12,8 @@ namespace {
 template <class T>
 T reduceScatter(T a, T b, const std::string& reduction) {
   using Cm = ComputeType<T>;
-  if (reduction == "add") return scatterAdd(a, b);
-  if (reduction == "mul") return scatterMul(a, b);
+  if (reduction == "add") return wrappingAdd(a, b);
+  if (reduction == "mul") return wrappingMul(a, b);
   if (reduction == "max") return Cm(a) >= Cm(b) ? a : b;
   if (reduction == "min") return Cm(a) <= Cm(b) ? a : b;
   return b;

@@ -6,8 +6,8 @@
 #include <type_traits>
 
 #include "exec/kernel_util.h"
+#include "exec/wrapping_arithmetic.h"
 #include "ops/tensor/movement_params.h"
-#include "ops/tensor/scatter_arithmetic.h"
 
 namespace onyx::exec {
 namespace {
@@ -17,8 +17,8 @@ enum class Reduction { None, Add, Mul, Max, Min };
 template <Reduction R, class T>
 inline T combine(T a, T b) {
   using Cm = ComputeType<T>;
-  if constexpr (R == Reduction::Add) return scatterAdd(a, b);
-  if constexpr (R == Reduction::Mul) return scatterMul(a, b);
+  if constexpr (R == Reduction::Add) return wrappingAdd(a, b);
+  if constexpr (R == Reduction::Mul) return wrappingMul(a, b);
   if constexpr (R == Reduction::Max) return Cm(a) >= Cm(b) ? a : b;
   if constexpr (R == Reduction::Min) return Cm(a) <= Cm(b) ? a : b;
   return b;
