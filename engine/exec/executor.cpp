@@ -153,6 +153,18 @@ Expected<void> Executor::validateInputs(const NamedValues& inputs) {
   return {};
 }
 
+namespace {
+
+void addCounters(DeviceRunCounters& sum, const DeviceRunCounters& c) {
+  sum.submits += c.submits;
+  sum.waits += c.waits;
+  sum.bytesUp += c.bytesUp;
+  sum.bytesDown += c.bytesDown;
+  sum.replays += c.replays;
+}
+
+}  // namespace
+
 Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   if (options_.validateInputs) {
     auto valid = validateInputs(inputs);
@@ -192,12 +204,7 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   for (const auto& backend : backends_) {
     auto finished = backend->finishRun();
     if (!finished && result) result = finished.error();
-    DeviceRunCounters c = backend->takeRunCounters();
-    lastRun_.device.submits += c.submits;
-    lastRun_.device.waits += c.waits;
-    lastRun_.device.bytesUp += c.bytesUp;
-    lastRun_.device.bytesDown += c.bytesDown;
-    lastRun_.device.replays += c.replays;
+    addCounters(lastRun_.device, backend->takeRunCounters());
   }
   if (profiler) profiler->endIteration();
   if (result && !profiler) rememberForReplay(given, *result);
@@ -227,14 +234,7 @@ Expected<std::vector<RunValue>> Executor::replayRun(const std::vector<const RunV
   lastRun_.planWalked = false;
   for (const auto& backend : backends_) (void)backend->takeRunCounters();
   auto outputs = replay_->run(given);
-  for (const auto& backend : backends_) {
-    DeviceRunCounters c = backend->takeRunCounters();
-    lastRun_.device.submits += c.submits;
-    lastRun_.device.waits += c.waits;
-    lastRun_.device.bytesUp += c.bytesUp;
-    lastRun_.device.bytesDown += c.bytesDown;
-    lastRun_.device.replays += c.replays;
-  }
+  for (const auto& backend : backends_) addCounters(lastRun_.device, backend->takeRunCounters());
   if (!outputs) replay_.reset();
   return outputs;
 }

@@ -68,19 +68,19 @@ std::optional<RunReplay> RunReplay::of(const GraphPlan& plan, Backend& device,
     replay.inputDims_.push_back(t->dims());
     replay.inputTypes_.push_back(t->dtype());
   }
-  for (const auto& [host, bytes] : transfers->uploads) {
+  for (const auto& upload : transfers->uploads) {
     auto from = std::find_if(given.begin(), given.end(), [&](const RunValue* value) {
       const TensorValue* t = hostTensor(value);
-      return t->raw() == host && t->byteSize() == bytes;
+      return t->raw() == upload.first && t->byteSize() == upload.second;
     });
     if (from == given.end()) return std::nullopt;  // an upload of something else than an input
     replay.uploadInput_.push_back(size_t(from - given.begin()));
   }
   std::vector<bool> filled(outputs.size(), false);
-  for (const auto& [host, bytes] : transfers->readbacks) {
+  for (const auto& readback : transfers->readbacks) {
     auto to = std::find_if(outputs.begin(), outputs.end(), [&](const RunValue& value) {
       const TensorValue* t = hostTensor(&value);
-      return t && t->raw() == host && t->byteSize() == bytes;
+      return t && t->raw() == readback.first && t->byteSize() == readback.second;
     });
     if (to == outputs.end()) return std::nullopt;  // a readback the host read during the run
     replay.readbackOutput_.push_back(size_t(to - outputs.begin()));
