@@ -1,6 +1,7 @@
 #include "profile/static_flops.h"
 
 #include <algorithm>
+#include <limits>
 #include <string_view>
 #include <unordered_set>
 
@@ -26,10 +27,18 @@ std::optional<std::vector<int64_t>> staticShape(const Value* value, const ShapeI
   return dims;
 }
 
+// a * b for counts, saturating at the int64 maximum: a hostile file declares dims whose product overflows.
+// A negative factor (no count) gives 0.
+int64_t times(int64_t a, int64_t b) {
+  if (a <= 0 || b <= 0) return 0;
+  int64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<int64_t>::max() : product;
+}
+
 int64_t elements(const std::optional<std::vector<int64_t>>& shape) {
   if (!shape) return 0;
   int64_t n = 1;
-  for (int64_t d : *shape) n *= d;
+  for (int64_t d : *shape) n = times(n, d);
   return n;
 }
 
@@ -46,7 +55,7 @@ int64_t reducedPerOutput(const Node& node, const ShapeInference& shapes, size_t 
   auto input = staticShape(node.inputs().empty() ? nullptr : node.input(0), shapes);
   if (!input || input->size() < firstReduced) return 0;
   int64_t per = 1;
-  for (size_t d = firstReduced; d < input->size(); ++d) per *= (*input)[d];
+  for (size_t d = firstReduced; d < input->size(); ++d) per = times(per, (*input)[d]);
   return per;
 }
 
@@ -66,28 +75,28 @@ int64_t estimateFlops(const Node& node, const ShapeInference& shapes) {
     auto weight = staticShape(node.inputs().size() > 1 ? node.input(1) : nullptr, shapes);
     if (!weight || weight->size() < 2) return 0;
     int64_t perOutput = 1;
-    for (size_t d = 1; d < weight->size(); ++d) perOutput *= (*weight)[d];
+    for (size_t d = 1; d < weight->size(); ++d) perOutput = times(perOutput, (*weight)[d]);
     if (op == "ConvTranspose") perOutput = elements(weight) / std::max<int64_t>((*weight)[1], 1);
-    return 2 * out * perOutput;
+    return times(2, times(out, perOutput));
   }
   if (op == "MatMul" || op == "Gemm") {
-    auto a = staticShape(node.input(0), shapes);
+    auto a = staticShape(node.inputs().empty() ? nullptr : node.input(0), shapes);
     if (!a || a->empty()) return 0;
     const Attribute* transA = node.attribute("transA");
     int64_t k = op == "Gemm" && attributeIntOr(transA, 0) ? a->front() : a->back();
-    return 2 * out * k;
+    return times(2, times(out, k));
   }
-  if (op == "BatchNormalization" || op == "InstanceNormalization" || op == "LayerNormalization") return 4 * out;
+  if (op == "BatchNormalization" || op == "InstanceNormalization" || op == "LayerNormalization") return times(4, out);
   if (op == "MaxPool" || op == "AveragePool" || op == "LpPool") {
     const Attribute* kernel = node.attribute("kernel_shape");
     int64_t window = 1;
     if (kernel && kernel->getInts())
-      for (int64_t k : *kernel->getInts()) window *= k;
-    return out * window;
+      for (int64_t k : *kernel->getInts()) window = times(window, k);
+    return times(out, window);
   }
-  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return out * reducedPerOutput(node, shapes, 2);
-  if (op == "Softmax" || op == "LogSoftmax") return 4 * out;
-  return elementwiseFlopsPerElement(op) * out;
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return times(out, reducedPerOutput(node, shapes, 2));
+  if (op == "Softmax" || op == "LogSoftmax") return times(4, out);
+  return times(elementwiseFlopsPerElement(op), out);
 }
 
 }  // namespace onyx::profile

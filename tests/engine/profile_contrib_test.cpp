@@ -4,6 +4,7 @@
 // over past + new keys and the softmax; the fused norms, activations and FusedConv count their parts.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 #include "onnx/onnx_io.h"
@@ -19,6 +20,29 @@ const Node* nodeNamed(const Model& model, const std::string& output) {
   for (const Node* node : model.graph().nodes())
     if (node->output(0) && node->output(0)->name() == output) return node;
   return nullptr;
+}
+
+// Declared dims whose products overflow int64 (a hostile file) saturate at the int64 maximum, as do
+// window sizes; negative attribute values count nothing. No overflow is left for UBSan to find.
+TEST(StaticFlops, HugeDeclaredDimsSaturateInsteadOfOverflowing) {
+  auto parsed = parseModelText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4000000000, 4000000000] a, float[4000000000, 4000000000] b, float[1, 1, 8, 8] x,
+   float[1, 1, 4000000000, 4000000000] big) => (float y, float p, float q) {
+  y = MatMul (a, b)
+  p = AveragePool <kernel_shape = [3000000000, 3000000000]> (big)
+  q = MaxPool <kernel_shape = [-2, 2]> (x)
+}
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.error().toString();
+  const Model& model = **parsed;
+  const ShapeInference shapes = inferShapes(model);
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(estimateFlops(*nodeNamed(model, "y"), shapes), kMax);
+  const Node* p = nodeNamed(model, "p");
+  const Node* q = nodeNamed(model, "q");
+  EXPECT_EQ(estimateFlops(*p, shapes), kMax);
+  EXPECT_EQ(estimateFlops(*q, shapes), 0);
 }
 
 TEST(ContribFlops, StaticEstimatesMatchHandComputedFigures) {

@@ -2,17 +2,37 @@
 // inputs, every symbolic input dim bound to a small size. Loading, planning or running may fail with an
 // error (unsupported ops, inconsistent shapes, sizes over the limits), never crash. The resource limits are
 // set low (util/limits.h reads them once) so that a model asking for a huge tensor meets the limit, not the
-// fuzzer's memory cap.
+// fuzzer's memory cap. A model whose nodes would take more than kMaxRunFlops (the static estimate, inferred
+// shapes with the symbols bound) is planned but not run: the fuzzer looks for memory errors and wrong
+// handling, and a legitimately heavy kernel (a 5x5x5 AveragePool over 65 x 32^3 values, 178 M window reads)
+// takes longer than libFuzzer's timeout under ASan, which would end the campaign as if it hung.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include "exec/executor.h"
 #include "onnx/onnx_io.h"
+#include "profile/static_flops.h"
+#include "shapes/shape_inference.h"
 
 namespace {
 
 constexpr int64_t kBoundSymbolSize = 2;
+constexpr int64_t kMaxRunFlops = 20'000'000;
+
+// The main graph's estimated FLOPs, saturating (dims near the limits multiply past int64).
+int64_t estimatedRunFlops(const onyx::Model& model, const onyx::SymBindings& bindings) {
+  onyx::ShapeInferenceOptions options;
+  options.bindings = bindings;
+  const onyx::ShapeInference shapes = onyx::inferShapes(model, options);
+  int64_t total = 0;
+  for (const onyx::Node* node : model.graph().nodes()) {
+    const int64_t flops = onyx::profile::estimateFlops(*node, shapes);
+    if (flops < 0 || flops > kMaxRunFlops || total + flops > kMaxRunFlops) return kMaxRunFlops + 1;
+    total += flops;
+  }
+  return total;
+}
 
 uint64_t seedFrom(const uint8_t* data, size_t size) {
   uint64_t hash = 1469598103934665603ull;  // FNV-1a: the same bytes give the same inputs (reproducible)
@@ -58,6 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.arenaLimitBytes = 64 << 20;
   auto executor = onyx::exec::Executor::create(loaded, options);
   if (!executor) return 0;
+  if (estimatedRunFlops(loaded, bindings) > kMaxRunFlops) return 0;
   (void)(*executor)->run(inputs);
   return 0;
 }
