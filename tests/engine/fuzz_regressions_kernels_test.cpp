@@ -175,6 +175,12 @@ TEST(FuzzRegressionsKernels, RoiAlignRefusesRegionsItCannotSample) {
   auto fine = runNode(roiAlign, {floats({1, 1, 4, 4}), TensorValue::fromVector<float>(DataType::Float, {1, 4}, {0, 0, 2, 2}),
                                  batchIndex}, "");
   ASSERT_TRUE(fine.ok()) << fine.error().toString();
+  // UBSan: a region of extent -3e30 (x2 far left of x1) converted its samples per bin, -1e30, to int64. It
+  // samples nothing: every bin is 0.
+  auto reversed = runNode(roiAlign, {floats({1, 1, 4, 4}), TensorValue::fromVector<float>(DataType::Float, {1, 4}, {0, 0, -3e30f, 2}),
+                                     batchIndex}, "");
+  ASSERT_TRUE(reversed.ok()) << reversed.error().toString();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(std::get<TensorValue>((*reversed)[0]).data<float>()[i], 0.0f);
   // ASan: an image of width 0 was sampled at pixel -1. It has nothing to sample: every bin is 0.
   auto empty = runNode(roiAlign, {floats({1, 1, 4, 0}), TensorValue::fromVector<float>(DataType::Float, {1, 4}, {0, 0, 2, 2}),
                                   batchIndex}, "");

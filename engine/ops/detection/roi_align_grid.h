@@ -24,7 +24,8 @@ inline std::optional<int64_t> gridSide(double extent, int64_t bins, int64_t samp
   if (!std::isfinite(extent)) return std::nullopt;
   const double side = samplingRatio > 0 ? double(samplingRatio) : std::ceil(extent / double(bins));
   if (side > double(kMaxRoiSamplesPerBin)) return std::nullopt;
-  return std::max<int64_t>(int64_t(side), 0);
+  // Compared before converting: a region of extent -1e19 gives a count no int64 holds (fuzz_run, UBSan).
+  return side > 0 ? int64_t(side) : 0;
 }
 
 }  // namespace roi_align_detail
