@@ -293,6 +293,19 @@ TEST(FuzzRegressionsKernels, ResizeAxesPastTheRankAreAnError) {
   EXPECT_NE(error.find("axis 2 is out of range"), std::string::npos) << error;
 }
 
+// UBSan: tf_crop_and_resize with a NaN in roi converted the NaN source coordinate to an index. A roi that is
+// not finite is an error; a finite one still runs.
+TEST(FuzzRegressionsKernels, ResizeRoiThatIsNotFiniteIsAnError) {
+  const NodeCase resize("Resize", {Attribute::ofString("coordinate_transformation_mode", "tf_crop_and_resize")}, 13);
+  const auto sizes = ints({4}, {1, 1, 3, 3});
+  const auto bad = TensorValue::fromVector<float>(DataType::Float, {8}, {0, 0, 0, std::nanf(""), 1, 1, 1, 1});
+  const std::string error = runError(resize, {floats({1, 1, 4, 4}), bad, TensorValue(), sizes});
+  EXPECT_NE(error.find("roi has a value that is not finite"), std::string::npos) << error;
+  const auto good = TensorValue::fromVector<float>(DataType::Float, {8}, {0, 0, 0, 0, 1, 1, 1, 1});
+  auto fine = runNode(resize, {floats({1, 1, 4, 4}), good, TensorValue(), sizes}, "");
+  EXPECT_TRUE(fine.ok()) << fine.error().toString();
+}
+
 // UBSan: rearranging a tracked value into dims whose product passes int64 overflowed; it is not tracked.
 TEST(FuzzRegressionsKernels, RearrangingIntoHugeDimsIsNotTracked) {
   const std::vector<Dim> value = {Dim(1), Dim(2)};

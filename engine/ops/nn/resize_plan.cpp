@@ -32,12 +32,19 @@ double sourceCoord(const std::string& mode, double out, double scale, int64_t in
   return (out + 0.5) / scale - 0.5;  // half_pixel
 }
 
+// A rounded source coordinate as an index, which the caller clamps to the input: a coordinate far outside
+// (a scale near 0 or huge) or NaN has no int64 value, and converting it would be undefined (fuzz_run, UBSan).
+int64_t coordinateIndex(double rounded) {
+  if (std::isnan(rounded)) return 0;
+  return int64_t(std::clamp(rounded, -4.0e18, 4.0e18));
+}
+
 int64_t nearestIndex(const std::string& mode, double x) {
-  if (mode == "floor") return int64_t(std::floor(x));
-  if (mode == "ceil") return int64_t(std::ceil(x));
-  if (mode == "round_prefer_ceil") return int64_t(std::floor(x + 0.5));
-  if (x == std::floor(x) + 0.5) return int64_t(std::floor(x));  // round_prefer_floor on ties
-  return int64_t(std::round(x));
+  if (mode == "floor") return coordinateIndex(std::floor(x));
+  if (mode == "ceil") return coordinateIndex(std::ceil(x));
+  if (mode == "round_prefer_ceil") return coordinateIndex(std::floor(x + 0.5));
+  if (x == std::floor(x) + 0.5) return coordinateIndex(std::floor(x));  // round_prefer_floor on ties
+  return coordinateIndex(std::round(x));
 }
 
 // Keys' cubic convolution kernel with parameter a.
@@ -60,14 +67,14 @@ std::vector<ResizeTap> interpolationTaps(double src, int64_t inLen, double scale
   }
   double stretch = antialias ? std::min(scale, 1.0) : 1.0;
   double reach = cubic ? 2.0 : 1.0;
-  auto first = int64_t(std::floor(-reach / stretch) + 1);
+  int64_t first = coordinateIndex(std::floor(-reach / stretch) + 1);
   int64_t last = 1 - first;  // inclusive: 2 taps (linear) or 4 (cubic) without antialias
   std::vector<ResizeTap> taps;
   double total = 0;
   for (int64_t i = first; i <= last; ++i) {
     double distance = (double(i) - ratio) * stretch;
     double w = cubic ? cubicKernel(distance, a) : std::max(0.0, 1 - std::abs(distance));
-    auto index = int64_t(base) + i;
+    int64_t index = coordinateIndex(base + double(i));
     if (index < 0 || index >= inLen) {
       if (excludeOutside) continue;
       index = std::clamp<int64_t>(index, 0, inLen - 1);
@@ -164,6 +171,8 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
       size_t a = size_t(*normalizeAxis(axes[i], rank));
       roiStart[a] = roi.doubleAt(int64_t(i));
       roiEnd[a] = roi.doubleAt(int64_t(i + axes.size()));
+      if (!std::isfinite(roiStart[a]) || !std::isfinite(roiEnd[a]))
+        return ctx.error("roi has a value that is not finite; give tf_crop_and_resize finite region bounds", 1);
     }
   }
   double cubicA = ctx.attrFloat("cubic_coeff_a", -0.75f);
