@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <new>
 
 #include "ir/tensor.h"
@@ -10,8 +11,13 @@
 namespace onyx::exec {
 
 int64_t elementCount(const Dims& dims) {
+  // A zero dim makes the tensor empty whatever the others hold: a Tile of an empty tensor by huge repeats
+  // gives [INT64_MAX (saturated), 2, 0], whose running product overflowed before reaching the 0 (fuzz_run,
+  // UBSan). Products past int64 saturate.
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : dims) n *= d;
+  for (int64_t d : dims)
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
   return n;
 }
 

@@ -306,6 +306,16 @@ TEST(FuzzRegressionsKernels, ResizeRoiThatIsNotFiniteIsAnError) {
   EXPECT_TRUE(fine.ok()) << fine.error().toString();
 }
 
+// UBSan: Tile of an empty tensor by a huge repeat gave dims [INT64_MAX (saturated), 2, 0], and counting their
+// elements overflowed before the 0. The output is empty.
+TEST(FuzzRegressionsKernels, TileOfAnEmptyTensorByHugeRepeatsIsEmpty) {
+  auto out = runNode(NodeCase("Tile", {}, 13), {floats({3, 2, 0}), ints({3}, {int64_t(1) << 62, 1, 1})}, "");
+  ASSERT_TRUE(out.ok()) << out.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*out)[0]).count(), 0);
+  EXPECT_EQ(elementCount({INT64_MAX, 2, 0}), 0);
+  EXPECT_EQ(elementCount({int64_t(1) << 40, int64_t(1) << 40}), INT64_MAX);
+}
+
 // UBSan: rearranging a tracked value into dims whose product passes int64 overflowed; it is not tracked.
 TEST(FuzzRegressionsKernels, RearrangingIntoHugeDimsIsNotTracked) {
   const std::vector<Dim> value = {Dim(1), Dim(2)};
