@@ -7,6 +7,7 @@
 #include <new>
 
 #include "ir/tensor.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 
@@ -16,8 +17,11 @@ int64_t elementCount(const Dims& dims) {
   // UBSan). Products past int64 saturate.
   if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : dims)
-    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
+  for (int64_t d : dims) {
+    auto next = checkedMul(n, d);
+    if (!next) return std::numeric_limits<int64_t>::max();
+    n = *next;
+  }
   return n;
 }
 

@@ -7,6 +7,7 @@
 
 #include "ops/contrib/contrib_flops.h"
 #include "profile/fused_attribution.h"
+#include "util/limits.h"
 
 namespace onyx::profile {
 
@@ -31,8 +32,7 @@ std::optional<std::vector<int64_t>> staticShape(const Value* value, const ShapeI
 // A negative factor (no count) gives 0.
 int64_t times(int64_t a, int64_t b) {
   if (a <= 0 || b <= 0) return 0;
-  int64_t product = 0;
-  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<int64_t>::max() : product;
+  return checkedMul(a, b).value_or(std::numeric_limits<int64_t>::max());
 }
 
 int64_t elements(const std::optional<std::vector<int64_t>>& shape) {
