@@ -101,6 +101,27 @@ TEST(FuzzRegressionsKernels, AttentionRefusesMixedTypesAndRanks) {
   EXPECT_FALSE(error.empty());
 }
 
+// UBSan: a V head size of 0 left the present values empty and Attention formed &values[row] past their end.
+// A head size of 0 is an empty output for V, and for Q and K a score of 0 for every key: uniform attention.
+TEST(FuzzRegressionsKernels, AttentionWithHeadSizeZeroIsDefined) {
+  const NodeCase attention("Attention", {}, 23);
+  auto empty = runNode(attention, {floats({2, 3, 4, 8}), floats({2, 3, 6, 8}), floats({2, 3, 6, 0}),
+                                   floats({2, 3, 4, 6})}, "");
+  ASSERT_TRUE(empty) << empty.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*empty)[0]).dims(), (Dims{2, 3, 4, 0}));
+
+  const TensorValue values =
+      TensorValue::fromVector<float>(DataType::Float, {1, 1, 3, 2}, {1.0f, 2.0f, 3.0f, 4.0f, 8.0f, 9.0f});
+  auto uniform = runNode(attention, {floats({1, 1, 2, 0}), floats({1, 1, 3, 0}), values}, "");
+  ASSERT_TRUE(uniform) << uniform.error().toString();
+  const TensorValue& y = std::get<TensorValue>((*uniform)[0]);
+  ASSERT_EQ(y.dims(), (Dims{1, 1, 2, 2}));
+  for (int64_t i = 0; i < 2; ++i) {
+    EXPECT_FLOAT_EQ(y.data<float>()[2 * i], 4.0f) << "query " << i;
+    EXPECT_FLOAT_EQ(y.data<float>()[2 * i + 1], 5.0f) << "query " << i;
+  }
+}
+
 // UBSan: a grid position of 5.5e19 (and NaN) converted to int64. Far outside is padding: zeros.
 TEST(FuzzRegressionsKernels, GridSampleFarAndNanPositionsArePadding) {
   auto x = floats({1, 1, 2, 2});

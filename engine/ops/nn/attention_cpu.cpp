@@ -1,6 +1,7 @@
 // Attention (opset 23/24): scaled dot-product attention with grouped KV heads, a KV cache (past/present),
 // boolean or additive masks, causal masking, softcap and the optional QK output. One plain reference kernel
 // computing each (batch, head, query) row on its own.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -157,8 +158,10 @@ void presentKeysValues(const KernelContext& ctx, const AttentionShape& a, std::v
   for (int64_t b = 0; b < a.batch; ++b) {
     for (int64_t h = 0; h < a.kvHeads; ++h) {
       for (int64_t s = 0; s < a.totalKeys; ++s) {
-        C* keyRow = &keys[size_t(((b * a.kvHeads + h) * a.totalKeys + s) * a.depth)];
-        C* valueRow = &values[size_t(((b * a.kvHeads + h) * a.totalKeys + s) * a.valueDepth)];
+        // Indexes, not row pointers: a head size of 0 leaves the vectors empty, where even forming
+        // &keys[row] is undefined (fuzz_run, UBSan).
+        const size_t keyRow = size_t(((b * a.kvHeads + h) * a.totalKeys + s) * a.depth);
+        const size_t valueRow = size_t(((b * a.kvHeads + h) * a.totalKeys + s) * a.valueDepth);
         const T* keySource;
         const T* valueSource;
         if (s < a.pastKeys) {
@@ -169,8 +172,8 @@ void presentKeysValues(const KernelContext& ctx, const AttentionShape& a, std::v
           keySource = ctx.input(kK).template data<T>() + a.kl.offset(b, h, s - a.pastKeys);
           valueSource = ctx.input(kV).template data<T>() + a.vl.offset(b, h, s - a.pastKeys);
         }
-        for (int64_t d = 0; d < a.depth; ++d) keyRow[d] = C(keySource[d]);
-        for (int64_t d = 0; d < a.valueDepth; ++d) valueRow[d] = C(valueSource[d]);
+        for (int64_t d = 0; d < a.depth; ++d) keys[keyRow + size_t(d)] = C(keySource[d]);
+        for (int64_t d = 0; d < a.valueDepth; ++d) values[valueRow + size_t(d)] = C(valueSource[d]);
       }
     }
   }
@@ -206,9 +209,9 @@ struct AttentionRows {
     T* qkRow = qkOut ? qkOut + row * totalKeys : nullptr;
     C maxScore = negInf;
     for (int64_t j = 0; j < totalKeys; ++j) {
-      const C* keyRow = &keys[size_t(((b * a.kvHeads + kvHead) * totalKeys + j) * a.depth)];
+      const size_t keyRow = size_t(((b * a.kvHeads + kvHead) * totalKeys + j) * a.depth);
       C dot = 0;
-      for (int64_t d = 0; d < a.depth; ++d) dot += C(queryRow[d]) * keyRow[d];
+      for (int64_t d = 0; d < a.depth; ++d) dot += C(queryRow[d]) * keys[keyRow + size_t(d)];
       C score = dot * scale;
       if (softcap > 0) score = softcap * std::tanh(score / softcap);
       if (qkRow && qkMode <= 1) qkRow[j] = fromCompute<T>(score);
@@ -233,8 +236,8 @@ struct AttentionRows {
       const C p = scores[size_t(j)] * inverse;
       if (qkRow && qkMode == 3) qkRow[j] = fromCompute<T>(p);
       if (p == C(0)) continue;
-      const C* valueRow = &values[size_t(((b * a.kvHeads + kvHead) * totalKeys + j) * valueDepth)];
-      for (int64_t d = 0; d < valueDepth; ++d) accumulator[size_t(d)] += p * valueRow[d];
+      const size_t valueRow = size_t(((b * a.kvHeads + kvHead) * totalKeys + j) * valueDepth);
+      for (int64_t d = 0; d < valueDepth; ++d) accumulator[size_t(d)] += p * values[valueRow + size_t(d)];
     }
     T* outRow =
         a.packed ? yData + ((b * a.querySeq + i) * a.qHeads + h) * valueDepth : yData + row * valueDepth;
@@ -287,7 +290,9 @@ Expected<void> computeAttention(KernelContext& ctx) {
       values,
       *mask,
       nonPadKeys,
-      ctx.hasAttr("scale") ? C(ctx.attrFloat("scale", 1.0f)) : C(1) / std::sqrt(C(a.depth)),
+      // A head size of 0 makes every dot product 0; scale it by 1 rather than 0 * inf, so each row
+      // attends uniformly instead of producing NaN.
+      ctx.hasAttr("scale") ? C(ctx.attrFloat("scale", 1.0f)) : C(1) / std::sqrt(C(std::max<int64_t>(a.depth, 1))),
       C(ctx.attrFloat("softcap", 0.0f)),
       ctx.attrInt("is_causal", 0) != 0,
       ctx.attrInt("qk_matmul_output_mode", 0),
