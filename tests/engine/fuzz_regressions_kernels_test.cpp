@@ -328,6 +328,22 @@ TEST(FuzzRegressionsKernels, ResizeRoiThatIsNotFiniteIsAnError) {
 }
 
 // UBSan: Tile of an empty tensor by a huge repeat gave dims [INT64_MAX (saturated), 2, 0], and counting their
+// ASan: a cubic Resize of [66, 1, 4, 4] to sizes [1, 1, 9, 10] took the leading dim (one tap {0, 1}) as kept,
+// counted 66 planes from the input and wrote them into a one-plane output.
+TEST(FuzzRegressionsKernels, ResizeThatShrinksALeadingDimMatchesTheReference) {
+  const NodeCase resize("Resize", {Attribute::ofString("mode", "cubic")}, 19);
+  TensorValue x = floats({66, 1, 4, 4});
+  for (int64_t i = 0; i < x.count(); ++i) x.data<float>()[i] = float(i % 7) - 3.0f;
+  const std::vector<TensorValue> inputs = {x, TensorValue(), TensorValue(), ints({4}, {1, 1, 9, 10})};
+  auto fast = runNode(resize, inputs, "fast");
+  auto reference = runNode(resize, inputs, "reference");
+  ASSERT_TRUE(fast) << fast.error().toString();
+  ASSERT_TRUE(reference) << reference.error().toString();
+  const TensorValue& y = std::get<TensorValue>((*fast)[0]);
+  ASSERT_EQ(y.dims(), (Dims{1, 1, 9, 10}));
+  EXPECT_TRUE(testing::closeTensors(y, std::get<TensorValue>((*reference)[0]), 1e-5, 1e-5));
+}
+
 // elements overflowed before the 0. The output is empty.
 TEST(FuzzRegressionsKernels, TileOfAnEmptyTensorByHugeRepeatsIsEmpty) {
   auto out = runNode(NodeCase("Tile", {}, 13), {floats({3, 2, 0}), ints({3}, {int64_t(1) << 62, 1, 1})}, "");

@@ -67,12 +67,6 @@ std::optional<AxisTable> flattenTaps(const std::vector<std::vector<ResizeTap>>& 
   return t;
 }
 
-bool isIdentity(const std::vector<std::vector<ResizeTap>>& taps) {
-  for (size_t o = 0; o < taps.size(); ++o)
-    if (taps[o].size() != 1 || taps[o][0].index != int64_t(o) || taps[o][0].weight != 1.0) return false;
-  return true;
-}
-
 // out[x] = sum_k w[x, k] * row[index[x, k]]: a gather per tap.
 void interpolateRow(const float* row, const AxisTable& t, int64_t outLen, float* out) {
   const int64_t* index = t.index.data();
@@ -161,7 +155,7 @@ Expected<void> resizeSeparable(KernelContext& ctx) {
   if (!plan) return plan.error();
   const int64_t rank = x.rank();
   for (int64_t d = 0; d + 2 < rank; ++d)
-    if (!isIdentity(plan->taps[size_t(d)])) return runReferenceKernel(ctx);
+    if (!plan->keepsDim(size_t(d), x.dim(d))) return runReferenceKernel(ctx);
   auto rowsT = flattenTaps(plan->taps[size_t(rank - 2)]);
   auto colsT = flattenTaps(plan->taps[size_t(rank - 1)]);
   if (!rowsT || !colsT) return runReferenceKernel(ctx);

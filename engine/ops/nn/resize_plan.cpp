@@ -221,4 +221,12 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
   return plan;
 }
 
+bool ResizePlan::keepsDim(size_t d, int64_t inputSize) const {
+  const std::vector<std::vector<ResizeTap>>& dimTaps = taps[d];
+  if (int64_t(dimTaps.size()) != inputSize) return false;
+  for (size_t o = 0; o < dimTaps.size(); ++o)
+    if (dimTaps[o].size() != 1 || dimTaps[o][0].index != int64_t(o) || dimTaps[o][0].weight != 1.0) return false;
+  return true;
+}
+
 }  // namespace onyx::exec

@@ -19,6 +19,12 @@ struct ResizePlan {
   Dims outDims;
   std::vector<std::vector<std::vector<ResizeTap>>> taps;  // [dim][output index] -> taps
   double extrapolation = 0;
+
+  // Whether dim `d` of an input of `inputSize` there keeps its size and every index: each output index o has
+  // the single tap {o, 1}. A dim of 66 resized to 1 has the single tap {0, 1} and is not kept (fuzz_run:
+  // the CPU kernel counted its planes from the input and wrote past the output; the Vulkan one read the
+  // wrong planes when an inner leading dim shrank).
+  bool keepsDim(size_t d, int64_t inputSize) const;
 };
 
 // `x` is the data input (only its dims are read); scales, sizes and roi are read from the context's inputs.

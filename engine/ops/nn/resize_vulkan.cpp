@@ -13,12 +13,6 @@ namespace {
 
 constexpr size_t kTaps = 4;
 
-bool isIdentity(const std::vector<std::vector<ResizeTap>>& dimTaps) {
-  for (size_t o = 0; o < dimTaps.size(); ++o)
-    if (dimTaps[o].size() != 1 || dimTaps[o][0].index != int64_t(o) || dimTaps[o][0].weight != 1.0) return false;
-  return true;
-}
-
 // Appends one dim's table: kTaps (index, weight bits) pairs per output index, zero weights as padding.
 bool appendTable(const std::vector<std::vector<ResizeTap>>& dimTaps, std::vector<int32_t>& words) {
   for (const std::vector<ResizeTap>& taps : dimTaps) {
@@ -38,7 +32,7 @@ Expected<void> runResize(VulkanRun& run) {
   if (!plan) return plan.error();
   const int64_t rank = x.rank();
   for (int64_t d = 0; d + 2 < rank; ++d)
-    if (!isIdentity(plan->taps[size_t(d)])) return run.fallback("resizes a leading dim");
+    if (!plan->keepsDim(size_t(d), x.dim(d))) return run.fallback("resizes a leading dim");
   std::vector<int32_t> words;
   if (!appendTable(plan->taps[size_t(rank - 2)], words)) return run.fallback("more than 4 taps or extrapolation");
   const auto wTable = int64_t(words.size());
