@@ -308,6 +308,12 @@ Expected<RunValue> randomInput(const onyx::Value& input, const SymBindings& bind
       }
     }
   }
+  // An element type the file made up has no size: a tensor of it would hold no bytes for its elements.
+  if (dataTypeBits(type.elemType()) == 0 && type.elemType() != DataType::String)
+    return makeError("input '" + input.name() + "' is declared with element type " +
+                         std::to_string(int(type.elemType())) +
+                         ", which is not an ONNX element type: fix its type in the model",
+                     input.name());
   // Declared dims and --bind values are the user's word, not the machine's: check them before allocating.
   auto size = checkTensorSize(dims, int64_t(elementBytes(type.elemType())),
                               "random input '" + input.name() + "' (" + type.toString() + ")", input.name());

@@ -122,6 +122,43 @@ TEST(FuzzRegressionsKernels, AttentionWithHeadSizeZeroIsDefined) {
   }
 }
 
+// ASan: BitShift read its shifts as X's type: uint16 X with shifts of an element type the file made up (68)
+// read past them. Shifts of another type are an error, and so is a random input of a made-up type.
+TEST(FuzzRegressionsKernels, BitShiftOfMixedTypesAndMadeUpTypesAreErrors) {
+  const NodeCase shift("BitShift", {Attribute::ofString("direction", "LEFT")}, 11);
+  const TensorValue x = TensorValue::fromVector<uint16_t>(DataType::Uint16, {3}, {1, 2, 3});
+  const TensorValue bytes = TensorValue::fromVector<uint8_t>(DataType::Uint8, {3}, {1, 1, 1});
+  std::string error = runError(shift, {x, bytes});
+  EXPECT_NE(error.find("different element types"), std::string::npos) << error;
+  auto same = runNode(shift, {x, x}, "");
+  ASSERT_TRUE(same) << same.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*same)[0]).data<uint16_t>()[2], 24);
+
+  onnx::ModelProto proto;
+  proto.set_ir_version(8);
+  proto.add_opset_import()->set_version(11);
+  onnx::GraphProto* graph = proto.mutable_graph();
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type("BitShift");
+  node->add_input("x");
+  node->add_input("y");
+  node->add_output("z");
+  for (auto [name, type] : {std::pair<const char*, int>{"x", 4}, {"y", 68}}) {
+    onnx::ValueInfoProto* input = graph->add_input();
+    input->set_name(name);
+    input->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    input->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(3);
+  }
+  graph->add_output()->set_name("z");
+  auto model = parseModel(proto.SerializeAsString(), {}, "made-up type");
+  ASSERT_TRUE(model) << model.error().toString();
+  auto random = randomInput(*(*model)->graph().inputs()[1], {}, 1);
+  ASSERT_FALSE(random);
+  EXPECT_NE(random.error().toString().find("element type 68, which is not an ONNX element type"),
+            std::string::npos)
+      << random.error().toString();
+}
+
 // UBSan: a grid position of 5.5e19 (and NaN) converted to int64. Far outside is padding: zeros.
 TEST(FuzzRegressionsKernels, GridSampleFarAndNanPositionsArePadding) {
   auto x = floats({1, 1, 2, 2});
