@@ -1,5 +1,7 @@
 #include "exec/tensor_value.h"
 
+#include "util/clamp_or_zero.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -7,6 +9,7 @@
 #include <new>
 
 #include "ir/tensor.h"
+#include "util/clamp_or_zero.h"
 #include "util/limits.h"
 
 namespace onyx::exec {
@@ -183,7 +186,9 @@ int64_t TensorValue::intAt(int64_t i) const {
     case DataType::Double:
     case DataType::Float16:
     case DataType::BFloat16:
-      return int64_t(doubleAt(i));
+      // NaN reads as 0 and values past int64 saturate: a plain conversion is undefined there (fuzz_run,
+      // UBSan: a NaN float index through toInts). Callers range-check what they get.
+      return saturateToInteger<int64_t>(doubleAt(i));
     default:
       return 0;  // strings and types without a numeric reading here (float8, int4 are unpacked raw)
   }

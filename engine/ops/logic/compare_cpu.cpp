@@ -99,6 +99,8 @@ Expected<void> whereKernel(KernelContext& ctx) {
   const TensorValue& x = ctx.input(1);
   const TensorValue& y = ctx.input(2);
   if (x.dtype() != y.dtype()) return ctx.error("X and Y have different element types", 2);
+  // The condition is read as bool bytes: any other type holds values a bool cannot (UBSan) or is narrower.
+  if (c.dtype() != DataType::Bool) return ctx.error("condition " + c.describe() + " must be bool", 0);
   auto out = broadcastShapes({&c.dims(), &x.dims(), &y.dims()});
   if (!out)
     return ctx.error("cannot broadcast " + c.describe() + ", " + x.describe() + " and " + y.describe(), 1);

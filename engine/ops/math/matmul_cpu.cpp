@@ -70,6 +70,13 @@ Expected<void> gemmReference(KernelContext& ctx) {
   auto& a = aBound; auto& b = bBound;
   if (a.rank() != 2 || b.rank() != 2)
     return ctx.error("needs 2-D A and B, got " + a.describe() + " and " + b.describe(), 0);
+  // B and C are read as A's type (fuzz audit: a float B of a double A was read past its end).
+  if (b.dtype() != a.dtype())
+    return ctx.error("B " + b.describe() + " must have A's element type " + std::string(dataTypeName(a.dtype())), 1);
+  if (!ctx.input(2).empty() && ctx.input(2).dtype() != a.dtype())
+    return ctx.error("C " + ctx.input(2).describe() + " must have A's element type " +
+                         std::string(dataTypeName(a.dtype())),
+                     2);
   bool ta = ctx.attrInt("transA", 0) != 0, tb = ctx.attrInt("transB", 0) != 0;
   double alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
   int64_t m = ta ? a.dim(1) : a.dim(0), k = ta ? a.dim(0) : a.dim(1);

@@ -36,6 +36,9 @@ Expected<void> runOptimizer(KernelContext& ctx, int states, Update update) {
       if (!v) return v.error();
       if (!in.empty() && (*v)->dims() != in[0]->dims())
         return ctx.error("must have the shape of " + in[0]->describe(), int(2 + k * n + i));
+      // Every tensor of a group is read as the first one's type (fuzz audit: read past a narrower one).
+      if (!in.empty() && (*v)->dtype() != in[0]->dtype())
+        return ctx.error("must have the element type of " + in[0]->describe(), int(2 + k * n + i));
       in.push_back(*v);
     }
     std::vector<TensorValue*> out;

@@ -216,6 +216,11 @@ Expected<void> rangeKernel(KernelContext& ctx) {
     if (!t) return t.error();
     if ((*t)->count() != 1)
       return ctx.error("start, limit and delta must be scalars, got " + (*t)->describe(), int(i));
+    // All three are read as start's type (fuzz audit: an int8 limit of an int64 start was read past its end).
+    if ((*t)->dtype() != ctx.input(0).dtype())
+      return ctx.error("start, limit and delta must have one element type, got " + ctx.input(0).describe() +
+                           " and " + (*t)->describe(),
+                       int(i));
   }
   DataType dtype = ctx.input(0).dtype();
   std::optional<Error> failed;

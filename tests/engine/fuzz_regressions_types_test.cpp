@@ -1,0 +1,98 @@
+// Kernels that read one input as another input's element type (or a fixed one) without checking it: found by
+// fuzz_run (BitShift) and then by reading every kernel for the same pattern. Each mixed-type input is now an
+// error naming it; the same node with matching types still runs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "exec/executor.h"
+#include "exec_kernel_test_util.h"
+#include "onnx_io_test_support.h"
+
+namespace onyx::exec {
+namespace {
+
+using testing::NodeCase;
+using testing::runNode;
+
+std::string runError(const NodeCase& node, const std::vector<TensorValue>& inputs) {
+  auto outputs = runNode(node, inputs, "");
+  return outputs ? std::string() : outputs.error().toString();
+}
+
+template <class T>
+TensorValue tensor(DataType dtype, Dims dims, std::vector<T> values) {
+  return TensorValue::fromVector<T>(dtype, std::move(dims), values);
+}
+
+TEST(FuzzRegressionsTypes, GemmReferenceNeedsBAndCOfAsType) {
+  const NodeCase gemm("Gemm", {}, 13);
+  const TensorValue a = tensor<double>(DataType::Double, {2, 2}, {1, 2, 3, 4});
+  const TensorValue b32 = tensor<float>(DataType::Float, {2, 2}, {1, 0, 0, 1});
+  std::string error = runError(gemm, {a, b32});
+  EXPECT_NE(error.find("must have A's element type float64"), std::string::npos) << error;
+  const TensorValue b = tensor<double>(DataType::Double, {2, 2}, {1, 0, 0, 1});
+  error = runError(gemm, {a, b, tensor<float>(DataType::Float, {2}, {1, 1})});
+  EXPECT_NE(error.find("C float32[2] must have A's element type float64"), std::string::npos) << error;
+  auto y = runNode(gemm, {a, b, tensor<double>(DataType::Double, {2}, {10, 20})}, "");
+  ASSERT_TRUE(y) << y.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*y)[0]).data<double>()[3], 24.0);
+}
+
+TEST(FuzzRegressionsTypes, RangeNeedsOneElementType) {
+  const NodeCase range("Range", {}, 11);
+  const TensorValue start = tensor<int64_t>(DataType::Int64, {}, {0});
+  const std::string error =
+      runError(range, {start, tensor<int8_t>(DataType::Int8, {}, {5}), tensor<int64_t>(DataType::Int64, {}, {1})});
+  EXPECT_NE(error.find("must have one element type"), std::string::npos) << error;
+  auto y = runNode(range, {start, tensor<int64_t>(DataType::Int64, {}, {5}), tensor<int64_t>(DataType::Int64, {}, {2})}, "");
+  ASSERT_TRUE(y) << y.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*y)[0]).dims(), (Dims{3}));
+}
+
+TEST(FuzzRegressionsTypes, WhereNeedsABoolCondition) {
+  const NodeCase where("Where", {}, 16);
+  const TensorValue x = tensor<float>(DataType::Float, {2}, {1, 2}), y = tensor<float>(DataType::Float, {2}, {3, 4});
+  const std::string error = runError(where, {tensor<float>(DataType::Float, {2}, {1, 0}), x, y});
+  EXPECT_NE(error.find("must be bool"), std::string::npos) << error;
+  auto out = runNode(where, {tensor<uint8_t>(DataType::Bool, {2}, {1, 0}), x, y}, "");
+  ASSERT_TRUE(out) << out.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*out)[0]).data<float>()[1], 4.0f);
+}
+
+TEST(FuzzRegressionsTypes, OptimizerTensorsNeedOneElementType) {
+  auto adagrad = [](const std::string& gradientType) {
+    auto model = parseModelText(R"(<ir_version: 8, opset_import: ["" : 17, "ai.onnx.preview.training" : 1]>
+g (float r, int64 t, double[2] x, )" + gradientType + R"([2] dx, double[2] h) => (double[2] x2, double[2] h2) {
+  x2, h2 = ai.onnx.preview.training.Adagrad (r, t, x, dx, h)
+})");
+    if (!model) return model.error().toString();
+    auto executor = Executor::create(**model);
+    if (!executor) return executor.error().toString();
+    TensorValue gradient = gradientType == "float"
+                               ? tensor<float>(DataType::Float, {2}, {1, 1})
+                               : tensor<double>(DataType::Double, {2}, {1, 1});
+    const TensorValue x = tensor<double>(DataType::Double, {2}, {1, 2});
+    auto outputs = (*executor)->run({{"r", tensor<float>(DataType::Float, {}, {0.1f})},
+                                     {"t", tensor<int64_t>(DataType::Int64, {}, {0})},
+                                     {"x", x},
+                                     {"dx", gradient},
+                                     {"h", x}});
+    return outputs ? std::string() : outputs.error().toString();
+  };
+  const std::string error = adagrad("float");
+  EXPECT_NE(error.find("must have the element type of"), std::string::npos) << error;
+  EXPECT_EQ(adagrad("double"), "");
+}
+
+// UBSan: a NaN float index reached intAt (through toInts), whose plain conversion to int64 is undefined. NaN
+// reads as 0 and values past int64 saturate; callers range-check the result.
+TEST(FuzzRegressionsTypes, FloatsReadAsIntegersSaturate) {
+  const TensorValue t = tensor<float>(DataType::Float, {4}, {std::nanf(""), 1e30f, -1e30f, -2.75f});
+  EXPECT_EQ(t.toInts(), (std::vector<int64_t>{0, std::numeric_limits<int64_t>::max(),
+                                              std::numeric_limits<int64_t>::min(), -2}));
+}
+
+}  // namespace
+}  // namespace onyx::exec
