@@ -49,6 +49,9 @@ Expected<GqaDims> readGqaDims(const KernelContext& ctx, const TensorValue& q) {
       if (t.rank() != 4 || t.dim(0) != d.batch || t.dim(1) != d.kvHeads || t.dim(3) != d.headSize)
         return ctx.error("past " + t.describe() + " must be (batch, kv_num_heads, past_length, head_size)", int(i));
     }
+    // past_value is read with past_key's length (fuzz: read past a shorter past_value).
+    if (ctx.input(kPastValue).dims() != ctx.input(kPastKey).dims())
+      return ctx.error("past_value " + ctx.input(kPastValue).describe() + " must have past_key's dims", kPastValue);
     d.past = ctx.input(kPastKey).dim(2);
   }
   d.present = d.past + d.seq;
@@ -77,13 +80,18 @@ struct RotaryTables {
   bool interleaved = false;
 };
 
-Expected<RotaryTables> rotaryTables(const KernelContext& ctx, const GqaDims& d) {
+Expected<RotaryTables> rotaryTables(const KernelContext& ctx, const GqaDims& d, DataType queryType) {
   RotaryTables r;
   if (ctx.attrInt("do_rotary", 0) == 0) return r;
   const TensorValue& c = ctx.input(kCos);
   const TensorValue& s = ctx.input(kSin);
   if (c.empty() || s.empty() || c.rank() != 2 || c.dims() != s.dims() || 2 * c.dim(1) > d.headSize)
     return ctx.error("do_rotary needs cos_cache and sin_cache of the same (max_position, rotary_dim / 2) shape", kCos);
+  // The caches are widened as the query's float type (fuzz: 1-byte caches were read as 2-byte floats, past their end).
+  for (size_t i : {kCos, kSin})
+    if (ctx.input(i).dtype() != queryType)
+      return ctx.error("cos_cache and sin_cache must have the query's type " + std::string(dataTypeName(queryType)) + ", got " +
+                           ctx.input(i).describe(), int(i));
   r.cos = floatsOf(c);
   r.sin = floatsOf(s);
   r.half = c.dim(1);
@@ -106,7 +114,7 @@ Expected<void> runGroupQueryAttention(KernelContext& ctx) {
   const GqaDims d = *dims;
   auto starts = pastLengths(ctx, d);
   if (!starts) return starts.error();
-  auto rotary = rotaryTables(ctx, d);
+  auto rotary = rotaryTables(ctx, d, q.dtype());
   if (!rotary) return rotary.error();
   const std::vector<int64_t> positionIds = ctx.hasInput(kPositionIds) ? ctx.input(kPositionIds).toInts() : std::vector<int64_t>();
   if (!positionIds.empty() && int64_t(positionIds.size()) != d.batch * d.seq)

@@ -13,12 +13,16 @@ inline constexpr const char* kMicrosoftDomain = "com.microsoft";
 
 // float, float16 or bfloat16: the storage types these kernels compute on in float32.
 bool isFloatStorage(DataType dtype);
-// n elements of float storage to float32 and back (float16 through F16C where the CPU has it).
+// n elements of float storage to float32 and back (float16 through F16C where the CPU has it). Any other
+// dtype is never reinterpreted: toFloats gives NaN without reading, fromFloats writes nothing. Callers check
+// that their inputs and outputs are float storage first.
 void toFloats(DataType dtype, const void* src, float* dst, int64_t n);
 void fromFloats(DataType dtype, const float* src, void* dst, int64_t n);
-// A small tensor (a scale, a bias, a gamma) widened to float32; empty for an absent input.
+// A small tensor (a scale, a bias, a gamma) widened to float32; empty for an absent input. Any numeric
+// dtype converts by value (TensorValue::doubleAt), never by reinterpreting its bytes.
 std::vector<float> floatsOf(const TensorValue& t);
-// A tensor's elements as float32: a pointer into the tensor when it is float32, else widened into `scratch`.
+// A tensor's elements as float32: a pointer into the tensor when it is float32, else widened into `scratch`
+// (as floatsOf does).
 const float* floatData(const TensorValue& t, std::vector<float>& scratch);
 
 // The right-hand side of a product Y[m, n] = A[m, k] * W[k, n] whose W is produced on demand, a panel of

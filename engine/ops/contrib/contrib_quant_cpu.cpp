@@ -55,6 +55,10 @@ Expected<void> runMatMulIntegerToFloat(KernelContext& ctx) {
   const auto& [a, b, aScale, bScale] = *inputs;
   if (!isByte(a.dtype())) return ctx.unsupportedType(0);
   if (!isFloatStorage(aScale.dtype()) || aScale.count() != 1) return ctx.error("a_scale must be one float (per-tensor)", 2);
+  // b_scale's type is the output's (T3: float or float16); a 1-byte one had 2-byte elements written into it
+  // (fuzz: heap write overflow).
+  if (bScale.dtype() != DataType::Float && bScale.dtype() != DataType::Float16)
+    return ctx.error("b_scale must be float or float16 (the output's type), got " + bScale.describe(), 3);
   if (a.rank() < 1 || b.rank() != 2 || a.dim(a.rank() - 1) != b.dim(0)) return ctx.error("cannot multiply " + a.describe() + " by " + b.describe());
   if (ctx.hasInput(4) && ctx.input(4).count() != 1) return ctx.error("a_zero_point must be one value (per-tensor)", 4);
   const float aZero = ctx.hasInput(4) ? float(ctx.input(4).doubleAt(0)) : 0.0f;
@@ -101,11 +105,23 @@ Expected<AxisParams> axisParams(const KernelContext& ctx, const TensorValue& x, 
   return p;
 }
 
+// The zero point (input 2) is indexed where the scale is: it must hold one value or as many as the scale
+// (fuzz: read past a zero point shorter than the scale, or an empty one).
+Expected<void> checkZeroPoint(const KernelContext& ctx, const TensorValue& scale) {
+  if (!ctx.hasInput(2)) return {};
+  const TensorValue& zero = ctx.input(2);
+  if (zero.count() != 1 && zero.count() != scale.count())
+    return ctx.error("zero point " + zero.describe() + " must hold one value or one per scale (" + std::to_string(scale.count()) + ")", 2);
+  return {};
+}
+
 Expected<void> runQuantizeLinear(KernelContext& ctx) {
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
   const auto& [x, scale] = *inputs;
   if (!isFloatStorage(x.dtype())) return ctx.unsupportedType(0);
+  // floatsOf read a scale of another type as 16-bit floats (fuzz: read past a 1-byte y_scale).
+  if (!isFloatStorage(scale.dtype())) return ctx.error("y_scale must be float, float16 or bfloat16, got " + scale.describe(), 1);
   const DataType outType = ctx.hasInput(2) ? ctx.input(2).dtype() : DataType::Uint8;
   double lo = 0, hi = 0;
   switch (outType) {
@@ -117,6 +133,7 @@ Expected<void> runQuantizeLinear(KernelContext& ctx) {
   }
   auto p = axisParams(ctx, x, scale);
   if (!p) return p.error();
+  if (auto zero = checkZeroPoint(ctx, scale); !zero) return zero.error();
   const std::vector<float> xs = floatsOf(x), scales = floatsOf(scale);
   auto y = ctx.allocateOutput(0, outType, x.dims());
   if (!y) return y.error();
@@ -136,6 +153,7 @@ Expected<void> runDequantizeLinear(KernelContext& ctx) {
   if (!isFloatStorage(scale.dtype())) return ctx.unsupportedType(1);
   auto p = axisParams(ctx, x, scale);
   if (!p) return p.error();
+  if (auto zero = checkZeroPoint(ctx, scale); !zero) return zero.error();
   const std::vector<float> scales = floatsOf(scale);
   std::vector<float> out(size_t(x.count()));
   for (int64_t i = 0; i < x.count(); ++i) {

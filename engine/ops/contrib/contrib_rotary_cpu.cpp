@@ -16,6 +16,9 @@ Expected<void> runRotaryEmbedding(KernelContext& ctx) {
   if (x.rank() != 3 && x.rank() != 4) return ctx.error("input must be 3D or 4D, got " + x.describe(), 0);
   if (cosCache.rank() != 2 || cosCache.dims() != sinCache.dims() || !isFloatStorage(cosCache.dtype()))
     return ctx.error("cos_cache and sin_cache must be float (max_position, rotary_dim / 2) of one shape", 2);
+  // Both caches are widened by cos_cache's checks; a 1-byte sin_cache was read as 2-byte floats (fuzz: heap over-read).
+  if (sinCache.dtype() != cosCache.dtype())
+    return ctx.error("sin_cache must have cos_cache's type " + std::string(dataTypeName(cosCache.dtype())) + ", got " + sinCache.describe(), 3);
   const bool bsnh = x.rank() == 3;
   const int64_t batch = x.dim(0), seq = bsnh ? x.dim(1) : x.dim(2), half = cosCache.dim(1);
   int64_t heads = bsnh ? ctx.attrInt("num_heads", 0) : x.dim(1);

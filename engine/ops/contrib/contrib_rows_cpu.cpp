@@ -1,5 +1,7 @@
 // Float storage conversions and the panel-decoding product of the com.microsoft kernels (contrib_kernels.h).
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "exec/cpu/gemm.h"
 #include "exec/cpu/half_convert.h"
@@ -26,42 +28,54 @@ bool isFloatStorage(DataType dtype) {
   return dtype == DataType::Float || dtype == DataType::Float16 || dtype == DataType::BFloat16;
 }
 
+// Only the three float storage types are converted here: any other type's buffer has another element size
+// (1 byte for uint8, int8, bool, float8, int4), and reading it as bfloat16 read twice its length (fuzz: heap
+// over-read). Kernels check their inputs' types first; a caller that did not gets NaN, never a read.
 void toFloats(DataType dtype, const void* src, float* dst, int64_t n) {
   if (n <= 0) return;  // an empty tensor's storage may be null, which memcpy must not get
   if (dtype == DataType::Float) {
     std::memcpy(dst, src, size_t(n) * sizeof(float));
   } else if (dtype == DataType::Float16) {
     halvesToFloats(static_cast<const uint16_t*>(src), dst, n);
-  } else {
+  } else if (dtype == DataType::BFloat16) {
     const auto* b = static_cast<const BFloat16*>(src);
     for (int64_t i = 0; i < n; ++i) dst[i] = float(b[i]);
+  } else {
+    std::fill(dst, dst + n, std::numeric_limits<float>::quiet_NaN());
   }
 }
 
+// The same for writing: a buffer of another type is left as it is, since 2-byte elements overran a 1-byte
+// output (fuzz: heap write overflow). Kernels refuse such an output type before they compute.
 void fromFloats(DataType dtype, const float* src, void* dst, int64_t n) {
   if (n <= 0) return;
   if (dtype == DataType::Float) {
     std::memcpy(dst, src, size_t(n) * sizeof(float));
   } else if (dtype == DataType::Float16) {
     floatsToHalves(src, static_cast<uint16_t*>(dst), n);
-  } else {
+  } else if (dtype == DataType::BFloat16) {
     auto* b = static_cast<BFloat16*>(dst);
     for (int64_t i = 0; i < n; ++i) b[i] = BFloat16(src[i]);
   }
 }
 
+// A tensor of any numeric type reads through doubleAt, which knows every element size; float storage takes
+// the fast conversion.
 std::vector<float> floatsOf(const TensorValue& t) {
   std::vector<float> out;
   if (t.empty()) return out;
   out.resize(size_t(t.count()));
-  toFloats(t.dtype(), t.raw(), out.data(), t.count());
+  if (isFloatStorage(t.dtype())) {
+    toFloats(t.dtype(), t.raw(), out.data(), t.count());
+  } else {
+    for (int64_t i = 0; i < t.count(); ++i) out[size_t(i)] = float(t.doubleAt(i));
+  }
   return out;
 }
 
 const float* floatData(const TensorValue& t, std::vector<float>& scratch) {
   if (t.dtype() == DataType::Float) return t.data<float>();
-  scratch.resize(size_t(t.count()));
-  toFloats(t.dtype(), t.raw(), scratch.data(), t.count());
+  scratch = floatsOf(t);
   return scratch.data();
 }
 

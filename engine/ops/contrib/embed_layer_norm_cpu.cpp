@@ -34,10 +34,19 @@ Expected<void> runEmbedLayerNorm(KernelContext& ctx) {
     if (ctx.hasInput(i) && (!isFloatStorage(ctx.input(i).dtype()) || ctx.input(i).rank() != 2 || ctx.input(i).dim(1) != words.dim(1)))
       return ctx.error("embedding tables must be float (rows, hidden) with one hidden size", int(i));
   const int64_t batch = ids.dim(0), seq = ids.dim(1), hidden = words.dim(1);
+  // gamma and beta are widened as float storage (fuzz: a 1-byte gamma was read as 2-byte floats, past its end).
+  for (size_t i : {kGamma, kBeta})
+    if (ctx.hasInput(i) && !isFloatStorage(ctx.input(i).dtype()))
+      return ctx.error("gamma and beta must be float, float16 or bfloat16, got " + ctx.input(i).describe(), int(i));
   if (ctx.input(kGamma).count() != hidden || (ctx.hasInput(kBeta) && ctx.input(kBeta).count() != hidden))
     return ctx.error("gamma and beta must hold the hidden size " + std::to_string(hidden), kGamma);
-  for (size_t i : {kSegments, kMask})
-    if (ctx.hasInput(i) && ctx.input(i).dims() != ids.dims()) return ctx.error("must have input_ids' shape", int(i));
+  // segment_ids and mask are read as int32 (fuzz: a 1-byte mask was read 4 bytes an element, past its end).
+  for (size_t i : {kSegments, kMask}) {
+    if (!ctx.hasInput(i)) continue;
+    if (ctx.input(i).dtype() != DataType::Int32)
+      return ctx.error("segment_ids and mask must be int32 as input_ids is, got " + ctx.input(i).describe(), int(i));
+    if (ctx.input(i).dims() != ids.dims()) return ctx.error("must have input_ids' shape", int(i));
+  }
   if (ctx.hasInput(kSegments) != ctx.hasInput(kSegmentTable)) return ctx.error("segment_ids and segment_embedding go together", kSegments);
   const std::vector<int64_t> positionIds = ctx.hasInput(kPositionIds) ? ctx.input(kPositionIds).toInts() : std::vector<int64_t>();
   if (!positionIds.empty() && int64_t(positionIds.size()) != seq && int64_t(positionIds.size()) != batch * seq)

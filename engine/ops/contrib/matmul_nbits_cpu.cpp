@@ -56,7 +56,13 @@ Expected<NBitsLayout> readLayout(const KernelContext& ctx) {
       if (g.data<int32_t>()[i] < 0 || g.data<int32_t>()[i] >= l.blocks)
         return ctx.error("g_idx holds block " + std::to_string(g.data<int32_t>()[i]) + " outside [0, " + std::to_string(l.blocks) + ")", kGroupIndex);
   }
-  if (ctx.hasInput(kBias) && ctx.input(kBias).count() != l.n) return ctx.error("bias must hold N values", kBias);
+  if (ctx.hasInput(kBias)) {
+    // bias is widened as A's float type (fuzz: a 1-byte bias was read as 2-byte floats, past its end).
+    const TensorValue& bias = ctx.input(kBias);
+    if (bias.dtype() != ctx.input(kA).dtype())
+      return ctx.error("bias " + bias.describe() + " must have A's type " + std::string(dataTypeName(ctx.input(kA).dtype())), kBias);
+    if (bias.count() != l.n) return ctx.error("bias must hold N values", kBias);
+  }
   return l;
 }
 
