@@ -11,6 +11,10 @@ Expected<void> cumulativeKernel(KernelContext& ctx, bool product) {
   auto axisT = ctx.requireTensor(1);
   if (!axisT) return axisT.error();
   const TensorValue& in = **x;
+  // axis is a scalar int32 or int64 (fuzz audit: an empty axis tensor was read past its end).
+  const DataType axisType = (*axisT)->dtype();
+  if ((*axisT)->count() != 1 || (axisType != DataType::Int64 && axisType != DataType::Int32))
+    return ctx.error("axis must be a scalar int32 or int64, got " + (*axisT)->describe(), 1);
   auto axisOpt = normalizeAxis((*axisT)->intAt(0), in.rank());
   if (!axisOpt) return ctx.error("axis is out of range", 1);
   bool exclusive = ctx.attrInt("exclusive", 0) != 0, reverse = ctx.attrInt("reverse", 0) != 0;

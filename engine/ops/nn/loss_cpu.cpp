@@ -15,6 +15,14 @@ Expected<void> nll(KernelContext& ctx, const std::vector<double>& logp, const Di
   if (target.count() != n * d)
     return ctx.error("target " + target.describe() + " does not match the input's batch and extra dims", 1);
   const TensorValue& weight = ctx.input(2);
+  // weight holds one value per class (fuzz audit: a shorter one was read past its end at a class beyond it).
+  if (ctx.hasInput(2)) {
+    auto w = ctx.requireTensor(2);
+    if (!w) return w.error();
+    if ((*w)->count() != c)
+      return ctx.error(
+          "weight " + (*w)->describe() + " must hold one value per class (" + std::to_string(c) + ")", 2);
+  }
   std::string reduction = ctx.attrString("reduction", "mean");
   bool hasIgnore = ctx.hasAttr("ignore_index");
   int64_t ignore = ctx.attrInt("ignore_index", 0);

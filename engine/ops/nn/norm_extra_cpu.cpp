@@ -115,10 +115,22 @@ Expected<void> groupNormKernel(KernelContext& ctx) {
     if (!t) return t.error();
   }
   const TensorValue& x = ctx.input(0);
+  if (x.rank() < 2) return ctx.error("needs rank >= 2 (N, C, ...), got " + x.describe(), 0);
   int64_t groups = ctx.attrInt("num_groups", 1);
   double eps = ctx.attrFloat("epsilon", 1e-5f);
   int64_t n = x.dim(0), c = x.dim(1), inner = x.count() / std::max<int64_t>(n * c, 1);
   if (groups <= 0 || c % groups) return ctx.error("num_groups must divide the channels", 0);
+  // scale and bias hold one value per channel (opset 21) or per group (opset 18), both alike (fuzz audit: a
+  // shorter one was read past its end).
+  const TensorValue& scale = ctx.input(1);
+  const TensorValue& bias = ctx.input(2);
+  if (scale.count() != c && scale.count() != groups)
+    return ctx.error("scale " + scale.describe() + " must hold one value per channel (" + std::to_string(c) +
+                     ") or per group (" + std::to_string(groups) + ")", 1);
+  if (bias.count() != scale.count())
+    return ctx.error("bias " + bias.describe() + " must hold as many values as scale " + scale.describe(), 2);
+  // Nothing to normalize; also keeps n * num_groups from sizing the statistics when there are no channels.
+  if (x.count() == 0) return writeLike(ctx, x, [](int64_t) { return 0.0; });
   int64_t cg = c / groups, per = cg * inner;
   std::vector<double> mean(static_cast<size_t>(n * groups)), inv(mean.size());
   for (int64_t g = 0; g < n * groups; ++g) {
@@ -132,12 +144,11 @@ Expected<void> groupNormKernel(KernelContext& ctx) {
     inv[size_t(g)] =
         1.0 / std::sqrt(std::max(0.0, sq / double(per) - mean[size_t(g)] * mean[size_t(g)]) + eps);
   }
-  bool perChannel = ctx.input(1).count() == c;
+  bool perChannel = scale.count() == c;
   return writeLike(ctx, x, [&](int64_t i) {
     int64_t ch = (i / inner) % c, g = i / per;
     int64_t p = perChannel ? ch : ch / cg;
-    return (x.doubleAt(i) - mean[size_t(g)]) * inv[size_t(g)] * ctx.input(1).doubleAt(p) +
-           ctx.input(2).doubleAt(p);
+    return (x.doubleAt(i) - mean[size_t(g)]) * inv[size_t(g)] * scale.doubleAt(p) + bias.doubleAt(p);
   });
 }
 

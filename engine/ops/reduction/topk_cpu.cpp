@@ -12,7 +12,16 @@ Expected<void> topKKernel(KernelContext& ctx) {
   auto xs = ctx.requireTensor(0);
   if (!xs) return xs.error();
   const TensorValue& x = **xs;
-  int64_t k = ctx.opset() < 10 ? ctx.attrInt("k", 0) : (ctx.hasInput(1) ? ctx.input(1).intAt(0) : -1);
+  int64_t k = ctx.attrInt("k", 0);
+  if (ctx.opset() >= 10) {
+    // K is a 1-D tensor of one int64 (fuzz audit: an empty K was read past its end).
+    auto kt = ctx.requireTensor(1);
+    if (!kt) return kt.error();
+    const DataType kType = (*kt)->dtype();
+    if ((*kt)->count() != 1 || (kType != DataType::Int64 && kType != DataType::Int32))
+      return ctx.error("K must be a 1-D tensor of one int64, got " + (*kt)->describe(), 1);
+    k = (*kt)->intAt(0);
+  }
   auto axisOpt = normalizeAxis(ctx.attrInt("axis", -1), x.rank());
   if (!axisOpt) return ctx.error("axis is out of range for " + x.describe(), 0);
   int64_t axis = *axisOpt, len = x.dim(axis);

@@ -15,7 +15,12 @@ Expected<const SequenceValue*> sequenceInput(const KernelContext& ctx, size_t i)
 
 Expected<int64_t> position(const KernelContext& ctx, size_t input, int64_t size, bool insert) {
   if (!ctx.hasInput(input)) return insert ? size : size - 1;
-  int64_t p = ctx.input(input).intAt(0);
+  // position is a scalar int32 or int64 (fuzz audit: an empty position was read past its end).
+  const TensorValue& t = ctx.input(input);
+  if (t.count() != 1 || (t.dtype() != DataType::Int64 && t.dtype() != DataType::Int32))
+    return ctx.error("position must be a scalar int32 or int64, got " + describeValue(ctx.inputValue(input)),
+                     int(input));
+  int64_t p = t.intAt(0);
   int64_t limit = insert ? size + 1 : size;
   if (p < -size || p >= limit)
     return ctx.error(
@@ -113,6 +118,16 @@ Expected<void> splitToSequence(KernelContext& ctx) {
     sizes.assign(static_cast<size_t>(len), 1);
     scalarSplit = !keepDims;
   }
+  // Every size checked before any part is copied (fuzz audit: sizes past the axis length were copied from
+  // past the input's end before their sum was checked).
+  const std::string badSplit =
+      "split sizes do not add up to the axis length " + std::to_string(len) + " (each must be non-negative)";
+  int64_t total = 0;
+  for (int64_t n : sizes) {
+    if (n < 0 || n > len - total) return ctx.error(badSplit, 1);  // total <= len: len - total cannot overflow
+    total += n;
+  }
+  if (total != len) return ctx.error(badSplit, 1);
   const AxisSplit split = axisSplit(in.dims(), axis);
   const int64_t outer = split.outer, inner = split.inner;
   SequenceValue out;
@@ -140,7 +155,6 @@ Expected<void> splitToSequence(KernelContext& ctx) {
     out.tensors.push_back(std::move(t));
     begin += n;
   }
-  if (begin != len) return ctx.error("split sizes do not add up to the axis length", 1);
   ctx.setOutput(0, std::move(out));
   return {};
 }

@@ -30,6 +30,11 @@ Expected<void> oneHotKernel(KernelContext& ctx) {
     if (!t) return t.error();
   }
   const TensorValue& indices = ctx.input(0);
+  // depth is a scalar or a 1-element tensor of any numeric type (fuzz audit: an empty one was read past
+  // its end).
+  if (ctx.input(1).count() != 1)
+    return ctx.error(
+        "depth must hold one element (a scalar or a 1-element tensor), got " + ctx.input(1).describe(), 1);
   // Saturated: a depth of 1e30 is then a clear size error from allocateOutput, not an undefined conversion.
   const double depthValue = ctx.input(1).doubleAt(0);
   int64_t depth = depthValue >= 9.2e18 ? INT64_MAX : depthValue > 0 ? int64_t(depthValue) : 0;

@@ -10,11 +10,22 @@ Expected<void> triluKernel(KernelContext& ctx) {
   if (!x) return x.error();
   const TensorValue& in = **x;
   if (in.rank() < 2) return ctx.error("needs rank >= 2, got " + in.describe(), 0);
-  int64_t k = ctx.hasInput(1) ? ctx.input(1).intAt(0) : 0;
+  int64_t k = 0;
+  if (ctx.hasInput(1)) {
+    // k is a scalar int64 (fuzz audit: an empty k was read past its end).
+    const TensorValue& kt = ctx.input(1);
+    if (kt.count() != 1 || (kt.dtype() != DataType::Int64 && kt.dtype() != DataType::Int32))
+      return ctx.error("k must be a scalar int64, got " + describeValue(ctx.inputValue(1)), 1);
+    k = kt.intAt(0);
+  }
   bool upper = ctx.attrInt("upper", 1) != 0;
   auto y = ctx.allocateOutput(0, in.dtype(), in.dims());
   if (!y) return y.error();
   int64_t rows = in.dim(in.rank() - 2), cols = in.dim(in.rank() - 1);
+  // Past rows + cols every k keeps the same columns: clamped so that i + k cannot overflow (a k near
+  // INT64_MAX). With elements, rows and cols are at most the count, so their sum cannot overflow either.
+  const int64_t reach = in.count() ? rows + cols : 0;
+  k = std::clamp(k, -reach, reach);
   bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* src = in.data<T>();

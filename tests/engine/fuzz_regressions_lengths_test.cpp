@@ -1,0 +1,195 @@
+// Kernel inputs shorter than what the kernel reads (fuzz audit): an empty K, k, axis, depth, position or
+// condition, split sizes past the axis, a scale or weight of too few values. The kernels read element 0 (or
+// element i) past their end, silently since tensor buffers are rounded up to 64 bytes. Each is now an error
+// naming the input; a proper input still runs.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "exec/executor.h"
+#include "exec_kernel_test_util.h"
+#include "onnx/onnx_io.h"
+
+namespace onyx::exec {
+namespace {
+
+using testing::NodeCase;
+using testing::runNode;
+
+// The run's error, or "" where it ran.
+std::string runError(const NodeCase& node, const std::vector<TensorValue>& inputs) {
+  auto outputs = runNode(node, inputs, "");
+  return outputs ? std::string() : outputs.error().toString();
+}
+
+TensorValue ints(Dims dims, std::vector<int64_t> values) {
+  return TensorValue::fromVector<int64_t>(DataType::Int64, std::move(dims), values);
+}
+
+TensorValue floats(Dims dims, std::vector<float> values) {
+  return TensorValue::fromVector<float>(DataType::Float, std::move(dims), values);
+}
+
+TensorValue ones(Dims dims) {
+  return floats(dims, std::vector<float>(size_t(elementCount(dims)), 1.0f));
+}
+
+std::vector<float> values(const RunValue& value) {
+  const auto& t = std::get<TensorValue>(value);
+  return std::vector<float>(t.span<float>().begin(), t.span<float>().end());
+}
+
+// A model in the text format, run once on `inputs`.
+Expected<std::vector<RunValue>> runText(const std::string& graph, const NamedValues& inputs) {
+  auto model = parseModelText("<ir_version: 8, opset_import: [\"\" : 17]>\n" + graph);
+  if (!model) return model.error();
+  auto executor = Executor::create(**model);
+  if (!executor) return executor.error();
+  return (*executor)->run(inputs);
+}
+
+// Whether the error says `text`.
+::testing::AssertionResult says(const std::string& error, const std::string& text) {
+  if (error.find(text) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "no \"" << text << "\" in: "
+                                       << (error.empty() ? std::string("(it ran)") : error);
+}
+
+TEST(FuzzRegressionsLengths, IfConditionMustHaveOneElement) {
+  const std::string graph = R"(g (bool[N] c, float[2] x) => (float[2] y) {
+  y = If(c) <then_branch = t () => (float[2] a) { a = Relu(x) },
+             else_branch = e () => (float[2] b) { b = Neg(x) }>
+})";
+  const TensorValue x = floats({2}, {-1.0f, 2.0f});
+  auto empty = runText(graph, {{"c", TensorValue::allocate(DataType::Bool, {0})}, {"x", x}});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_TRUE(says(empty.error().toString(), "condition must have one element"));
+  auto ran = runText(graph, {{"c", TensorValue::fromVector<uint8_t>(DataType::Bool, {1}, {1})}, {"x", x}});
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{0.0f, 2.0f}));
+}
+
+TEST(FuzzRegressionsLengths, TopKNeedsOneIntegerK) {
+  const NodeCase topk("TopK", {}, 11, 2);
+  const TensorValue x = floats({4}, {1.0f, 3.0f, 2.0f, 4.0f});
+  EXPECT_TRUE(says(runError(topk, {x, ints({0}, {})}), "K must be a 1-D tensor of one int64"));
+  EXPECT_TRUE(says(runError(topk, {x, floats({1}, {2.0f})}), "K must be a 1-D tensor of one int64"));
+  auto ran = runNode(topk, {x, ints({1}, {2})}, "");
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{4.0f, 3.0f}));
+}
+
+TEST(FuzzRegressionsLengths, TriluNeedsAScalarK) {
+  const NodeCase trilu("Trilu", {}, 14);
+  const TensorValue x = floats({2, 2}, {1.0f, 2.0f, 3.0f, 4.0f});
+  EXPECT_TRUE(says(runError(trilu, {x, ints({0}, {})}), "k must be a scalar int64"));
+  auto ran = runNode(trilu, {x, ints({}, {1})}, "");
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{0.0f, 2.0f, 0.0f, 0.0f}));
+  // A k past the matrix keeps nothing (upper) or everything (lower), without overflowing i + k.
+  const int64_t far = std::numeric_limits<int64_t>::max();
+  ran = runNode(trilu, {x, ints({}, {far})}, "");
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{0.0f, 0.0f, 0.0f, 0.0f}));
+  ran = runNode(NodeCase("Trilu", {Attribute::ofInt("upper", 0)}, 14), {x, ints({}, {far})}, "");
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f}));
+}
+
+TEST(FuzzRegressionsLengths, CumSumNeedsAScalarIntegerAxis) {
+  const NodeCase cumsum("CumSum", {}, 14);
+  const TensorValue x = floats({3}, {1.0f, 2.0f, 3.0f});
+  EXPECT_TRUE(says(runError(cumsum, {x, ints({0}, {})}), "axis must be a scalar int32 or int64"));
+  EXPECT_TRUE(says(runError(cumsum, {x, floats({}, {0.0f})}), "axis must be a scalar int32 or int64"));
+  auto ran = runNode(cumsum, {x, TensorValue::scalar<int32_t>(DataType::Int32, 0)}, "");
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{1.0f, 3.0f, 6.0f}));
+}
+
+TEST(FuzzRegressionsLengths, OneHotNeedsOneDepth) {
+  const NodeCase oneHot("OneHot", {}, 11);
+  const TensorValue indices = ints({2}, {0, 2});
+  const TensorValue onOff = floats({2}, {0.0f, 1.0f});
+  EXPECT_TRUE(says(runError(oneHot, {indices, ints({0}, {}), onOff}), "depth must hold one element"));
+  auto ran = runNode(oneHot, {indices, ints({1}, {3}), onOff}, "");
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f}));
+}
+
+TEST(FuzzRegressionsLengths, SequencePositionMustBeAScalar) {
+  const std::string at = R"(g (float[2] a, float[2] b, int64[M] p) => (float[2] y) {
+  s = SequenceConstruct(a, b)
+  y = SequenceAt(s, p)
+})";
+  const TensorValue a = floats({2}, {1.0f, 2.0f}), b = floats({2}, {3.0f, 4.0f});
+  auto empty = runText(at, {{"a", a}, {"b", b}, {"p", ints({0}, {})}});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_TRUE(says(empty.error().toString(), "position must be a scalar int32 or int64"));
+  auto ran = runText(at, {{"a", a}, {"b", b}, {"p", ints({1}, {1})}});
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{3.0f, 4.0f}));
+
+  const std::string insert = R"(g (float[2] a, float[2] b, int64[M] p) => (float y) {
+  s = SequenceConstruct(a)
+  t = SequenceInsert(s, b, p)
+  y = ConcatFromSequence <axis = 0> (t)
+})";
+  empty = runText(insert, {{"a", a}, {"b", b}, {"p", ints({0}, {})}});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_TRUE(says(empty.error().toString(), "position must be a scalar int32 or int64"));
+  ran = runText(insert, {{"a", a}, {"b", b}, {"p", ints({1}, {0})}});
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{3.0f, 4.0f, 1.0f, 2.0f}));
+}
+
+// SplitToSequence copied each part before it checked that the sizes add up: {1, 5} of 2 rows read 4 rows
+// past the input's end.
+TEST(FuzzRegressionsLengths, SplitToSequenceChecksSizesBeforeCopying) {
+  const std::string graph = R"(g (float[2, 3] x, int64[K] s) => (float y) {
+  q = SplitToSequence <axis = 0> (x, s)
+  y = ConcatFromSequence <axis = 0> (q)
+})";
+  const TensorValue x = floats({2, 3}, {1, 2, 3, 4, 5, 6});
+  const std::vector<std::vector<int64_t>> wrong = {{1, 5}, {3, -1}, {2, 1}, {1}};
+  for (const std::vector<int64_t>& sizes : wrong) {
+    auto bad = runText(graph, {{"x", x}, {"s", ints({int64_t(sizes.size())}, sizes)}});
+    ASSERT_FALSE(bad.ok()) << sizes.size();
+    EXPECT_TRUE(says(bad.error().toString(), "split sizes do not add up to the axis length 2"));
+  }
+  auto ran = runText(graph, {{"x", x}, {"s", ints({2}, {1, 1})}});
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(FuzzRegressionsLengths, GroupNormalizationScaleAndBiasLengths) {
+  const NodeCase groupNorm("GroupNormalization", {Attribute::ofInt("num_groups", 2)}, 18);
+  const TensorValue x = floats({1, 4, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+  EXPECT_TRUE(says(runError(groupNorm, {x, ones({1}), ones({1})}), "must hold one value per channel (4)"));
+  EXPECT_TRUE(says(runError(groupNorm, {x, ones({4}), ones({2})}), "must hold as many values as scale"));
+  EXPECT_TRUE(says(runError(groupNorm, {ones({4}), ones({4}), ones({4})}), "needs rank >= 2"));
+  for (int64_t count : {2, 4}) {  // per group (opset 18) and per channel (opset 21)
+    const TensorValue zeros = floats({count}, std::vector<float>(size_t(count), 0.0f));
+    auto ran = runNode(groupNorm, {x, ones({count}), zeros}, "");
+    ASSERT_TRUE(ran.ok()) << ran.error().toString();
+    const std::vector<float> y = values((*ran)[0]);
+    ASSERT_EQ(y.size(), 8u);
+    EXPECT_NEAR(y[0], -1.3416f, 1e-3f);
+    EXPECT_NEAR(y[7], 1.3416f, 1e-3f);
+  }
+}
+
+// A weight of fewer values than classes was read at the target's class, past its end.
+TEST(FuzzRegressionsLengths, NllLossWeightHasOneValuePerClass) {
+  const NodeCase nll("NegativeLogLikelihoodLoss", {}, 13);
+  const TensorValue logp = floats({2, 3}, {-1, -2, -3, -4, -5, -6});
+  const TensorValue target = ints({2}, {0, 2});
+  EXPECT_TRUE(says(runError(nll, {logp, target, ones({1})}), "must hold one value per class (3)"));
+  EXPECT_TRUE(says(runError(nll, {logp, target, ones({0})}), "must hold one value per class (3)"));
+  auto ran = runNode(nll, {logp, target, ones({3})}, "");
+  ASSERT_TRUE(ran.ok()) << ran.error().toString();
+  EXPECT_EQ(values((*ran)[0]), (std::vector<float>{3.5f}));
+}
+
+}  // namespace
+}  // namespace onyx::exec
