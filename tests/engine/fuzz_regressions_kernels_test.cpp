@@ -381,6 +381,23 @@ TEST(FuzzRegressionsKernels, ResizeThatShrinksALeadingDimMatchesTheReference) {
   EXPECT_TRUE(testing::closeTensors(y, std::get<TensorValue>((*reference)[0]), 1e-5, 1e-5));
 }
 
+// ASan (with tensor slack poisoned): a Resize of [1, 0, 4, 4] to sizes [1, 1, 4, 4] read its taps past the
+// empty input. An empty axis cannot grow; one that stays empty is fine.
+TEST(FuzzRegressionsKernels, ResizeOfAnEmptyAxisToValuesIsAnError) {
+  const NodeCase resize("Resize", {Attribute::ofString("mode", "linear"), Attribute::ofInt("antialias", 1)}, 19);
+  for (const char* variant : {"", "reference"}) {
+    auto grown = runNode(resize, {floats({1, 0, 4, 4}), TensorValue(), TensorValue(), ints({4}, {1, 1, 4, 4})},
+                         variant);
+    ASSERT_FALSE(grown) << variant;
+    EXPECT_NE(grown.error().toString().find("from 0 to 1: it has no values to interpolate"), std::string::npos)
+        << grown.error().toString();
+    auto empty = runNode(resize, {floats({1, 0, 4, 4}), TensorValue(), TensorValue(), ints({4}, {1, 0, 8, 8})},
+                         variant);
+    ASSERT_TRUE(empty) << empty.error().toString();
+    EXPECT_EQ(std::get<TensorValue>((*empty)[0]).dims(), (Dims{1, 0, 8, 8}));
+  }
+}
+
 // elements overflowed before the 0. The output is empty.
 TEST(FuzzRegressionsKernels, TileOfAnEmptyTensorByHugeRepeatsIsEmpty) {
   auto out = runNode(NodeCase("Tile", {}, 13), {floats({3, 2, 0}), ints({3}, {int64_t(1) << 62, 1, 1})}, "");

@@ -184,6 +184,13 @@ Expected<ResizePlan> planResize(KernelContext& ctx, const TensorValue& x) {
   // The taps below take memory per output index: check the output's size before building them.
   auto size = checkTensorSize(outDims, int64_t(elementBytes(x.dtype())), "output (from sizes or scales)", "");
   if (!size) return ctx.error(size.error().message);
+  // An empty axis has no values to interpolate from: every tap would read past the input (fuzz_run, ASan:
+  // [1, 0, 4, 4] resized to sizes with a 1 there).
+  for (int64_t d = 0; d < rank; ++d)
+    if (x.dim(d) == 0 && outDims[size_t(d)] != 0)
+      return ctx.error("cannot resize dim " + std::to_string(d) + " of " + x.describe() + " from 0 to " +
+                           std::to_string(outDims[size_t(d)]) + ": it has no values to interpolate",
+                       0);
   // Per dim and output index: the source taps and their weights (empty: outside the crop, extrapolate).
   ResizePlan plan;
   plan.outDims = outDims;
