@@ -94,5 +94,17 @@ TEST(FuzzRegressionsTypes, FloatsReadAsIntegersSaturate) {
                                               std::numeric_limits<int64_t>::min(), -2}));
 }
 
+// UBSan: Cast of complex128 to string read each element as NaN and converted it to int64; uint64 past int64
+// went the same way. Complex is refused, and integers print exactly.
+TEST(FuzzRegressionsTypes, CastToStringPrintsIntegersExactlyAndRefusesComplex) {
+  const NodeCase toString("Cast", {Attribute::ofInt("to", int64_t(DataType::String))}, 19);
+  const std::string error = runError(toString, {TensorValue::allocate(DataType::Complex128, {2})});
+  EXPECT_NE(error.find("cannot cast complex128[2] to string"), std::string::npos) << error;
+  auto y = runNode(toString, {tensor<uint64_t>(DataType::Uint64, {2}, {std::numeric_limits<uint64_t>::max(), 7})}, "");
+  ASSERT_TRUE(y) << y.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*y)[0]).data<std::string>()[0], "18446744073709551615");
+  EXPECT_EQ(std::get<TensorValue>((*y)[0]).data<std::string>()[1], "7");
+}
+
 }  // namespace
 }  // namespace onyx::exec

@@ -287,8 +287,12 @@ To convertValue(From v) {
   }
 }
 
-std::string numberToString(double v, bool isFloat) {
-  if (!isFloat) return std::to_string(int64_t(v));
+// Element i of a number or bool tensor as Cast writes it to a string. Integers print exactly (uint64 past
+// int64 as well: through a double, 2^63 was converted to int64, undefined).
+std::string numberToString(const TensorValue& in, int64_t i) {
+  if (in.dtype() == DataType::Uint64) return std::to_string(in.data<uint64_t>()[i]);
+  if (!isFloatingPoint(in.dtype())) return std::to_string(in.intAt(i));
+  const double v = in.doubleAt(i);
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "INF" : "-INF";
   char buf[64];
@@ -333,11 +337,16 @@ Expected<void> castTo(KernelContext& ctx, DataType to) {
   TensorValue& out = **y;
   if (isNarrowType(in.dtype()) || isNarrowType(to)) return castNarrow(ctx, in, out);
   if (in.dtype() == DataType::String || to == DataType::String) {
+    // The other side must be a number or bool (fuzz_run, UBSan: a complex128 input read as NaN and printed
+    // as an integer).
+    const DataType other = in.dtype() == DataType::String ? to : in.dtype();
+    if (other != DataType::String && !dispatchType<kNumbers | kBool>(other, [](auto) {}))
+      return ctx.error("cannot cast " + in.describe() + " to " + std::string(dataTypeName(to)), 0);
     for (int64_t i = 0; i < in.count(); ++i) {
       if (to == DataType::String) {
         out.data<std::string>()[i] = in.dtype() == DataType::String
                                          ? in.data<std::string>()[i]
-                                         : numberToString(in.doubleAt(i), isFloatingPoint(in.dtype()));
+                                         : numberToString(in, i);
         continue;
       }
       const std::string& s = in.data<std::string>()[i];
