@@ -2,13 +2,18 @@
 // fuzz_run (BitShift) and then by reading every kernel for the same pattern. Each mixed-type input is now an
 // error naming it; the same node with matching types still runs.
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include "exec/executor.h"
 #include "exec_kernel_test_util.h"
+#include "onnx/onnx_io.h"
 #include "onnx_io_test_support.h"
+#include "support/test_data.h"
 
 namespace onyx::exec {
 namespace {
@@ -104,6 +109,43 @@ TEST(FuzzRegressionsTypes, CastToStringPrintsIntegersExactlyAndRefusesComplex) {
   ASSERT_TRUE(y) << y.error().toString();
   EXPECT_EQ(std::get<TensorValue>((*y)[0]).data<std::string>()[0], "18446744073709551615");
   EXPECT_EQ(std::get<TensorValue>((*y)[0]).data<std::string>()[1], "7");
+}
+
+// UBSan: TreeEnsemble converted a NaN nodes_modes value (a float tensor where the spec has uint8) to uint8,
+// and an unknown mode silently never went true. The backend suite's single tree, with its modes replaced.
+TEST(FuzzRegressionsTypes, TreeEnsembleRefusesModesThatAreNoSplitMode) {
+  const std::filesystem::path file =
+      onyx::testing::testDataDir() / "onnx-backend-data/node/test_ai_onnx_ml_tree_ensemble_single_tree/model.onnx";
+  std::ifstream in(file, std::ios::binary);
+  if (!in) GTEST_SKIP() << file << " not found (set ONYX_TEST_DATA)";
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromIstream(&in));
+  auto runWithModes = [&](float mode) -> std::string {
+    onnx::ModelProto edited = proto;
+    for (onnx::AttributeProto& attribute : *edited.mutable_graph()->mutable_node(0)->mutable_attribute()) {
+      if (attribute.name() != "nodes_modes") continue;
+      onnx::TensorProto* modes = attribute.mutable_t();
+      const int count = int(modes->dims(0));
+      modes->Clear();
+      modes->add_dims(count);
+      modes->set_data_type(onnx::TensorProto::FLOAT);
+      for (int i = 0; i < count; ++i) modes->add_float_data(mode);
+    }
+    auto model = parseModel(edited.SerializeAsString(), {}, "tree");
+    if (!model) return model.error().toString();
+    auto executor = Executor::create(**model);
+    if (!executor) return executor.error().toString();
+    const onyx::Value& x = *(*model)->graph().inputs()[0];
+    auto input = randomInput(x, {}, 1);
+    if (!input) return input.error().toString();
+    auto outputs = (*executor)->run({{x.name(), std::move(*input)}});
+    return outputs ? std::string() : outputs.error().toString();
+  };
+  EXPECT_EQ(runWithModes(0.0f), "");  // BRANCH_LEQ everywhere
+  for (float bad : {std::nanf(""), 7.0f, 1.5f}) {
+    const std::string error = runWithModes(bad);
+    EXPECT_NE(error.find("which is no split mode"), std::string::npos) << bad << ": " << error;
+  }
 }
 
 }  // namespace

@@ -171,12 +171,22 @@ Expected<void> treeEnsembleKernel(KernelContext& ctx) {
   m.missingTracksTrue = ints("nodes_missing_value_tracks_true");
   m.splits = tensorAsDoubles(ctx.attrTensor("nodes_splits"));
   m.leafWeights = tensorAsDoubles(ctx.attrTensor("leaf_weights"));
-  for (double v : tensorAsDoubles(ctx.attrTensor("nodes_modes"))) m.modes.push_back(uint8_t(v));
+  for (double v : tensorAsDoubles(ctx.attrTensor("nodes_modes"))) {
+    // Checked before converting: a NaN or out-of-range mode was converted to uint8 (fuzz_run, UBSan), and an
+    // unknown one silently never went true.
+    if (!(v >= 0 && v <= double(SplitMode::Member)) || v != std::floor(v))
+      return ctx.error("nodes_modes holds " + std::to_string(v) +
+                       ", which is no split mode (0-6: BRANCH_LEQ, BRANCH_LT, BRANCH_GTE, BRANCH_GT, BRANCH_EQ, "
+                       "BRANCH_NEQ, BRANCH_MEMBER)");
+    m.modes.push_back(uint8_t(v));
+  }
   std::vector<double> memberValues = tensorAsDoubles(ctx.attrTensor("membership_values"));
   size_t nodes = m.features.size();
   if (m.trueIds.size() != nodes || m.falseIds.size() != nodes || m.trueLeaf.size() != nodes ||
       m.falseLeaf.size() != nodes || m.splits.size() != nodes || m.modes.size() != nodes)
     return ctx.error("the nodes_* attributes must all have one entry per node");
+  if (!m.missingTracksTrue.empty() && m.missingTracksTrue.size() != nodes)
+    return ctx.error("nodes_missing_value_tracks_true must be empty or have one entry per node");
   if (m.leafTargets.size() != m.leafWeights.size())
     return ctx.error("leaf_targetids and leaf_weights must have the same length");
   int64_t targets = ctx.attrInt("n_targets", 1);
