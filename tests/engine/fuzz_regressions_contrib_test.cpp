@@ -81,6 +81,8 @@ TEST(FuzzRegressionsContrib, FloatHelpersNeverReinterpretOtherTypes) {
 TEST(FuzzRegressionsContrib, MatMulIntegerToFloatScaleMustBeFloat) {
   const NodeCase node("MatMulIntegerToFloat");
   expectError(node, {bytes({2, 3}), bytes({3, 4}), floats({}), bytes({4})}, "b_scale must be float or float16");
+  TensorValue halfScale = TensorValue::allocate(DataType::Float16, {4});
+  expectError(node, {bytes({2, 3}), bytes({3, 4}), floats({}), halfScale}, "must have a_scale's type");
   auto y = runMicrosoftNode(node, {bytes({2, 3}), bytes({3, 4}), floats({}, 0.5f), floats({4}, 2.0f)});
   ASSERT_TRUE(y.ok()) << y.error().toString();
   const TensorValue& out = std::get<TensorValue>((*y)[0]);

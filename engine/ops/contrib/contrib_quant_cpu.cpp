@@ -59,6 +59,9 @@ Expected<void> runMatMulIntegerToFloat(KernelContext& ctx) {
   // (fuzz: heap write overflow).
   if (bScale.dtype() != DataType::Float && bScale.dtype() != DataType::Float16)
     return ctx.error("b_scale must be float or float16 (the output's type), got " + bScale.describe(), 3);
+  // One type T3 for both scales and the output, as shape inference (which reads a_scale's) assumes.
+  if (bScale.dtype() != aScale.dtype())
+    return ctx.error("b_scale " + bScale.describe() + " must have a_scale's type " + aScale.describe(), 3);
   if (a.rank() < 1 || b.rank() != 2 || a.dim(a.rank() - 1) != b.dim(0)) return ctx.error("cannot multiply " + a.describe() + " by " + b.describe());
   if (ctx.hasInput(4) && ctx.input(4).count() != 1) return ctx.error("a_zero_point must be one value (per-tensor)", 4);
   const float aZero = ctx.hasInput(4) ? float(ctx.input(4).doubleAt(0)) : 0.0f;
