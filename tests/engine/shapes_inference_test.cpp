@@ -278,5 +278,26 @@ TEST(ShapeInference, NodesStoredOutOfOrderAreInferredInDependencyOrder) {
   EXPECT_EQ(shapeNamed(result, "y"), "[N, 4]");
 }
 
+// fuzz_run: a GatherND batch_dims of 1 with rank-1 indices moved an iterator past the indices' end, and
+// `onyx shapes` stopped on std::length_error. batch_dims and the indices' last dim are checked first.
+TEST(ShapeInference, GatherNdChecksBatchDimsAndIndexDepth) {
+  std::vector<std::unique_ptr<Model>> models;  // the results point into them
+  auto infer = [&](const std::string& signature, int64_t batchDims) {
+    models.push_back(parseOrFail(R"(<ir_version: 8, opset_import: ["" : 13]>
+g ()" + signature + R"() => (float y) {
+  y = GatherND <batch_dims = )" + std::to_string(batchDims) + R"(> (data, indices)
+})"));
+    return models.back() ? inferShapes(*models.back()) : ShapeInference{};
+  };
+  auto past = infer("float[2, 3] data, int64[2] indices", 1);
+  EXPECT_NE(errorsOf(past).find("batch_dims 1 must be at least 0 and less than the ranks"), std::string::npos)
+      << errorsOf(past);
+  auto deep = infer("float[2, 3] data, int64[4, 3] indices", 0);
+  EXPECT_NE(errorsOf(deep).find("indices address 3 dims; the data has 2"), std::string::npos) << errorsOf(deep);
+  auto fine = infer("float[2, 3, 5] data, int64[2, 4, 1] indices", 1);
+  EXPECT_EQ(errorsOf(fine), "");
+  EXPECT_EQ(shapeNamed(fine, "y"), "[2, 4, 5]");
+}
+
 }  // namespace
 }  // namespace onyx

@@ -270,14 +270,22 @@ Expected<void> inferGatherND(ShapeContext& ctx) {
   if (forwardUnknownRank(ctx, 0, 0, elem) || forwardUnknownRank(ctx, 1, 0, elem)) return {};
   const Shape& data = *ctx.inputShape(0);
   const Shape& indices = *ctx.inputShape(1);
-  size_t batch = static_cast<size_t>(ctx.attrInt("batch_dims", 0));
+  const int64_t batchDims = ctx.attrInt("batch_dims", 0);
   if (indices.empty()) return ctx.error("GatherND indices must have rank >= 1");
+  // Checked as signed values before any iterator moves by them (fuzz_run: a batch_dims past the indices' rank
+  // made a negative range, std::length_error).
+  if (batchDims < 0 || batchDims >= int64_t(std::min(data.size(), indices.size())))
+    return ctx.error("GatherND batch_dims " + std::to_string(batchDims) +
+                     " must be at least 0 and less than the ranks of the data and the indices");
+  const size_t batch = size_t(batchDims);
   auto last = indices.back().value();
   if (!last) {
     ctx.setOutputUnknownRank(0, elem, ctx.origin("GatherND: the last dim of the indices is not static"));
     return {};
   }
-  if (batch + static_cast<size_t>(*last) > data.size()) return ctx.error("GatherND indices address more dims than the data has");
+  if (*last < 1 || *last > int64_t(data.size() - batch))
+    return ctx.error("GatherND indices address " + std::to_string(*last) + " dims; the data has " +
+                     std::to_string(data.size() - batch) + " after its batch dims (1 to that many)");
   Shape out(data.begin(), data.begin() + batch);
   out.insert(out.end(), indices.begin() + batch, indices.end() - 1);
   out.insert(out.end(), data.begin() + batch + *last, data.end());
