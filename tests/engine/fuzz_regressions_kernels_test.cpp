@@ -17,13 +17,8 @@ namespace onyx::exec {
 namespace {
 
 using testing::NodeCase;
+using testing::runError;
 using testing::runNode;
-
-// The run's error, or "" where it ran.
-std::string runError(const NodeCase& node, const std::vector<TensorValue>& inputs) {
-  auto outputs = runNode(node, inputs, "");
-  return outputs ? std::string() : outputs.error().toString();
-}
 
 TensorValue ints(Dims dims, std::vector<int64_t> values) {
   return TensorValue::fromVector<int64_t>(DataType::Int64, std::move(dims), values);
@@ -396,6 +391,16 @@ TEST(FuzzRegressionsKernels, ResizeOfAnEmptyAxisToValuesIsAnError) {
     ASSERT_TRUE(empty) << empty.error().toString();
     EXPECT_EQ(std::get<TensorValue>((*empty)[0]).dims(), (Dims{1, 0, 8, 8}));
   }
+}
+
+// UBSan: ConvTranspose read output_shape's last two entries for two spatial dims when it had one (index -1).
+TEST(FuzzRegressionsKernels, ConvTransposeOutputShapeShorterThanTheSpatialRankIsAnError) {
+  const std::vector<TensorValue> inputs = {floats({1, 1, 3, 3}), floats({1, 2, 3, 3})};
+  std::string error = runError(NodeCase("ConvTranspose", {Attribute::ofInts("output_shape", {8})}, 11), inputs);
+  EXPECT_NE(error.find("attribute sizes do not match the spatial rank"), std::string::npos) << error;
+  auto y = runNode(NodeCase("ConvTranspose", {Attribute::ofInts("output_shape", {5, 5})}, 11), inputs, "");
+  ASSERT_TRUE(y) << y.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*y)[0]).dims(), (Dims{1, 2, 5, 5}));
 }
 
 // elements overflowed before the 0. The output is empty.

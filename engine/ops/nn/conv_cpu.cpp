@@ -116,7 +116,9 @@ Expected<void> convTransposeReference(KernelContext& ctx) {
   std::vector<int64_t> pads = ctx.attrInts("pads").value_or(std::vector<int64_t>(2 * sr, 0));
   auto outShape = ctx.attrInts("output_shape");
   std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
-  if (strides.size() != sr || dil.size() != sr || outPad.size() != sr || pads.size() != 2 * sr)
+  // output_shape's last sr entries are read (fuzz_run, UBSan: one entry for two spatial dims indexed at -1).
+  if (strides.size() != sr || dil.size() != sr || outPad.size() != sr || pads.size() != 2 * sr ||
+      (outShape && outShape->size() < sr))
     return ctx.error("attribute sizes do not match the spatial rank", 0);
   std::vector<int64_t> window(w.dims().begin() + 2, w.dims().end());
   if (auto checked = checkConvTransposeWindow(ctx, window, strides, dil, pads); !checked) return checked.error();

@@ -225,7 +225,8 @@ Expected<void> runConvTranspose(VulkanRun& run) {
   std::vector<int64_t> pads = node.attrInts("pads").value_or(std::vector<int64_t>(2 * sr, 0));
   auto outShape = node.attrInts("output_shape");
   std::string autoPad = node.attrString("auto_pad", "NOTSET");
-  if (strides.size() != sr || dil.size() != sr || outPad.size() != sr || pads.size() != 2 * sr || kernel.size() != sr)
+  if (strides.size() != sr || dil.size() != sr || outPad.size() != sr || pads.size() != 2 * sr || kernel.size() != sr ||
+      (outShape && outShape->size() < sr))
     return run.error("attribute sizes do not match the spatial rank");
   std::vector<int64_t> window(w.dims().begin() + 2, w.dims().end());
   if (auto checked = checkConvTransposeWindow(run.kernel(), window, strides, dil, pads); !checked)
