@@ -69,14 +69,7 @@ TEST(ContribOps, ShapeInferenceGivesEveryOutputItsExpectedDims) {
 
 Expected<std::vector<RunValue>> runMicrosoftNode(NodeCase c, const std::vector<TensorValue>& inputs) {
   c.domain = "com.microsoft";
-  auto model = singleNodeModel(c, inputs);
-  model->opsetImports.push_back({"com.microsoft", 1});
-  auto executor = Executor::create(*model, ExecutorOptions{});
-  if (!executor) return executor.error();
-  NamedValues named;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].empty()) named.push_back({"x" + std::to_string(i), inputs[i]});
-  return (*executor)->run(named);
+  return runNode(c, inputs, "");
 }
 
 TEST(ContribOps, BiasAddIsInputPlusBiasPlusSkip) {

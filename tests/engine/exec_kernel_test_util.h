@@ -29,6 +29,7 @@ struct NodeCase {
 inline std::unique_ptr<Model> singleNodeModel(const NodeCase& c, const std::vector<TensorValue>& inputs) {
   auto model = std::make_unique<Model>();
   model->opsetImports = {{"", c.opset}};
+  if (!c.domain.empty()) model->opsetImports.push_back({c.domain, 1});  // com.microsoft, the training ops
   Rewriter rw(*model);
   Graph& g = model->graph();
   std::vector<Value*> ins;
@@ -65,6 +66,13 @@ inline Expected<std::vector<RunValue>> runNode(const NodeCase& c, const std::vec
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].empty()) named.push_back({"x" + std::to_string(i), inputs[i]});
   return (*executor)->run(named);
+}
+
+// The run's error, or "" where it ran.
+inline std::string runError(const NodeCase& c, const std::vector<TensorValue>& inputs,
+                            const std::string& variant = "") {
+  auto outputs = runNode(c, inputs, variant);
+  return outputs ? std::string() : outputs.error().toString();
 }
 
 inline TensorValue randomTensor(DataType dtype, Dims dims, uint64_t seed, float lo = -2.0f, float hi = 2.0f) {

@@ -104,17 +104,7 @@ TEST(NBitsGemm, EveryInstructionSetMatchesTheDequantizedProduct) {
 
 Expected<std::vector<RunValue>> runMicrosoftNode(const testing::NodeCase& c, const std::vector<TensorValue>& inputs,
                                                  const std::string& variant) {
-  auto model = testing::singleNodeModel(c, inputs);
-  model->opsetImports.push_back({"com.microsoft", 1});
-  ExecutorOptions options;
-  options.kernelVariant = variant;
-  options.threads = 2;
-  auto executor = Executor::create(*model, options);
-  if (!executor) return executor.error();
-  NamedValues named;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].empty()) named.push_back({"x" + std::to_string(i), inputs[i]});
-  return (*executor)->run(named);
+  return testing::runNode(c, inputs, variant);
 }
 
 TEST(NBitsGemm, PanelKernelMatchesTheReferenceKernel) {

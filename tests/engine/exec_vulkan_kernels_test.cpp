@@ -274,21 +274,26 @@ TEST(VulkanKernels, ResizeMatchesReference) {
                                  {x, noRoi, up}, 0, 0);
 }
 
-// A leading dim resized to 1 whose single tap is {0, 1} looked kept: the shader then read output plane
-// (1, 0) from input plane 1 instead of 3 (x [2, 3, ...] to [2, 1, ...]). It now falls back to the CPU, and
-// the profile says so.
-TEST(VulkanKernels, ResizeThatShrinksALeadingDimMatchesReference) {
-  ONYX_REQUIRE_VULKAN();
-  NodeCase c("Resize", {stringAttr("mode", "nearest"), stringAttr("coordinate_transformation_mode", "asymmetric")});
-  std::vector<TensorValue> inputs = {randomTensor(DataType::Float, {2, 3, 2, 2}, 4), TensorValue(), TensorValue(),
-                                     TensorValue::fromVector<int64_t>(DataType::Int64, {4}, {2, 1, 4, 4})};
+// The node runs on the CPU at run time (the profile says "cpu-fallback") and matches the reference kernel.
+void expectCpuFallbackMatchesReference(const NodeCase& c, const std::vector<TensorValue>& inputs, double rtol,
+                                       double atol) {
   std::string backend;
   auto gpu = runOnVulkan(c, inputs, &backend);
   ASSERT_TRUE(gpu.ok()) << gpu.error().toString();
   EXPECT_EQ(backend, "cpu-fallback");
   auto ref = runNode(c, inputs, "reference");
   ASSERT_TRUE(ref.ok()) << ref.error().toString();
-  EXPECT_TRUE(closeTensors(std::get<TensorValue>((*gpu)[0]), std::get<TensorValue>((*ref)[0]), 0, 0));
+  EXPECT_TRUE(closeTensors(std::get<TensorValue>((*gpu)[0]), std::get<TensorValue>((*ref)[0]), rtol, atol));
+}
+
+// A leading dim resized to 1 whose single tap is {0, 1} looked kept: the shader then read output plane
+// (1, 0) from input plane 1 instead of 3 (x [2, 3, ...] to [2, 1, ...]). It now falls back to the CPU.
+TEST(VulkanKernels, ResizeThatShrinksALeadingDimMatchesReference) {
+  ONYX_REQUIRE_VULKAN();
+  NodeCase c("Resize", {stringAttr("mode", "nearest"), stringAttr("coordinate_transformation_mode", "asymmetric")});
+  expectCpuFallbackMatchesReference(c, {randomTensor(DataType::Float, {2, 3, 2, 2}, 4), TensorValue(), TensorValue(),
+                                        TensorValue::fromVector<int64_t>(DataType::Int64, {4}, {2, 1, 4, 4})},
+                                    0, 0);
 }
 
 TEST(VulkanKernels, RunTimeFallbacksAreVisible) {
@@ -296,15 +301,8 @@ TEST(VulkanKernels, RunTimeFallbacksAreVisible) {
   // Antialiased downsampling needs more than 4 taps per output: the Vulkan node hands it to the CPU at run
   // time, the result is still right, and the profile names the fallback.
   NodeCase c("Resize", {stringAttr("mode", "linear"), intAttr("antialias", 1)}, 18);
-  std::vector<TensorValue> inputs = {randomTensor(DataType::Float, {1, 2, 12, 12}, 3), TensorValue(),
-                                     floats({1, 1, 0.25f, 0.25f})};
-  std::string backend;
-  auto gpu = runOnVulkan(c, inputs, &backend);
-  ASSERT_TRUE(gpu.ok()) << gpu.error().toString();
-  EXPECT_EQ(backend, "cpu-fallback");
-  auto ref = runNode(c, inputs, "reference");
-  ASSERT_TRUE(ref.ok()) << ref.error().toString();
-  EXPECT_TRUE(closeTensors(std::get<TensorValue>((*gpu)[0]), std::get<TensorValue>((*ref)[0]), 1e-5, 1e-6));
+  expectCpuFallbackMatchesReference(
+      c, {randomTensor(DataType::Float, {1, 2, 12, 12}, 3), TensorValue(), floats({1, 1, 0.25f, 0.25f})}, 1e-5, 1e-6);
 }
 
 TEST(VulkanKernels, UnsupportedInputsFallBackToTheCpu) {

@@ -18,27 +18,18 @@ using testing::NodeCase;
 Expected<std::vector<RunValue>> runMicrosoftNode(NodeCase c, const std::vector<TensorValue>& inputs,
                                                  const std::string& variant = "") {
   c.domain = "com.microsoft";
-  auto model = testing::singleNodeModel(c, inputs);
-  model->opsetImports.push_back({"com.microsoft", 1});
-  ExecutorOptions options;
-  options.kernelVariant = variant;
-  auto executor = Executor::create(*model, options);
-  if (!executor) return executor.error();
-  NamedValues named;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (!inputs[i].empty()) named.push_back({"x" + std::to_string(i), inputs[i]});
-  return (*executor)->run(named);
+  return testing::runNode(c, inputs, variant);
 }
 
 // The run's error, or "" where it ran.
-std::string runError(const NodeCase& node, const std::vector<TensorValue>& inputs, const std::string& variant = "") {
+std::string microsoftError(const NodeCase& node, const std::vector<TensorValue>& inputs, const std::string& variant = "") {
   auto outputs = runMicrosoftNode(node, inputs, variant);
   return outputs ? std::string() : outputs.error().toString();
 }
 
 void expectError(const NodeCase& node, const std::vector<TensorValue>& inputs, const std::string& substring,
                  const std::string& variant = "") {
-  const std::string error = runError(node, inputs, variant);
+  const std::string error = microsoftError(node, inputs, variant);
   ASSERT_FALSE(error.empty()) << node.opType << " ran; expected an error with '" << substring << "'";
   EXPECT_NE(error.find(substring), std::string::npos) << error;
 }

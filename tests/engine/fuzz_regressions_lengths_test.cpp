@@ -15,13 +15,8 @@ namespace onyx::exec {
 namespace {
 
 using testing::NodeCase;
+using testing::runError;
 using testing::runNode;
-
-// The run's error, or "" where it ran.
-std::string runError(const NodeCase& node, const std::vector<TensorValue>& inputs) {
-  auto outputs = runNode(node, inputs, "");
-  return outputs ? std::string() : outputs.error().toString();
-}
 
 TensorValue ints(Dims dims, std::vector<int64_t> values) {
   return TensorValue::fromVector<int64_t>(DataType::Int64, std::move(dims), values);

@@ -19,12 +19,8 @@ namespace onyx::exec {
 namespace {
 
 using testing::NodeCase;
+using testing::runError;
 using testing::runNode;
-
-std::string runError(const NodeCase& node, const std::vector<TensorValue>& inputs) {
-  auto outputs = runNode(node, inputs, "");
-  return outputs ? std::string() : outputs.error().toString();
-}
 
 template <class T>
 TensorValue tensor(DataType dtype, Dims dims, std::vector<T> values) {
