@@ -403,6 +403,17 @@ TEST(FuzzRegressionsKernels, ConvTransposeOutputShapeShorterThanTheSpatialRankIs
   EXPECT_EQ(std::get<TensorValue>((*y)[0]).dims(), (Dims{1, 2, 5, 5}));
 }
 
+// UBSan: LpPool of int8 took the p-th root of a sum that overflowed to inf and converted it to int8. LpPool is
+// defined on floats only; float input still pools.
+TEST(FuzzRegressionsKernels, LpPoolOfIntegersIsRefused) {
+  const NodeCase lpPool("LpPool", {Attribute::ofInts("kernel_shape", {2, 2}), Attribute::ofInt("p", 2)}, 18);
+  const TensorValue bytes = TensorValue::fromVector<int8_t>(DataType::Int8, {1, 1, 2, 2}, {100, 100, 100, 100});
+  EXPECT_FALSE(runError(lpPool, {bytes}).empty());
+  auto y = runNode(lpPool, {floats({1, 1, 2, 2})}, "");
+  ASSERT_TRUE(y) << y.error().toString();
+  EXPECT_FLOAT_EQ(std::get<TensorValue>((*y)[0]).data<float>()[0], 2.0f);  // sqrt(4 * 1^2)
+}
+
 // elements overflowed before the 0. The output is empty.
 TEST(FuzzRegressionsKernels, TileOfAnEmptyTensorByHugeRepeatsIsEmpty) {
   auto out = runNode(NodeCase("Tile", {}, 13), {floats({3, 2, 0}), ints({3}, {int64_t(1) << 62, 1, 1})}, "");

@@ -15,6 +15,9 @@ Expected<void> poolKernel(KernelContext& ctx) {
   if (!xs) return xs.error();
   const TensorValue& x = **xs;
   if (x.rank() < 3) return ctx.error("needs rank >= 3, got " + x.describe(), 0);
+  // LpPool is defined on floats (T: float16, float, double); on integers its p-th root overflowed to inf and
+  // was converted to int8 (fuzz_run, UBSan).
+  if (P == Pool::Lp && !isFloatingPoint(x.dtype())) return ctx.unsupportedType(0);
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
   auto kernelShape = ctx.attrInts("kernel_shape");
   if (!kernelShape) return ctx.error("has no kernel_shape");
