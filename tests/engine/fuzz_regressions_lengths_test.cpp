@@ -188,3 +188,25 @@ TEST(FuzzRegressionsLengths, NllLossWeightHasOneValuePerClass) {
 
 }  // namespace
 }  // namespace onyx::exec
+
+namespace onyx::exec {
+namespace {
+
+TEST(FuzzRegressionsLengths, GatherNdBatchDimsMustMatchTheData) {
+  // fuzz_run: 46 index tuples over a data batch of 10 (batch_dims 1) read past the data.
+  const NodeCase gather("GatherND", {Attribute::ofInt("batch_dims", 1)}, 13);
+  const TensorValue data = floats({10, 2, 2}, std::vector<float>(40, 1.0f));
+  EXPECT_TRUE(says(runError(gather, {data, ints({46, 1}, std::vector<int64_t>(46, 1))}),
+                   "batch dim 0 of indices int64[46, 1] differs from the data's float32[10, 2, 2]"));
+  EXPECT_TRUE(says(runError(NodeCase("GatherND", {Attribute::ofInt("batch_dims", 2)}, 13),
+                            {data, ints({10, 1}, std::vector<int64_t>(10, 0))}),
+                   "batch_dims 2 must be at least 0 and less than the rank of indices"));
+  // Matching batches: tuple i picks row indices[i] of batch i.
+  const TensorValue small = floats({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7});
+  auto out = runNode(gather, {small, ints({2, 1}, {1, 0})}, "");
+  ASSERT_TRUE(out.ok()) << out.error().toString();
+  EXPECT_EQ(values((*out)[0]), (std::vector<float>{2, 3, 4, 5}));
+}
+
+}  // namespace
+}  // namespace onyx::exec

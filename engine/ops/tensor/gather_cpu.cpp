@@ -139,6 +139,17 @@ Expected<void> gatherNDKernel(KernelContext& ctx) {
   const TensorValue& ind = **idx;
   int64_t b = ctx.attrInt("batch_dims", 0);
   if (ind.rank() < 1) return ctx.error("indices must have rank >= 1", 1);
+  if (b < 0 || b >= ind.rank() || b > in.rank())
+    return ctx.error("batch_dims " + std::to_string(b) + " must be at least 0 and less than the rank of indices " +
+                         ind.describe() + " and at most the data's rank",
+                     1);
+  // The tuples of batch i read batch i of the data: the batch dims must match (fuzz_run: 46 tuples over a
+  // batch of 10 read past the data).
+  for (int64_t d = 0; d < b; ++d)
+    if (ind.dim(d) != in.dim(d))
+      return ctx.error("batch dim " + std::to_string(d) + " of indices " + ind.describe() + " differs from the data's " +
+                           in.describe() + " (batch_dims " + std::to_string(b) + ")",
+                       1);
   int64_t k = ind.dims().back();
   if (b + k > in.rank()) return ctx.error("index depth exceeds the data rank", 1);
   Dims outDims(ind.dims().begin(), ind.dims().end() - 1);
