@@ -321,11 +321,14 @@ int runModel(const RunOptions& o) {
   const int64_t processPeak = peakResidentBytes().value_or(0);
   // Threads asked for and used by the last timed run, fewer while other processes kept cores busy.
   const std::string threadsJson = fmt::format(
-      "{{\"requested\":{},\"last_run\":{},\"adaptive\":{},\"others_busy_cores\":{}}}", o.threads,
-      report.threads, !o.fixedThreads,
-      report.othersBusy ? fmt::format("{:.2f}", *report.othersBusy) : std::string("null"));
+      "{{\"requested\":{},\"last_run\":{},\"adaptive\":{},\"others_busy_cores\":{},\"shared_cores\":{}}}",
+      o.threads, report.threads, !o.fixedThreads,
+      report.othersBusy ? fmt::format("{:.2f}", *report.othersBusy) : std::string("null"), report.sharedCores);
   std::string threadsText = fmt::format("{} threads", o.threads);
-  if (report.threads != o.threads)
+  if (report.sharedCores)
+    threadsText += fmt::format(", the last run on one free core and one shared: other processes kept {:.1f} cores busy",
+                               report.othersBusy.value_or(0.0));
+  else if (report.threads != o.threads)
     threadsText += fmt::format(", {} in the last run: other processes kept {:.1f} cores busy", report.threads,
                                report.othersBusy.value_or(0.0));
   if (o.json) {

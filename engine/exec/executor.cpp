@@ -163,6 +163,17 @@ void addCounters(DeviceRunCounters& sum, const DeviceRunCounters& c) {
   sum.replays += c.replays;
 }
 
+// ExecutorOptions::sharedCores with ONYX_SHARED_CORES applied to Auto.
+ExecutorOptions::SharedCores sharedCoresMode(ExecutorOptions::SharedCores asked) {
+  using Mode = ExecutorOptions::SharedCores;
+  static const Mode fromEnvironment = [] {
+    const char* value = std::getenv("ONYX_SHARED_CORES");
+    const std::string_view text = value ? value : "";
+    return text == "0" ? Mode::Never : text == "1" ? Mode::Always : Mode::Auto;
+  }();
+  return asked == Mode::Auto ? fromEnvironment : asked;
+}
+
 }  // namespace
 
 Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
@@ -187,13 +198,27 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   Profiler* profiler = options_.profile ? &profiler_ : nullptr;
   if (profiler) profiler->beginIteration();
   lastRun_ = RunReport();
+  const auto shared = sharedCoresMode(options_.sharedCores);
   if (options_.adaptThreads) {
     lastRun_.threads = BusyCores::shared().threadsFor(options_.threads);
     lastRun_.othersBusy = BusyCores::shared().othersBusy();
+    // Left one free core: keep a second thread on a busy one, in tasks the first takes over from it.
+    lastRun_.sharedCores = lastRun_.threads == 1 && options_.threads >= 2 &&
+                           shared == ExecutorOptions::SharedCores::Auto;
   } else {
     lastRun_.threads = options_.threads;
   }
-  pool_.beginRun(lastRun_.threads);
+  if (shared == ExecutorOptions::SharedCores::Always && options_.threads >= 2) lastRun_.sharedCores = true;
+  struct EndRun {
+    ThreadPool& pool;
+    ~EndRun() { pool.endRun(); }
+  } endRun{pool_};
+  if (lastRun_.sharedCores) {
+    lastRun_.threads = 2;
+    pool_.beginSharedRun(lastRun_.threads);
+  } else {
+    pool_.beginRun(lastRun_.threads);
+  }
   for (const auto& backend : backends_) {
     (void)backend->takeRunCounters();  // work done before this run
     backend->beginRun();

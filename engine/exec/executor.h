@@ -26,6 +26,12 @@ struct ExecutorOptions {
   // Run with fewer threads than `threads` while other processes keep cores busy (exec/busy_cores.h):
   // statically split kernels would wait for the thread that shares its core.
   bool adaptThreads = true;
+  // Runs left one free core (adaptThreads) keep a second thread on a busy core in tasks the first takes over
+  // (ThreadPool::beginSharedRun): Auto does that, Never runs them on one thread, Always makes every run with
+  // two or more threads a shared one (tests, benchmarks). ONYX_SHARED_CORES=0 or 1 turns Auto into Never or
+  // Always.
+  enum class SharedCores { Auto, Never, Always };
+  SharedCores sharedCores = SharedCores::Auto;
   std::string kernelVariant;    // "" best available; "reference" pins the oracle kernels
   bool useArena = true;         // plan intermediates into one arena after the first run
   int64_t arenaLimitBytes = 0;  // 0: no limit; otherwise runs needing more fail, naming the node
@@ -61,6 +67,7 @@ struct RunReport {
   DeviceRunCounters device;  // summed over the device backends in use
   int threads = 0;           // CPU threads the run used (ExecutorOptions::adaptThreads)
   std::optional<double> othersBusy;  // cores other processes kept busy, where measured
+  bool sharedCores = false;  // the run shared a busy core (ThreadPool::beginSharedRun)
   std::vector<HostNodeRun> hostNodes;
   // False when the run repeated the last one's recorded device work without walking the plan (run_replay.h).
   bool planWalked = true;

@@ -1,5 +1,7 @@
 #include "exec/thread_pool.h"
 
+#include "exec/shared_core_pool.h"
+
 #include <omp.h>
 #include <sched.h>
 #include <unistd.h>
@@ -55,19 +57,54 @@ extern "C" char* getenv(const char* name) noexcept {
 
 namespace onyx::exec {
 
+struct ThreadPool::Pinning {
+  explicit Pinning(SharedCorePool& pool) : pinning(pool) {}
+  SharedCorePool::RunPinning pinning;
+};
+
 ThreadPool::ThreadPool(int threads) : size_(std::max(1, threads)), threads_(size_), budget_(size_) {
   omp_set_num_threads(threads_);
 }
 
+ThreadPool::~ThreadPool() = default;
+
 void ThreadPool::beginRun(int threads) {
+  pinning_.reset();
+  sharedRun_ = false;
   threads_ = budget_ = std::clamp(threads, 1, size_);
   // Also on every run's thread: OpenMP's setting belongs to the thread that sets it, and runs may come from
   // another thread than the one that made the pool (the GUI's workers).
   omp_set_num_threads(threads_);
 }
 
+void ThreadPool::beginSharedRun(int threads) {
+  beginRun(threads);
+  if (threads_ < 2) return;
+  if (!shared_ || shared_->threads() != threads_) {
+    shared_.reset();
+    shared_ = std::make_unique<SharedCorePool>(threads_ - 1);
+  }
+  sharedRun_ = true;
+  omp_set_num_threads(1);
+  pinning_ = std::make_unique<Pinning>(*shared_);
+}
+
+void ThreadPool::endRun() {
+  pinning_.reset();
+  if (sharedRun_) omp_set_num_threads(threads_);
+  sharedRun_ = false;
+}
+
+void ThreadPool::runTasks(int64_t tasks, const std::function<void(int64_t)>& task) {
+  if (sharesCores() && budget_ > 1) {
+    shared_->run(tasks, task);
+    return;
+  }
+  for (int64_t i = 0; i < tasks; ++i) task(i);
+}
+
 int ThreadPool::currentThreadIndex() {
-  return omp_get_thread_num();
+  return SharedCorePool::insideTask() ? SharedCorePool::currentThreadIndex() : omp_get_thread_num();
 }
 
 int ThreadPool::physicalCoreCount() {
@@ -136,7 +173,7 @@ bool ThreadPool::sizesNodes() {
 void ThreadPool::applyBudget(int threads) {
   const BudgetMode mode = budgetMode();
   budget_ = mode == BudgetMode::Off ? threads_ : std::clamp(threads, 1, threads_);
-  if (mode == BudgetMode::All)
+  if (mode == BudgetMode::All && !sharesCores())
     omp_set_num_threads(budget_);  // oneDNN sizes its teams by the calling thread's max-threads setting
 }
 
@@ -150,7 +187,8 @@ ThreadPool::NodeBudget::~NodeBudget() {
 
 void ThreadPool::runTeam(const std::function<void(int, int, const std::function<void()>&)>& body) {
   const std::function<void()> alone = [] {};
-  if (budget_ == 1 || omp_in_parallel()) {
+  // Shared cores: a barrier per step would wait for a descheduled helper at every step.
+  if (budget_ == 1 || omp_in_parallel() || sharesCores()) {
     body(0, 1, alone);
     return;
   }
@@ -169,8 +207,15 @@ void ThreadPool::parallelFor(int64_t count, int64_t grain,
                              const std::function<void(int64_t, int64_t)>& body) {
   if (count <= 0) return;
   grain = std::max<int64_t>(1, grain);
-  if (budget_ == 1 || omp_in_parallel() || count <= grain) {
+  if (budget_ == 1 || omp_in_parallel() || SharedCorePool::insideTask() || count <= grain) {
     body(0, count);
+    return;
+  }
+  if (sharesCores()) {
+    // Many tasks, so that the caller can take over most of a descheduled helper's share.
+    const int64_t chunk = std::max(grain, (count + budget_ * 8 - 1) / (budget_ * 8));
+    const int64_t chunks = (count + chunk - 1) / chunk;
+    shared_->run(chunks, [&](int64_t c) { body(c * chunk, std::min(count, (c + 1) * chunk)); });
     return;
   }
   // Chunks are taken from a shared counter, so a thread that starts late (descheduled) takes fewer.

@@ -9,13 +9,17 @@
 // so a thread waiting for a descheduled peer yields its core instead of burning it (thread_pool.cpp).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string_view>
 
 namespace onyx::exec {
 
+class SharedCorePool;
+
 class ThreadPool {
  public:
   explicit ThreadPool(int threads = 2);
+  ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
@@ -26,6 +30,17 @@ class ThreadPool {
   // Sets the threads of the run about to start on the calling thread (at most the pool's size), for our
   // loops and for oneDNN, whose teams follow the calling thread's OpenMP setting.
   void beginRun(int threads);
+  // Starts a run on cores other processes keep busy (shared_core_pool.h): `threads` threads, the caller and
+  // helpers pinned one per CPU, our loops split into tasks the caller takes over from a descheduled helper,
+  // oneDNN's primitives on one thread each (a Conv splits itself into row slabs: sharesCores). endRun unpins.
+  void beginSharedRun(int threads);
+  void endRun();
+  // Whether the running run is a shared one.
+  bool sharesCores() const { return shared_ != nullptr && sharedRun_; }
+  // Threads oneDNN's primitives get (a primitive fixes its team size when it is made: part of their keys).
+  int dnnlThreads() const { return sharesCores() ? 1 : budget_; }
+  // Calls task(i) for every i in [0, tasks) in a shared run's tasks; on the caller otherwise.
+  void runTasks(int64_t tasks, const std::function<void(int64_t)>& task);
   // Threads a node of this much work is worth: one per kFlopsPerThread operations or kBytesPerThread bytes
   // read and written, whichever asks for more, between 1 and the pool's size.
   int threadsForWork(int64_t flops, int64_t bytes) const;
@@ -71,6 +86,10 @@ class ThreadPool {
   int size_;     // threads asked for
   int threads_;  // this run's
   int budget_;
+  bool sharedRun_ = false;
+  std::unique_ptr<SharedCorePool> shared_;  // made by the first shared run
+  struct Pinning;
+  std::unique_ptr<Pinning> pinning_;
 };
 
 }  // namespace onyx::exec

@@ -1,6 +1,7 @@
 #!/bin/bash
-# `onyx run --threads 2` while a busy loop holds one of its two CPUs: the runs use 1 thread (and still match
-# the expected outputs); with --fixed-threads, 2. Usage: busy_core_run.sh ONYX DATA
+# `onyx run --threads 2` while a busy loop holds one of its two CPUs: the runs share the busy core (a thread
+# on each, the one on the busy core in tasks the other takes over; they still match the expected outputs);
+# with ONYX_SHARED_CORES=0, 1 thread; with --fixed-threads, an ordinary run of 2. Usage: busy_core_run.sh ONYX DATA
 set -euo pipefail
 onyx=$1
 d="$2/models/squeezenet1_1"
@@ -15,8 +16,13 @@ run() { taskset -c "$cpus" "$onyx" run "$d/model.onnx" --inputs "$d/test_data_se
   --threads 2 --warmup 5 --iterations 5 --json "$@"; }
 adaptive=$(run)
 echo "$adaptive"
-grep -q '"threads":{"requested":2,"last_run":1,"adaptive":true' <<<"$adaptive" || { echo "FAIL: expected 1 thread"; exit 1; }
+grep -qE '"threads":\{"requested":2,"last_run":2,"adaptive":true,"others_busy_cores":[0-9.]+,"shared_cores":true' \
+  <<<"$adaptive" || { echo "FAIL: expected a shared run"; exit 1; }
+alone=$(ONYX_SHARED_CORES=0 run)
+echo "$alone"
+grep -q '"threads":{"requested":2,"last_run":1,"adaptive":true' <<<"$alone" || { echo "FAIL: expected 1 thread"; exit 1; }
 fixed=$(run --fixed-threads)
 echo "$fixed"
-grep -q '"threads":{"requested":2,"last_run":2,"adaptive":false' <<<"$fixed" || { echo "FAIL: expected 2 threads"; exit 1; }
-echo "ok: 1 thread beside a busy core, 2 when fixed"
+grep -qE '"threads":\{"requested":2,"last_run":2,"adaptive":false,"others_busy_cores":null,"shared_cores":false' \
+  <<<"$fixed" || { echo "FAIL: expected 2 threads, not shared"; exit 1; }
+echo "ok: a shared run beside a busy core, 1 thread when shared runs are off, 2 when fixed"

@@ -317,7 +317,7 @@ class DnnlMatmul final : public Kernel {
       key.insert(key.end(), inY->begin(), inY->end());
     }
     key.push_back(fused ? -1 : -2);
-    key.push_back(ctx.pool().threadCount());  // oneDNN fixes a primitive's team size when it creates it
+    key.push_back(ctx.pool().dnnlThreads());  // oneDNN fixes a primitive's team size when it creates it
     auto it = plans_.find(key);
     if (it != plans_.end()) return &it->second;
     MatmulPlan plan;
