@@ -14,10 +14,26 @@
 #include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
 #include "ops/nn/conv_epilogue_chain.h"
+#include "ops/nn/conv_slabs_dnnl.h"
 
 namespace onyx::exec {
 
 int64_t convFlops(const KernelContext& ctx);  // conv_cpu.cpp
+
+// Whether a convolution should take oneDNN's Winograd algorithm (F(4x4, 3x3) or F(2x2, 3x3)): dense 3x3
+// stride 1 with at least 16 channels in and 64 out over at least 14 x 14 outputs. There it multiplies
+// 2.25x to 4x less: resnet18's layer1-3 convs ran 25-35% faster and squeezenet's expand convs on 55 x 55 and
+// 27 x 27 maps 10-30%, reorders to and from its blocked layout included. On 13 x 13 and 7 x 7 maps the
+// transforms cost what the products save. Its weights are transformed once, so only for constant weights.
+// Dilations as oneDNN counts them (0: dense). ONYX_NO_WINOGRAD turns it off.
+bool convWinogradPays(int64_t inChannels, int64_t outChannels, const std::vector<int64_t>& kernel,
+                      const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                      const Dims& outDims) {
+  if (kernel.size() != 2 || kernel[0] != 3 || kernel[1] != 3) return false;
+  if (strides[0] != 1 || strides[1] != 1 || dilations[0] != 0 || dilations[1] != 0) return false;
+  if (std::getenv("ONYX_NO_WINOGRAD") != nullptr) return false;
+  return inChannels >= 16 && outChannels >= 64 && outDims[2] * outDims[3] >= 14 * 14;
+}
 
 namespace {
 
@@ -46,18 +62,6 @@ struct ConvPart {
   dnnl::reorder toBlocked;
 };
 
-// Whether a convolution should take oneDNN's Winograd algorithm (F(4x4, 3x3) or F(2x2, 3x3)): dense 3x3
-// stride 1 with at least 16 channels in and 64 out over at least 14 x 14 outputs. There it multiplies
-// 2.25x to 4x less: resnet18's layer1-3 convs ran 25-35% faster and squeezenet's expand convs on 55 x 55 and
-// 27 x 27 maps 10-30%, reorders to and from its blocked layout included. On 13 x 13 and 7 x 7 maps the
-// transforms cost what the products save. Its weights are transformed once, so only for constant weights.
-bool winogradPays(int64_t inChannels, int64_t outChannels, const std::vector<int64_t>& kernel,
-                  const memory::dims& strides, const memory::dims& dilations, const Dims& outDims) {
-  if (kernel.size() != 2 || kernel[0] != 3 || kernel[1] != 3) return false;
-  if (strides[0] != 1 || strides[1] != 1 || dilations[0] != 0 || dilations[1] != 0) return false;
-  return inChannels >= 16 && outChannels >= 64 && outDims[2] * outDims[3] >= 14 * 14;
-}
-
 struct ConvPlan {
   std::vector<ConvPart> parts;
   Dims outDims;
@@ -70,13 +74,7 @@ struct ConvPlan {
   std::map<Tag, dnnl::reorder> residualReorders;  // per residual layout, into the primitive's dst
 };
 
-// One element-wise op of a Conv epilogue as a oneDNN post-op: an eltwise algorithm, or the sum of a
-// residual operand (KernelContext::epilogueOperand `residual`).
-struct PostOp {
-  dnnl::algorithm algorithm = dnnl::algorithm::undef;  // undef: the residual sum
-  float alpha = 0, beta = 0;
-  int residual = -1;
-};
+using PostOp = ConvPostOp;
 
 // The post-ops of an epilogue, or nullopt when oneDNN cannot express one of its ops or the chain repeats an
 // eltwise algorithm (repeatsAlgorithm: Relu and LeakyRelu are both eltwise_relu).
@@ -108,6 +106,7 @@ class DnnlConv final : public Kernel {
     if (!post) return false;
     postOps_ = std::move(*post);
     plans_.clear();
+    slabs_.clear();
     return true;
   }
 
@@ -145,8 +144,15 @@ class DnnlConv final : public Kernel {
       implementation_ = "reference";  // the profile says so
       return runReferenceKernel(ctx);
     }
+    if (ctx.pool().sharesCores()) {
+      auto slabbed =
+          slabs_.run(ctx, parts, w, constantWeights_ || ctx.inputIsConstant(1), postOps_, fused, implementation_);
+      if (!slabbed) return slabbed.error();
+      winograd_ = false;
+      if (*slabbed) return {};
+    }
     // Per thread count too: oneDNN fixes a primitive's team size when it creates it.
-    PlanKey key{{}, fused, ctx.pool().threadCount()};
+    PlanKey key{{}, fused, ctx.pool().dnnlThreads()};
     for (const TensorValue* part : parts) key.parts.push_back({part->dims(), part->channelsLast()});
     auto it = plans_.find(key);
     if (it == plans_.end() || !(constantWeights_ || ctx.inputIsConstant(1))) {
@@ -325,9 +331,8 @@ class DnnlConv final : public Kernel {
         }
         attr.set_post_ops(post);
         ConvPart part;
-        static const bool winogradOff = std::getenv("ONYX_NO_WINOGRAD") != nullptr;
-        const bool tryWinograd = !winogradOff && groups == 1 &&
-                                 winogradPays(in.dim(1), m, kernel, g->strides, dil, plan.outDims) &&
+        const bool tryWinograd = groups == 1 &&
+                                 convWinogradPays(in.dim(1), m, kernel, g->strides, dil, plan.outDims) &&
                                  (constantWeights_ || ctx.inputIsConstant(1));
         bool made = false;
         if (tryWinograd) {
@@ -394,6 +399,7 @@ class DnnlConv final : public Kernel {
   std::string implementation_;
   std::vector<PostOp> postOps_;
   std::map<PlanKey, ConvPlan> plans_;  // per input shape and layout (per part), epilogue or not
+  ConvSlabs slabs_;                     // shared-cores runs
 };
 
 Expected<std::unique_ptr<Kernel>> makeConv(const PrepareContext& p) {

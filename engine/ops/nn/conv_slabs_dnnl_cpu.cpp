@@ -1,0 +1,340 @@
+// Conv as row slabs in shared-cores runs (conv_slabs_dnnl.h).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "exec/cpu/window_geometry.h"
+#include "exec/kernel_util.h"
+#include "exec/thread_pool.h"
+#include "ops/nn/conv_slabs_dnnl.h"
+
+namespace onyx::exec {
+
+int64_t convFlops(const KernelContext& ctx);  // conv_cpu.cpp
+
+namespace {
+
+// Where a slab's rows lie: output rows [outBegin, outBegin + outRows) read input rows [inBegin, inBegin +
+// inRows) with padTop/padBottom rows of zeros around them.
+struct SlabRows {
+  int64_t outBegin = 0, outRows = 0, inBegin = 0, inRows = 0, padTop = 0, padBottom = 0;
+};
+
+// A dense 4-D descriptor of `rows` rows of a [1, C, *, W] tensor as it lies (channels-last or plain). Rows
+// of a batch-1 tensor in either layout start at row * rowElements and, channels-last, lie contiguously.
+memory::desc rowsDesc(int64_t channels, int64_t rows, int64_t width, bool channelsLast, int64_t allRows) {
+  const memory::dims dims = {1, channels, rows, width};
+  if (channelsLast) return memory::desc(dims, memory::data_type::f32, Tag::acdb);
+  return memory::desc(dims, memory::data_type::f32,
+                      memory::dims{channels * allRows * width, allRows * width, width, 1});
+}
+
+int64_t rowElements(int64_t channels, int64_t width, bool channelsLast) {
+  return channelsLast ? channels * width : width;
+}
+
+// The calling thread's scratchpad for the slab primitives. oneDNN's own (scratchpad_mode::library) is one
+// buffer for the whole process unless it was built with ONEDNN_ENABLE_CONCURRENT_EXEC, which Debian's is
+// not: two slabs at once wrote over each other's (wrong rows, seen in the tests).
+void* threadScratchpad(size_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (bytes > buffer.size) {
+    std::free(buffer.data);
+    buffer.size = (bytes + 4095) / 4096 * 4096;
+    buffer.data = std::aligned_alloc(4096, buffer.size);
+    if (!buffer.data) {
+      buffer.size = 0;
+      throw std::bad_alloc();
+    }
+  }
+  return buffer.data;
+}
+
+// Output rows [0, outRows) split evenly into `count` slabs, each with the input rows of [0, height) its
+// windows cover and the padding it has at either end; nullopt where a slab would read padding only.
+std::optional<std::vector<SlabRows>> cutRows(int64_t outRows, int64_t count, int64_t height, int64_t stride,
+                                             int64_t extent, int64_t padBegin) {
+  std::vector<SlabRows> slabs;
+  int64_t row = 0;
+  for (int64_t s = 0; s < count; ++s) {
+    SlabRows slab;
+    slab.outBegin = row;
+    slab.outRows = outRows / count + (s < outRows % count ? 1 : 0);
+    row += slab.outRows;
+    const int64_t first = slab.outBegin * stride - padBegin;
+    const int64_t end = (slab.outBegin + slab.outRows - 1) * stride - padBegin + extent;
+    slab.inBegin = std::max<int64_t>(0, first);
+    slab.inRows = std::min(height, end) - slab.inBegin;
+    slab.padTop = slab.inBegin - first;
+    slab.padBottom = end - std::min(height, end);
+    if (slab.inRows <= 0) return std::nullopt;
+    slabs.push_back(slab);
+  }
+  return slabs;
+}
+
+}  // namespace
+
+struct ConvSlabs::Plan {
+  struct Shape {  // slabs of one geometry share primitives
+    int64_t inRows = 0, outRows = 0, padTop = 0, padBottom = 0;
+    std::vector<dnnl::convolution_forward> primitives;  // per part
+    std::vector<memory> weights;                        // per part, in the primitive's layout
+    std::vector<memory::desc> scratchpads;              // per part (user-managed: threadScratchpad)
+  };
+  Dims outDims;
+  bool dstChannelsLast = false;
+  // Per part: a plain part is reordered into a channels-last copy first (oneDNN has only reference code for
+  // slabs of plain tensors); null for a channels-last part, read where it lies.
+  std::vector<std::unique_ptr<std::vector<float>>> copies;
+  std::vector<dnnl::reorder> toChannelsLast;
+  std::vector<SlabRows> slabs;
+  std::vector<size_t> slabShape;  // index into shapes, per slab
+  std::vector<Shape> shapes;
+  memory bias;
+  std::string implementation;
+};
+
+ConvSlabs::ConvSlabs() = default;
+ConvSlabs::~ConvSlabs() = default;
+
+void ConvSlabs::clear() {
+  plans_.clear();
+}
+
+int64_t ConvSlabs::slabCount(int64_t flops, int64_t rows, int threads) {
+  const int64_t byWork = std::max<int64_t>(1, flops / kFlopsPerSlab);
+  const int64_t wanted = std::clamp<int64_t>(byWork, 2 * int64_t(threads), 8 * int64_t(threads));
+  return std::clamp<int64_t>(std::min(wanted, byWork), 1, rows);
+}
+
+Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const TensorValue*>& parts,
+                              const TensorValue& w, bool constantWeights, const std::vector<ConvPostOp>& postOps,
+                              bool fused, std::string& implementation) {
+  const TensorValue& x = *parts[0];
+  if (!ctx.pool().sharesCores() || x.rank() != 4 || x.dim(0) != 1 || w.rank() != 4 ||
+      w.dtype() != DataType::Float || !constantWeights)
+    return false;
+  for (const TensorValue* part : parts)
+    if (part->dtype() != DataType::Float || part->rank() != 4 || part->dim(0) != 1 ||
+        part->dim(2) != x.dim(2) || part->dim(3) != x.dim(3))
+      return false;
+  Key key{{}, fused, ctx.outputMayBeChannelsLast()};
+  for (const TensorValue* part : parts) key.parts.push_back({part->dims(), part->channelsLast()});
+  auto it = plans_.find(key);
+  if (it == plans_.end()) {
+    it = plans_.emplace(key, makePlan(ctx, parts, w, postOps, fused, key.dstChannelsLast)).first;
+  }
+  if (!it->second) return false;
+  Plan& plan = *it->second;
+  const int64_t outChannels = plan.outDims[1], outHeight = plan.outDims[2], outWidth = plan.outDims[3];
+  auto y = ctx.allocateOutput(0, DataType::Float, plan.outDims);
+  if (!y) return y.error();
+  (*y)->setChannelsLast(plan.dstChannelsLast);
+  float* out = (*y)->data<float>();
+  for (const ConvPostOp& op : postOps) {
+    if (!fused || op.residual < 0) continue;
+    const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
+    std::memcpy(out, r.raw(), r.byteSize());  // the sum post-op adds to it (layouts checked in makePlan)
+  }
+  const int64_t outRowElements = rowElements(outChannels, outWidth, plan.dstChannelsLast);
+  std::vector<const float*> sources;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    const TensorValue& in = *parts[p];
+    if (!plan.copies[p]) {
+      sources.push_back(in.data<float>());
+      continue;
+    }
+    memory plain({in.dims(), memory::data_type::f32, Tag::abcd}, cpuEngine(), const_cast<float*>(in.data<float>()));
+    memory copy({in.dims(), memory::data_type::f32, Tag::acdb}, cpuEngine(), plan.copies[p]->data());
+    dnnl::stream stream(cpuEngine());
+    plan.toChannelsLast[p].execute(stream, plain, copy);
+    stream.wait();
+    sources.push_back(plan.copies[p]->data());
+  }
+  try {
+  ctx.pool().runTasks(int64_t(plan.slabs.size()), [&](int64_t s) {
+    const SlabRows& slab = plan.slabs[size_t(s)];
+    Plan::Shape& shape = plan.shapes[plan.slabShape[size_t(s)]];
+    thread_local dnnl::stream stream(cpuEngine());
+    memory dst(rowsDesc(outChannels, slab.outRows, outWidth, plan.dstChannelsLast, outHeight), cpuEngine(),
+               out + slab.outBegin * outRowElements);
+    for (size_t p = 0; p < parts.size(); ++p) {
+      const TensorValue& in = *parts[p];
+      const int64_t channels = in.dim(1), height = in.dim(2), width = in.dim(3);
+      memory src(rowsDesc(channels, slab.inRows, width, true, height), cpuEngine(),
+                 const_cast<float*>(sources[p]) + slab.inBegin * rowElements(channels, width, true));
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, shape.weights[p]}, {DNNL_ARG_DST, dst}};
+      if (p == 0 && plan.bias) args[DNNL_ARG_BIAS] = plan.bias;
+      const memory::desc scratchpadMd = shape.scratchpads[p];
+      if (scratchpadMd.get_size() > 0)
+        args[DNNL_ARG_SCRATCHPAD] = memory(scratchpadMd, cpuEngine(), threadScratchpad(scratchpadMd.get_size()));
+      shape.primitives[p].execute(stream, args);
+    }
+    stream.wait();
+  });
+  } catch (const dnnl::error& e) {
+    return ctx.error(std::string("oneDNN could not run a slab of the convolution: ") + e.what());
+  }
+  implementation = plan.implementation;
+  return true;
+}
+
+std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
+                                                    const std::vector<const TensorValue*>& parts,
+                                                    const TensorValue& w, const std::vector<ConvPostOp>& postOps,
+                                                    bool fused, bool dstChannelsLast) {
+  const TensorValue& x = *parts[0];
+  const int64_t groups = ctx.attrInt("group", 1);
+  int64_t channels = 0;
+  for (const TensorValue* part : parts) channels += part->dim(1);
+  const int64_t m = w.dim(0), height = x.dim(2), width = x.dim(3);
+  // Anything the whole-tensor path would refuse, it refuses with its own error.
+  if (groups <= 0 || channels != w.dim(1) * groups || m % groups != 0 || (parts.size() > 1 && groups != 1))
+    return nullptr;
+  auto g = windowGeometry(ctx, {height, width}, {w.dim(2), w.dim(3)}, false);
+  if (!g) return nullptr;
+  memory::dims dilations;
+  for (int64_t d : g->dilations) dilations.push_back(d - 1);
+  const Dims outDims = {1, m, g->outSize[0], g->outSize[1]};
+  // oneDNN 2.6 has Winograd for AVX-512 only.
+  if (groups == 1 && cpuIsa() == CpuIsa::Avx512 &&
+      convWinogradPays(channels, m, {w.dim(2), w.dim(3)}, g->strides, dilations, outDims))
+    return nullptr;
+  auto plan = std::make_unique<Plan>();
+  plan->outDims = outDims;
+  plan->dstChannelsLast = dstChannelsLast;
+  for (const ConvPostOp& op : postOps) {
+    if (!fused || op.residual < 0) continue;
+    const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
+    if (r.dtype() != DataType::Float || r.dims() != plan->outDims || r.channelsLast() != dstChannelsLast)
+      return nullptr;
+  }
+  const TensorValue& bias = ctx.input(2);
+  if (!bias.empty() && (bias.count() != m || bias.dtype() != DataType::Float)) return nullptr;
+
+  // The slabs: output rows split evenly, each reading the input rows its windows cover.
+  const int64_t outRows = plan->outDims[2];
+  const int64_t slabs = slabCount(convFlops(ctx), outRows, ctx.pool().threadCount());
+  if (slabs < 2) return nullptr;
+  const int64_t extent = (g->kernel[0] - 1) * g->dilations[0] + 1;
+  const auto rows = cutRows(outRows, slabs, height, g->strides[0], extent, g->padsBegin[0]);
+  if (!rows) return nullptr;
+  for (const SlabRows& slab : *rows) {
+    size_t shape = 0;
+    while (shape < plan->shapes.size() &&
+           std::tie(plan->shapes[shape].inRows, plan->shapes[shape].outRows, plan->shapes[shape].padTop,
+                    plan->shapes[shape].padBottom) !=
+               std::tie(slab.inRows, slab.outRows, slab.padTop, slab.padBottom))
+      ++shape;
+    if (shape == plan->shapes.size())
+      plan->shapes.push_back({slab.inRows, slab.outRows, slab.padTop, slab.padBottom, {}, {}});
+    plan->slabs.push_back(slab);
+    plan->slabShape.push_back(shape);
+  }
+
+  const memory::desc biasMd({m}, memory::data_type::f32, Tag::a);
+  try {
+    dnnl::stream stream(cpuEngine());
+    for (Plan::Shape& shape : plan->shapes) {
+      int64_t offset = 0;  // input channels of the parts before
+      for (size_t p = 0; p < parts.size(); ++p) {
+        const TensorValue& in = *parts[p];
+        const bool first = p == 0, last = p + 1 == parts.size();
+        memory::dims wDims = {m, in.dim(1), w.dim(2), w.dim(3)};
+        Tag wTag = Tag::abcd;
+        if (groups > 1) {
+          wDims = {groups, m / groups, w.dim(1), w.dim(2), w.dim(3)};
+          wTag = Tag::abcde;
+        }
+        const memory::desc src = rowsDesc(in.dim(1), shape.inRows, width, true, height);
+        const memory::desc dst =
+            rowsDesc(m, shape.outRows, plan->outDims[3], dstChannelsLast, plan->outDims[2]);
+        const memory::desc wAny(wDims, memory::data_type::f32, Tag::any);
+        const memory::dims padsBegin = {shape.padTop, g->padsBegin[1]}, padsEnd = {shape.padBottom, g->padsEnd[1]};
+        const bool biased = first && !bias.empty();
+        const auto desc =
+            biased ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                     dnnl::algorithm::convolution_direct, src, wAny, biasMd, dst,
+                                                     g->strides, dilations, padsBegin, padsEnd)
+                   : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                     dnnl::algorithm::convolution_direct, src, wAny, dst,
+                                                     g->strides, dilations, padsBegin, padsEnd);
+        dnnl::post_ops post;
+        if (!first) post.append_sum(1.0f);
+        if (fused && last)
+          for (const ConvPostOp& op : postOps) {
+            if (op.residual >= 0)
+              post.append_sum(1.0f);
+            else
+              post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
+          }
+        dnnl::primitive_attr attr;
+        attr.set_post_ops(post);
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
+        const std::string name = pd.impl_info_str();
+        if (name.find("ref") != std::string::npos) return nullptr;  // slow on slabs: the whole tensor instead
+        if (plan->implementation.empty()) plan->implementation = "slabs:" + name;
+        shape.primitives.emplace_back(pd);
+        shape.scratchpads.push_back(pd.scratchpad_desc());
+        // The weights, in this primitive's layout; the same memory as an earlier shape's where it matches.
+        std::optional<memory> shared;
+        for (const Plan::Shape& other : plan->shapes)
+          if (&other != &shape && other.weights.size() > p && other.weights[p].get_desc() == pd.weights_desc())
+            shared = other.weights[p];
+        if (shared) {
+          shape.weights.push_back(*shared);
+        } else {
+          // A part reads its own input channels of every filter (groups are 1 then).
+          std::vector<float> slice;
+          const float* weights = w.data<float>();
+          if (parts.size() > 1) {
+            const int64_t taps = w.dim(2) * w.dim(3);
+            slice.resize(size_t(m * in.dim(1) * taps));
+            for (int64_t o = 0; o < m; ++o)
+              std::memcpy(slice.data() + o * in.dim(1) * taps, weights + (o * w.dim(1) + offset) * taps,
+                          size_t(in.dim(1) * taps) * sizeof(float));
+            weights = slice.data();
+          }
+          memory user({wDims, memory::data_type::f32, wTag}, cpuEngine(), const_cast<float*>(weights));
+          memory packed(pd.weights_desc(), cpuEngine());
+          dnnl::reorder(user, packed).execute(stream, user, packed);
+          stream.wait();  // before the slice goes
+          shape.weights.push_back(packed);
+        }
+        offset += in.dim(1);
+      }
+    }
+  } catch (const dnnl::error& e) {
+    return nullptr;  // oneDNN has no primitive for this slab: the whole tensor instead
+  }
+  for (const TensorValue* part : parts) {
+    if (part->channelsLast()) {
+      plan->copies.push_back(nullptr);
+      plan->toChannelsLast.emplace_back();
+      continue;
+    }
+    plan->copies.push_back(std::make_unique<std::vector<float>>(size_t(part->count())));
+    memory plain({part->dims(), memory::data_type::f32, Tag::abcd}, cpuEngine(), nullptr);
+    memory copy({part->dims(), memory::data_type::f32, Tag::acdb}, cpuEngine(), nullptr);
+    plan->toChannelsLast.emplace_back(plain, copy);
+  }
+  if (!bias.empty()) {
+    plan->bias = memory(biasMd, cpuEngine());
+    std::memcpy(plan->bias.get_data_handle(), bias.raw(), size_t(m) * sizeof(float));
+  }
+  return plan;
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,180 @@
+// Shared-cores runs (ExecutorOptions::SharedCores, conv_slabs_dnnl.h): a Conv cut into row slabs, each its own
+// oneDNN primitive on the pool's tasks, gives what the whole-tensor Conv gives, for the geometries that make
+// slabs differ (padding only at the ends, strides, dilations, groups, a folded Concat, a fused residual); a
+// shared model runs shared and matches its expected outputs.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+#include "exec/compare.h"
+#include "exec/cpu/cpu_isa.h"
+#include "exec_fusion_test_util.h"
+#include "support/test_data.h"
+
+namespace onyx::exec::testing {
+namespace {
+
+// `<float[dims] name = {...}>` of seeded values in [-0.5, 0.5): constant weights, which slabs need.
+std::string initializer(const std::string& name, const std::vector<int64_t>& dims, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> value(-0.5f, 0.5f);
+  int64_t count = 1;
+  std::ostringstream out;
+  out << "float[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    out << (i ? "," : "") << dims[i];
+    count *= dims[i];
+  }
+  out << "] " << name << " = {";
+  for (int64_t i = 0; i < count; ++i) out << (i ? ", " : "") << value(rng);
+  out << "}";
+  return out.str();
+}
+
+struct SharedOutcome {
+  std::vector<RunValue> outputs;
+  std::vector<std::string> implementations;
+  bool shared = false;
+};
+
+SharedOutcome runWith(const Model& model, const NamedValues& inputs, ExecutorOptions::SharedCores mode) {
+  ExecutorOptions options;
+  options.threads = 2;
+  options.adaptThreads = false;
+  options.sharedCores = mode;
+  options.profile = true;
+  auto executor = Executor::create(model, options);
+  EXPECT_TRUE(executor.ok()) << executor.error().toString();
+  if (!executor.ok()) return {};
+  SharedOutcome outcome;
+  for (int run = 0; run < 2; ++run) {
+    (*executor)->profiler().clear();
+    auto result = (*executor)->run(inputs);
+    EXPECT_TRUE(result.ok()) << result.error().toString();
+    if (!result.ok()) return {};
+    outcome.outputs = std::move(*result);
+  }
+  outcome.shared = (*executor)->lastRunReport().sharedCores;
+  for (const ProfileEvent& e : (*executor)->profiler().events()) outcome.implementations.push_back(e.implementation);
+  return outcome;
+}
+
+// The graph run shared and not, on the same inputs: the same outputs, and `slabbed` Convs ran as slabs.
+void expectSlabsMatch(const std::string& graph, const std::string& initializers, int slabbed) {
+  const std::string text = std::string(kHeader) + graph.substr(0, graph.find('{')) + "<" + initializers + "> " +
+                           graph.substr(graph.find('{'));
+  auto model = parseModelText(text);
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  const NamedValues inputs = randomInputs(**model, 11);
+  const SharedOutcome whole = runWith(**model, inputs, ExecutorOptions::SharedCores::Never);
+  const SharedOutcome shared = runWith(**model, inputs, ExecutorOptions::SharedCores::Always);
+  EXPECT_FALSE(whole.shared);
+  EXPECT_TRUE(shared.shared);
+  ASSERT_EQ(whole.outputs.size(), shared.outputs.size());
+  for (size_t i = 0; i < whole.outputs.size(); ++i)
+    EXPECT_TRUE(closeTensors(std::get<TensorValue>(shared.outputs[i]), std::get<TensorValue>(whole.outputs[i]),
+                             1e-4, 1e-4))
+        << "output " << i;
+  const auto slabs = std::count_if(shared.implementations.begin(), shared.implementations.end(),
+                                   [](const std::string& name) { return name.rfind("slabs:", 0) == 0; });
+  EXPECT_EQ(slabs, slabbed);
+  for (const std::string& name : whole.implementations) EXPECT_EQ(name.rfind("slabs:", 0), std::string::npos);
+}
+
+// Slabs read and write tensors as they lie, channels-last: each graph starts with a 1x1 Conv of the plain
+// graph input and ends with one writing the plain graph output, which stay whole (oneDNN has only its
+// reference code for slabs of plain tensors).
+TEST(ExecSharedRuns, ConvSlabsMatchTheWholeConvolution) {
+  // Padding at the top and bottom only, stride 1, a fused Relu: 3 slab geometries (first, middle, last).
+  expectSlabsMatch(R"(g (float[1,16,29,23] x) => (float[1,8,29,23] y) {
+      a = Conv (x, wa)
+      c = Conv <pads = [1, 1, 1, 1]> (a, w, b)
+      r = Relu (c)
+      y = Conv (r, wz)
+    })",
+                   initializer("wa", {32, 16, 1, 1}, 1) + ", " + initializer("w", {48, 32, 3, 3}, 2) + ", " +
+                       initializer("b", {48}, 3) + ", " + initializer("wz", {8, 48, 1, 1}, 4),
+                   1);
+  // Stride 2, uneven padding, dilation 2: slabs whose input rows overlap and do not start on a stride.
+  expectSlabsMatch(R"(g (float[1,16,41,37] x) => (float[1,8,19,19] y) {
+      a = Conv (x, wa)
+      c = Conv <strides = [2, 2], dilations = [2, 2], pads = [2, 1, 0, 2]> (a, w)
+      y = Conv (c, wz)
+    })",
+                   initializer("wa", {24, 16, 1, 1}, 5) + ", " + initializer("w", {40, 24, 3, 3}, 6) + ", " +
+                       initializer("wz", {8, 40, 1, 1}, 7),
+                   1);
+  // Depthwise (group = channels), then a pointwise Conv with a residual Add fused into it.
+  expectSlabsMatch(R"(g (float[1,16,45,45] x) => (float[1,8,45,45] y) {
+      a = Conv (x, wa)
+      d = Conv <group = 64, pads = [2, 2, 2, 2]> (a, wd)
+      p = Conv (d, wp)
+      s = Add (p, a)
+      y = Conv (s, wz)
+    })",
+                   initializer("wa", {64, 16, 1, 1}, 8) + ", " + initializer("wd", {64, 1, 5, 5}, 9) + ", " +
+                       initializer("wp", {64, 64, 1, 1}, 10) + ", " + initializer("wz", {8, 64, 1, 1}, 11),
+                   2);
+  // A plain input (the graph's): copied to channels-last, then slabs.
+  expectSlabsMatch(R"(g (float[1,3,64,64] x) => (float[1,8,64,64] y) {
+      c = Conv <pads = [1, 1, 1, 1]> (x, w, b)
+      y = Conv (c, wz)
+    })",
+                   initializer("w", {64, 3, 3, 3}, 18) + ", " + initializer("b", {64}, 19) + ", " +
+                       initializer("wz", {8, 64, 1, 1}, 20),
+                   1);
+}
+
+TEST(ExecSharedRuns, WinogradConvsStayWhole) {
+  // 3x3, stride 1, 64 channels over 28 x 28: oneDNN's Winograd (AVX-512) does more for it than slabs.
+  expectSlabsMatch(R"(g (float[1,16,28,28] x) => (float[1,8,28,28] y) {
+      a = Conv (x, wa)
+      c = Conv <pads = [1, 1, 1, 1]> (a, w)
+      y = Conv (c, wz)
+    })",
+                   initializer("wa", {64, 16, 1, 1}, 21) + ", " + initializer("w", {64, 64, 3, 3}, 22) + ", " +
+                       initializer("wz", {8, 64, 1, 1}, 23),
+                   cpuIsa() == CpuIsa::Avx512 ? 0 : 1);
+}
+
+TEST(ExecSharedRuns, ConvSlabsReadTheFoldedConcatsParts) {
+  // SqueezeNet's fire module: two expands joined by a Concat the executor folds into the next Conv.
+  expectSlabsMatch(R"(g (float[1,16,37,37] x) => (float[1,8,37,37] y) {
+      a = Conv (x, wa)
+      e1 = Conv (a, w1)
+      r1 = Relu (e1)
+      e3 = Conv <pads = [1, 1, 1, 1]> (a, w3)
+      r3 = Relu (e3)
+      j = Concat <axis = 1> (r1, r3)
+      n = Conv <pads = [1, 1, 1, 1]> (j, wn, bn)
+      y = Conv (n, wz)
+    })",
+                   initializer("wa", {32, 16, 1, 1}, 12) + ", " + initializer("w1", {48, 32, 1, 1}, 13) + ", " +
+                       initializer("w3", {48, 32, 3, 3}, 14) + ", " + initializer("wn", {32, 96, 3, 3}, 15) + ", " +
+                       initializer("bn", {32}, 16) + ", " + initializer("wz", {8, 32, 1, 1}, 17),
+                   3);
+}
+
+TEST(ExecSharedRuns, SqueezeNetRunsSharedAndMatchesItsExpectedOutputs) {
+  ONYX_REQUIRE_SHARED(dir, "models/squeezenet1_1");
+  auto model = loadModel(dir / "model.onnx");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  auto data = loadTestDataSet(**model, dir / "test_data_set_0");
+  ASSERT_TRUE(data.ok()) << data.error().toString();
+  NamedValues inputs;
+  for (const auto& [name, value] : data->inputs) inputs.push_back({name, value});
+  const SharedOutcome shared = runWith(**model, inputs, ExecutorOptions::SharedCores::Always);
+  ASSERT_TRUE(shared.shared);
+  const auto slabs = std::count_if(shared.implementations.begin(), shared.implementations.end(),
+                                   [](const std::string& name) { return name.rfind("slabs:", 0) == 0; });
+  EXPECT_GE(slabs, 10);  // the heavy convolutions; the 13 x 13 ones of little work stay whole
+  ASSERT_EQ(shared.outputs.size(), data->outputs.size());
+  for (size_t i = 0; i < shared.outputs.size(); ++i) {
+    const Comparison c = compareValues(shared.outputs[i], data->outputs[i], Tolerance{1e-3, 1e-4});
+    EXPECT_TRUE(c.ok) << "output " << i << ": " << c.reason;
+  }
+}
+
+}  // namespace
+}  // namespace onyx::exec::testing
