@@ -49,7 +49,10 @@ Recorded record(int iterations) {
   EXPECT_TRUE(executor.ok()) << executor.error().toString();
   r.executor = std::move(*executor);
   auto x = exec::testing::randomTensor(DataType::Float, {4, 64}, 7);
-  for (int i = 0; i < iterations; ++i) EXPECT_TRUE(r.executor->run({{"x", x}}).ok());
+  for (int i = 0; i < iterations; ++i) {
+    auto ran = r.executor->run({{"x", x}});
+    EXPECT_TRUE(ran.ok()) << ran.error().toString();
+  }
   r.profiler = &r.executor->profiler();
   return r;
 }
