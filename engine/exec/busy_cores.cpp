@@ -96,6 +96,11 @@ int BusyCores::threadsFor(int requested) {
   return std::clamp(cpus_ - taken_, 1, requested);
 }
 
+int BusyCores::freeCores() const {
+  std::lock_guard lock(mutex_);
+  return std::max(0, cpus_ - taken_);
+}
+
 std::optional<double> BusyCores::othersBusy() const {
   std::lock_guard lock(mutex_);
   return others_;

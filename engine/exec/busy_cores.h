@@ -42,6 +42,9 @@ class BusyCores {
   // Cores other processes kept busy over the last window; nullopt before a window is long enough or where
   // the system does not say (no /proc/stat).
   std::optional<double> othersBusy() const;
+  // CPUs the last decision of threadsFor left free of other processes (all before a window is long enough,
+  // 0 before the first reading).
+  int freeCores() const;
 
   // /proc/stat's busy time of the CPUs in this process's affinity mask, and the process's CPU time.
   static std::optional<CpuTimes> readCpuTimes();

@@ -202,8 +202,9 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   if (options_.adaptThreads) {
     lastRun_.threads = BusyCores::shared().threadsFor(options_.threads);
     lastRun_.othersBusy = BusyCores::shared().othersBusy();
-    // Left one free core: keep a second thread on a busy one, in tasks the first takes over from it.
-    lastRun_.sharedCores = lastRun_.threads == 1 && options_.threads >= 2 &&
+    // Left one free core: keep a second thread on a busy one, in tasks the first takes over from it. (With
+    // no core free, the caller itself waits for slices: one thread.)
+    lastRun_.sharedCores = lastRun_.threads == 1 && options_.threads >= 2 && BusyCores::shared().freeCores() == 1 &&
                            shared == ExecutorOptions::SharedCores::Auto;
   } else {
     lastRun_.threads = options_.threads;

@@ -65,6 +65,17 @@ TEST(BusyCores, OneBusyCoreOfTwoLeavesOneThread) {
   EXPECT_EQ(sensor.threadsFor(2), 1);
   machine.step(100ms, 1.0, 1.0);  // alone on the free core, the loop has the other
   EXPECT_EQ(sensor.threadsFor(2), 1);
+  EXPECT_EQ(sensor.freeCores(), 1);  // the executor shares the busy one (shared-cores run)
+}
+
+TEST(BusyCores, BothCoresBusyLeaveNoneFree) {
+  FakeMachine machine(2);
+  machine.step(0ms, 0, 0);
+  BusyCores sensor(machine.reader());
+  EXPECT_EQ(sensor.freeCores(), 2);  // no window yet: all free
+  machine.step(100ms, 1.0, 2.0);
+  EXPECT_EQ(sensor.threadsFor(2), 1);
+  EXPECT_EQ(sensor.freeCores(), 0);  // one thread, not a shared run: its caller would wait for slices too
 }
 
 TEST(BusyCores, ManyCoresLoseOnlyWhatOthersTake) {

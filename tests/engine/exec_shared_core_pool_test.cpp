@@ -112,8 +112,15 @@ TEST(SharedCorePool, PinningHoldsTheCallerToOneCpuForARun) {
   ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
   if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "one CPU: nothing to pin";
   SharedCorePool pool(1);
-  pool.run(4, [](int64_t) {});  // the helper has started (and said its thread id)
-  for (int i = 0; i < 100; ++i) std::this_thread::yield();
+  // Until the helper has run a task, so that it has started and said its thread id (on a busy machine it may
+  // start late).
+  std::atomic<bool> helperRan{false};
+  for (int job = 0; job < 1000 && !helperRan.load(); ++job)
+    pool.run(8, [&](int64_t) {
+      if (SharedCorePool::currentThreadIndex() == 1) helperRan.store(true);
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    });
+  ASSERT_TRUE(helperRan.load());
   {
     SharedCorePool::RunPinning pinning(pool);
     cpu_set_t during;
