@@ -210,3 +210,26 @@ TEST(FuzzRegressionsLengths, GatherNdBatchDimsMustMatchTheData) {
 
 }  // namespace
 }  // namespace onyx::exec
+
+namespace onyx::exec {
+namespace {
+
+TEST(FuzzRegressionsLengths, ArgMaxOverAnEmptyAxisIsAnError) {
+  // fuzz_run: ArgMax of float16[0, 2] along axis 0 (output [2]) read element 0 of the empty input.
+  const TensorValue empty = TensorValue::allocate(DataType::Float, {0, 2});
+  for (const char* op : {"ArgMax", "ArgMin"})
+    EXPECT_TRUE(says(runError(NodeCase(op, {Attribute::ofInt("axis", 0), Attribute::ofInt("keepdims", 0)}, 13),
+                              {empty}),
+                     "axis 0 of float32[0, 2] is empty: there is no index to return"))
+        << op;
+  // Along the other axis the output is empty too, and that is fine.
+  auto out = runNode(NodeCase("ArgMax", {Attribute::ofInt("axis", 1)}, 13), {empty}, "");
+  ASSERT_TRUE(out.ok()) << out.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*out)[0]).dims(), (Dims{0, 1}));
+  auto picked = runNode(NodeCase("ArgMax", {Attribute::ofInt("axis", 1)}, 13), {floats({2, 3}, {1, 5, 2, 7, 0, 7})}, "");
+  ASSERT_TRUE(picked.ok()) << picked.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*picked)[0]).toInts(), (std::vector<int64_t>{1, 0}));
+}
+
+}  // namespace
+}  // namespace onyx::exec

@@ -221,6 +221,11 @@ Expected<void> argKernel(KernelContext& ctx) {
   const auto [outerBound, lenBound, innerBound] = axisSplit(in.dims(), axis);
   // Plain references: clang before 16 cannot capture structured bindings in lambdas.
   const auto& outer = outerBound; const auto& len = lenBound; const auto& inner = innerBound;
+  // An empty axis has no index to give (fuzz_run: ArgMax of float16[0, 2] along axis 0 read element 0).
+  if (len == 0 && (*y)->count() > 0)
+    return ctx.error("axis " + std::to_string(axis) + " of " + in.describe() +
+                         " is empty: there is no index to return",
+                     0);
   bool ok = dispatchType<kNumbers>(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Cm = ComputeType<T>;
