@@ -233,3 +233,58 @@ TEST(FuzzRegressionsLengths, ArgMaxOverAnEmptyAxisIsAnError) {
 
 }  // namespace
 }  // namespace onyx::exec
+
+namespace onyx::exec {
+namespace {
+
+// Found by reading every kernel for ArgMax's pattern (fuzz audit, 2026-11-26).
+TEST(FuzzRegressionsLengths, KernelsDoNotReadPastEmptyOrShortInputs) {
+  // GatherND: index 0 of an empty dim stops before the copy.
+  EXPECT_TRUE(says(runError(NodeCase("GatherND", {}, 13), {TensorValue::allocate(DataType::Float, {0, 3}), ints({1, 1}, {0})}),
+                   "an index is out of range"));
+  // Einsum: an ellipsis of 0 against 1 broadcasts to 0, so nothing is read from the empty operand.
+  auto einsum = runNode(NodeCase("Einsum", {Attribute::ofString("equation", "...,...->...")}, 12),
+                        {TensorValue::allocate(DataType::Float, {0}), floats({1}, {2.0f})}, "");
+  ASSERT_TRUE(einsum.ok()) << einsum.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*einsum)[0]).dims(), (Dims{0}));
+  // Split: a negative size is refused before any copy.
+  EXPECT_TRUE(says(runError(NodeCase("Split", {Attribute::ofInt("axis", 0)}, 13, 2), {floats({2}, {1, 2}), ints({2}, {3, -1})}),
+                   "split size -1 is negative"));
+  // TensorScatter: a circular write into an empty cache.
+  EXPECT_TRUE(says(runError(NodeCase("TensorScatter", {Attribute::ofString("mode", "circular")}, 24),
+                            {TensorValue::allocate(DataType::Float, {1, 0, 2}), floats({1, 1, 2}, {1, 2})}),
+                   "circular mode needs a cache of at least one entry"));
+  // Slice with a negative step over an empty axis is empty.
+  auto slice = runNode(NodeCase("Slice", {}, 13),
+                       {TensorValue::allocate(DataType::Float, {0}), ints({1}, {-1}), ints({1}, {-10}), ints({1}, {0}),
+                        ints({1}, {-1})},
+                       "");
+  ASSERT_TRUE(slice.ok()) << slice.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*slice)[0]).dims(), (Dims{0}));
+  // GridSample with border padding over an empty spatial axis samples zeros.
+  auto grid = runNode(NodeCase("GridSample", {Attribute::ofString("padding_mode", "border")}, 20),
+                      {TensorValue::allocate(DataType::Float, {1, 1, 0, 4}), floats({1, 1, 1, 2}, {0.0f, 0.0f})}, "");
+  ASSERT_TRUE(grid.ok()) << grid.error().toString();
+  EXPECT_EQ(values((*grid)[0]), (std::vector<float>{0.0f}));
+}
+
+TEST(FuzzRegressionsLengths, GatherBlockQuantizedZeroPointsMatchTheScales) {
+  NodeCase gather("GatherBlockQuantized", {Attribute::ofInt("bits", 4), Attribute::ofInt("block_size", 16)}, 17);
+  gather.domain = "com.microsoft";
+  const TensorValue data = TensorValue::fromVector<uint8_t>(DataType::Uint8, {2, 8}, std::vector<uint8_t>(16, 0x21));
+  const TensorValue scales = floats({2, 1}, {0.5f, 2.0f});
+  EXPECT_TRUE(says(runError(gather, {data, ints({1}, {0}), scales, TensorValue::allocate(DataType::Uint8, {0})}),
+                   "zero_points uint8[0] must have dims uint8[2, 1]"));
+  // One packed byte per row of 1 scale: zero point 3 (low 4 bits), values 1 and 2 alternate.
+  auto out = runNode(gather, {data, ints({1}, {1}), scales,
+                              TensorValue::fromVector<uint8_t>(DataType::Uint8, {2, 1}, {0x03, 0x03})},
+                     "");
+  ASSERT_TRUE(out.ok()) << out.error().toString();
+  const std::vector<float> row = values((*out)[0]);
+  ASSERT_EQ(row.size(), 16u);
+  EXPECT_FLOAT_EQ(row[0], (1.0f - 3.0f) * 2.0f);
+  EXPECT_FLOAT_EQ(row[1], (2.0f - 3.0f) * 2.0f);
+}
+
+}  // namespace
+}  // namespace onyx::exec

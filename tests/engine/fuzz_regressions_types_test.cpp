@@ -144,5 +144,51 @@ TEST(FuzzRegressionsTypes, TreeEnsembleRefusesModesThatAreNoSplitMode) {
   }
 }
 
+// Fuzz audit: a forest of no nodes and n_targets 0 took the largest of an empty result for SOFTMAX
+// (max_element of an empty vector, dereferenced). The backend suite's tree with every node removed.
+TEST(FuzzRegressionsTypes, TreeEnsembleWithNoTargetsNormalisesNothing) {
+  const std::filesystem::path file =
+      onyx::testing::testDataDir() / "onnx-backend-data/node/test_ai_onnx_ml_tree_ensemble_single_tree/model.onnx";
+  std::ifstream in(file, std::ios::binary);
+  if (!in) GTEST_SKIP() << file << " not found (set ONYX_TEST_DATA)";
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromIstream(&in));
+  onnx::NodeProto& node = *proto.mutable_graph()->mutable_node(0);
+  for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+    const std::string& name = attribute.name();
+    if (name == "n_targets" || name == "post_transform") {
+      attribute.set_i(name == "n_targets" ? 0 : 1);  // SOFTMAX
+    } else if (name.rfind("nodes_", 0) == 0 || name.rfind("leaf_", 0) == 0 || name == "tree_roots") {
+      attribute.clear_ints();
+      if (attribute.has_t()) {
+        const auto type = attribute.t().data_type();
+        attribute.mutable_t()->Clear();
+        attribute.mutable_t()->set_data_type(type);
+        attribute.mutable_t()->add_dims(0);
+      }
+    }
+  }
+  bool hasPost = false;
+  for (const onnx::AttributeProto& attribute : node.attribute()) hasPost |= attribute.name() == "post_transform";
+  if (!hasPost) {
+    onnx::AttributeProto* post = node.add_attribute();
+    post->set_name("post_transform");
+    post->set_type(onnx::AttributeProto::INT);
+    post->set_i(1);
+  }
+  for (onnx::ValueInfoProto& output : *proto.mutable_graph()->mutable_output())
+    output.mutable_type()->mutable_tensor_type()->clear_shape();
+  auto model = parseModel(proto.SerializeAsString(), {}, "tree");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  auto executor = Executor::create(**model);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  const onyx::Value& x = *(*model)->graph().inputs()[0];
+  auto input = randomInput(x, {}, 1);
+  ASSERT_TRUE(input.ok()) << input.error().toString();
+  auto outputs = (*executor)->run({{x.name(), std::move(*input)}});
+  ASSERT_TRUE(outputs.ok()) << outputs.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*outputs)[0]).count(), 0);
+}
+
 }  // namespace
 }  // namespace onyx::exec

@@ -53,6 +53,11 @@ Expected<void> runGatherBlockQuantized(KernelContext& ctx) {
   if (scales.dims() != scaleDims) return ctx.error("scales " + scales.describe() + " must have dims " + describeTensor(scales.dtype(), scaleDims), 2);
   const TensorValue& zeros = ctx.input(3);
   if (!zeros.empty() && zeros.dtype() != data.dtype()) return ctx.error("zero_points must have data's type", 3);
+  // One zero point per scale, packed like the data (fuzz audit: an empty zero_points was read at byte 0).
+  Dims zeroDims = scaleDims;
+  if (table.packed) zeroDims.back() = (zeroDims.back() * table.bits + 7) / 8;
+  if (!zeros.empty() && zeros.dims() != zeroDims)
+    return ctx.error("zero_points " + zeros.describe() + " must have dims " + describeTensor(zeros.dtype(), zeroDims), 3);
   const int64_t defaultZero = isUint8 ? (1 << (table.bits - 1)) : 0;
 
   Dims outDims(table.dims.begin(), table.dims.begin() + *gatherAxis);

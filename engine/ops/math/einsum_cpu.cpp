@@ -74,7 +74,7 @@ Expected<void> runEinsum(KernelContext& ctx) {
       auto [it, inserted] = sizes.emplace(label, size);
       if (!inserted && it->second != size) {
         if (label >= kEllipsisBase && (it->second == 1 || size == 1)) {
-          it->second = std::max(it->second, size);
+          it->second = it->second == 1 ? size : it->second;  // numpy: 1 broadcasts, to 0 too
         } else {
           return ctx.error("label sizes disagree (" + std::to_string(it->second) + " vs " +
                                std::to_string(size) + ")",

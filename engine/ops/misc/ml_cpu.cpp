@@ -274,7 +274,7 @@ Expected<void> treeEnsembleKernel(KernelContext& ctx) {
     }
     if (post == 2)
       for (double& v : result) v = 1.0 / (1.0 + std::exp(-v));
-    if (post == 1 || post == 3) {
+    if ((post == 1 || post == 3) && !result.empty()) {  // n_targets 0: nothing to normalise
       double top = *std::max_element(result.begin(), result.end()), sum = 0;
       for (double& v : result) {
         v = post == 3 && v == 0 ? 0 : std::exp(v - top);

@@ -110,6 +110,7 @@ Expected<void> gridSampleKernel(KernelContext& ctx) {
   };
   auto resolve = [&](int64_t d, int64_t i) -> int64_t {
     int64_t size = sizes[size_t(d)];
+    if (size == 0) return -1;  // no sample to clamp to (std::clamp(i, 0, -1) is undefined)
     switch (padding) {
       case Padding::Zeros:
         return i >= 0 && i < size ? i : -1;
@@ -142,7 +143,7 @@ Expected<void> gridSampleKernel(KernelContext& ctx) {
             pos = std::nearbyint(pos);  // round half to even, as the reference's test data
           if (pos < lowEdge || pos > high(d)) {
             if (padding == Padding::Border)
-              pos = std::clamp(pos, 0.0, double(size - 1));
+              pos = std::clamp(pos, 0.0, double(std::max<int64_t>(size - 1, 0)));
             else if (padding == Padding::Reflection)
               pos = reflect(pos, lowEdge, high(d));
           }

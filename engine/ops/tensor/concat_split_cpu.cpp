@@ -80,7 +80,11 @@ Expected<void> splitKernel(KernelContext& ctx) {
     for (int64_t i = 0; i < n; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, len - i * chunk)));
   }
   int64_t sum = 0;
-  for (int64_t s : sizes) sum += s;
+  for (int64_t s : sizes) {
+    // Checked before any copy: a negative size let an earlier output be longer than the axis (fuzz audit).
+    if (s < 0) return ctx.error("split size " + std::to_string(s) + " is negative", 1);
+    sum += s;
+  }
   if (int64_t(sizes.size()) != n || sum != len)
     return ctx.error("split sizes do not add up to dim " + std::to_string(len) + " of " + in.describe(), 1);
   const AxisSplit split = axisSplit(in.dims(), axis);

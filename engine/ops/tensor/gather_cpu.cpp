@@ -179,8 +179,8 @@ Expected<void> gatherNDKernel(KernelContext& ctx) {
         int64_t i = indices[size_t(t * k + j)];
         int64_t dim = in.dim(b + j);
         if (i < -dim || i >= dim) {
-          bad = true;
-          i = 0;
+          bad = true;  // a data dim of 0 has no row even at index 0: stop before reading
+          return;
         }
         if (i < 0) i += dim;
         off += i * strides[size_t(b + j)];

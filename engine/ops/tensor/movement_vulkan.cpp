@@ -174,6 +174,8 @@ Expected<void> runSlice(VulkanRun& run) {
       b = std::clamp<int64_t>(b, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
       n = e > b ? (e - b + s - 1) / s : 0;
+    } else if (dim == 0) {
+      b = e = n = 0;  // std::clamp(b, 0, -1) is undefined
     } else {
       b = std::clamp<int64_t>(b, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);

@@ -45,6 +45,9 @@ Expected<SliceBounds> sliceBounds(const KernelContext& ctx, const TensorValue& i
       b = std::clamp<int64_t>(b, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
       bounds.outDims[size_t(*axis)] = e > b ? (e - b + s - 1) / s : 0;
+    } else if (dim == 0) {
+      b = 0, e = 0;  // std::clamp(b, 0, -1) is undefined, and in other standard libraries it read src[0]
+      bounds.outDims[size_t(*axis)] = 0;
     } else {
       b = std::clamp<int64_t>(b, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);

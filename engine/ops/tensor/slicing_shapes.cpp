@@ -132,6 +132,7 @@ Dim sliceLength(const Dim& d, const Dim& start, const Dim& end, int64_t step) {
       e = std::clamp<int64_t>(e, 0, n);
       return Dim(e > s ? (e - s + step - 1) / step : 0);
     }
+    if (n == 0) return Dim(0);  // std::clamp(s, 0, -1) is undefined
     s = std::clamp<int64_t>(s, 0, n - 1);
     e = std::clamp<int64_t>(e, -1, n - 1);
     return Dim(s > e ? (s - e + (-step) - 1) / (-step) : 0);
@@ -221,7 +222,7 @@ Expected<void> inferSlice(ShapeContext& ctx) {
       if (!s) known = false;
       int64_t n = (*inDims)[axis], step = steps[i];
       int64_t begin = s ? (*s < 0 ? *s + n : *s) : 0;
-      begin = step > 0 ? std::clamp<int64_t>(begin, 0, n) : std::clamp<int64_t>(begin, 0, n - 1);
+      begin = step > 0 || n == 0 ? std::clamp<int64_t>(begin, 0, n) : std::clamp<int64_t>(begin, 0, n - 1);
       first[axis] = begin;
       stride[axis] = step;
     }

@@ -39,6 +39,11 @@ Expected<void> tensorScatterKernel(KernelContext& ctx) {
       return ctx.error("write_indices must have one entry per batch entry", 2);
     starts = *indices;
   }
+  // A circular write wraps modulo the cache length: an empty cache has no slot (fuzz audit: % 0).
+  if (circular && cacheLength == 0 && updateLength > 0)
+    return ctx.error("circular mode needs a cache of at least one entry along axis " + std::to_string(axis) +
+                         ", got " + past.describe(),
+                     0);
   for (int64_t b = 0; b < batch; ++b) {
     int64_t s = starts[size_t(b)];
     if (s < 0 || s >= std::max<int64_t>(cacheLength, 1) || (!circular && s + updateLength > cacheLength))
