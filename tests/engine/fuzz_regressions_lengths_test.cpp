@@ -288,3 +288,23 @@ TEST(FuzzRegressionsLengths, GatherBlockQuantizedZeroPointsMatchTheScales) {
 
 }  // namespace
 }  // namespace onyx::exec
+
+namespace onyx::exec {
+namespace {
+
+TEST(FuzzRegressionsLengths, RecurrencesOverABatchOfZeroAreEmpty) {
+  // fuzz_run (UBSan): an LSTM over X of batch 0 took the largest of no sequence lengths.
+  for (const char* op : {"LSTM", "GRU", "RNN"}) {
+    const int64_t gates = std::string(op) == "LSTM" ? 4 : std::string(op) == "GRU" ? 3 : 1;
+    auto out = runNode(NodeCase(op, {Attribute::ofInt("hidden_size", 7)}, 14, 2),
+                       {TensorValue::allocate(DataType::Float, {3, 0, 2}), ones({1, gates * 7, 2}),
+                        ones({1, gates * 7, 7})},
+                       "");
+    ASSERT_TRUE(out.ok()) << op << ": " << out.error().toString();
+    EXPECT_EQ(std::get<TensorValue>((*out)[0]).dims(), (Dims{3, 1, 0, 7})) << op;
+    EXPECT_EQ(std::get<TensorValue>((*out)[1]).dims(), (Dims{1, 0, 7})) << op;
+  }
+}
+
+}  // namespace
+}  // namespace onyx::exec

@@ -137,7 +137,8 @@ class Direction {
     peep_ = C == Cell::Lstm && ctx.hasInput(7) ? ctx.input(7).data<float>() + d * 3 * H : nullptr;
     resetProduct_ = C == Cell::Gru && !setup.linearBeforeReset;
     recurrentGates_ = resetProduct_ ? 2 : G;
-    steps_ = *std::max_element(setup.lens.begin(), setup.lens.end());
+    // A batch of 0 has no sequences (fuzz_run: the largest of no lengths was dereferenced).
+    steps_ = setup.lens.empty() ? 0 : *std::max_element(setup.lens.begin(), setup.lens.end());
   }
 
   // The input projection of every time step, one GEMM, with the biases that can be added once: all but
