@@ -472,7 +472,7 @@ Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
     if (!ctx.wantsOutput(index)) return {};
     auto out = ctx.allocateOutput(index, DataType::Float, stateDims);
     if (!out) return out.error();
-    std::memcpy((*out)->raw(), v.data(), v.size() * sizeof(float));
+    if (!v.empty()) std::memcpy((*out)->raw(), v.data(), v.size() * sizeof(float));  // batch 0: no data pointer
     return {};
   };
   if (auto e = store(1, hLast); !e) return e;
