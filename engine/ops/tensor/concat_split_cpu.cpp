@@ -82,7 +82,7 @@ Expected<void> splitKernel(KernelContext& ctx) {
   int64_t sum = 0;
   for (int64_t s : sizes) {
     // Checked before any copy: a negative size let an earlier output be longer than the axis (fuzz audit).
-    if (s < 0) return ctx.error("split size " + std::to_string(s) + " is negative", 1);
+    if (s < 0) return ctx.error("has a negative split size (" + std::to_string(s) + ")", 1);
     sum += s;
   }
   if (int64_t(sizes.size()) != n || sum != len)
