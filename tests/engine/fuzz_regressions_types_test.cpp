@@ -192,3 +192,20 @@ TEST(FuzzRegressionsTypes, TreeEnsembleWithNoTargetsNormalisesNothing) {
 
 }  // namespace
 }  // namespace onyx::exec
+
+namespace onyx::exec {
+namespace {
+
+TEST(FuzzRegressionsTypes, QuantizeLinearToInt64SaturatesAtItsMaximum) {
+  // fuzz_run (UBSan): a huge quotient clamped to double(INT64_MAX), which is 2^63, then converted to int64.
+  const TensorValue x = TensorValue::fromVector<float>(DataType::Float, {2}, {1e30f, -1e30f});
+  const TensorValue scale = TensorValue::fromVector<float>(DataType::Float, {}, {1.0f});
+  const TensorValue zero = TensorValue::fromVector<int64_t>(DataType::Int64, {}, {0});
+  auto out = runNode(NodeCase("QuantizeLinear", {}, 13), {x, scale, zero}, "");
+  ASSERT_TRUE(out.ok()) << out.error().toString();
+  EXPECT_EQ(std::get<TensorValue>((*out)[0]).toInts(),
+            (std::vector<int64_t>{std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::lowest()}));
+}
+
+}  // namespace
+}  // namespace onyx::exec

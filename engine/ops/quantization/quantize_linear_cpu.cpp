@@ -116,7 +116,10 @@ Expected<void> quantizeKernel(KernelContext& ctx) {
       double zero = q->zeroAt(k);
       double v = std::nearbyint(quantQuotient(**x, i, scale)) + zero;
       v = clampOrZero(v, double(std::numeric_limits<T>::lowest()), double(std::numeric_limits<T>::max()));
-      (*y)->template data<T>()[i] = T(v);
+      // A 64-bit maximum is 2^63 - 1 or 2^64 - 1, which rounds up in double: converting that is undefined
+      // (fuzz_run, UBSan: 9.22337e+18 to int64).
+      (*y)->template data<T>()[i] =
+          v >= double(std::numeric_limits<T>::max()) ? std::numeric_limits<T>::max() : T(v);
     }
   });
   return ok ? Expected<void>() : ctx.error("does not support output type " + std::string(dataTypeName(out)));
