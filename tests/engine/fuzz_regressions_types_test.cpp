@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 
 #include "exec/executor.h"
 #include "exec_kernel_test_util.h"
@@ -107,15 +108,21 @@ TEST(FuzzRegressionsTypes, CastToStringPrintsIntegersExactlyAndRefusesComplex) {
   EXPECT_EQ(std::get<TensorValue>((*y)[0]).data<std::string>()[1], "7");
 }
 
+// The backend suite's single-tree TreeEnsemble; nullopt where the shared data is absent.
+constexpr const char* kSingleTree = "onnx-backend-data/node/test_ai_onnx_ml_tree_ensemble_single_tree/model.onnx";
+std::optional<onnx::ModelProto> singleTreeModel() {
+  std::ifstream in(onyx::testing::testDataDir() / kSingleTree, std::ios::binary);
+  onnx::ModelProto proto;
+  if (!in || !proto.ParseFromIstream(&in)) return std::nullopt;
+  return proto;
+}
+
 // UBSan: TreeEnsemble converted a NaN nodes_modes value (a float tensor where the spec has uint8) to uint8,
 // and an unknown mode silently never went true. The backend suite's single tree, with its modes replaced.
 TEST(FuzzRegressionsTypes, TreeEnsembleRefusesModesThatAreNoSplitMode) {
-  const std::filesystem::path file =
-      onyx::testing::testDataDir() / "onnx-backend-data/node/test_ai_onnx_ml_tree_ensemble_single_tree/model.onnx";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) GTEST_SKIP() << file << " not found (set ONYX_TEST_DATA)";
-  onnx::ModelProto proto;
-  ASSERT_TRUE(proto.ParseFromIstream(&in));
+  auto loaded = singleTreeModel();
+  if (!loaded) GTEST_SKIP() << kSingleTree << " not found or unreadable (set ONYX_TEST_DATA)";
+  onnx::ModelProto& proto = *loaded;
   auto runWithModes = [&](float mode) -> std::string {
     onnx::ModelProto edited = proto;
     for (onnx::AttributeProto& attribute : *edited.mutable_graph()->mutable_node(0)->mutable_attribute()) {
@@ -147,12 +154,9 @@ TEST(FuzzRegressionsTypes, TreeEnsembleRefusesModesThatAreNoSplitMode) {
 // Fuzz audit: a forest of no nodes and n_targets 0 took the largest of an empty result for SOFTMAX
 // (max_element of an empty vector, dereferenced). The backend suite's tree with every node removed.
 TEST(FuzzRegressionsTypes, TreeEnsembleWithNoTargetsNormalisesNothing) {
-  const std::filesystem::path file =
-      onyx::testing::testDataDir() / "onnx-backend-data/node/test_ai_onnx_ml_tree_ensemble_single_tree/model.onnx";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) GTEST_SKIP() << file << " not found (set ONYX_TEST_DATA)";
-  onnx::ModelProto proto;
-  ASSERT_TRUE(proto.ParseFromIstream(&in));
+  auto loaded = singleTreeModel();
+  if (!loaded) GTEST_SKIP() << kSingleTree << " not found or unreadable (set ONYX_TEST_DATA)";
+  onnx::ModelProto& proto = *loaded;
   onnx::NodeProto& node = *proto.mutable_graph()->mutable_node(0);
   for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
     const std::string& name = attribute.name();
