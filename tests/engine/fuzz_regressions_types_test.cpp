@@ -213,3 +213,22 @@ TEST(FuzzRegressionsTypes, QuantizeLinearToInt64SaturatesAtItsMaximum) {
 
 }  // namespace
 }  // namespace onyx::exec
+
+namespace onyx::exec {
+namespace {
+
+TEST(FuzzRegressionsTypes, SwishTakesFloatsAndShrinkSaturatesIntegers) {
+  // fuzz_run (UBSan): Swish of int8 converted a NaN to int8.
+  const TensorValue small = TensorValue::fromVector<int8_t>(DataType::Int8, {2}, {-3, 100});
+  EXPECT_NE(runError(NodeCase("Swish", {}, 24), {small}), "");
+  // Shrink is defined on integers: a huge bias saturates instead of overflowing the conversion.
+  auto out = runNode(NodeCase("Shrink", {Attribute::ofFloat("lambd", 0.5f), Attribute::ofFloat("bias", -1e30f)}, 9),
+                     {small}, "");
+  ASSERT_TRUE(out.ok()) << out.error().toString();
+  const auto& y = std::get<TensorValue>((*out)[0]);
+  EXPECT_EQ(y.data<int8_t>()[0], std::numeric_limits<int8_t>::lowest());
+  EXPECT_EQ(y.data<int8_t>()[1], std::numeric_limits<int8_t>::max());
+}
+
+}  // namespace
+}  // namespace onyx::exec
