@@ -31,7 +31,8 @@ bool convWinogradPays(int64_t inChannels, int64_t outChannels, const std::vector
                       const Dims& outDims) {
   if (kernel.size() != 2 || kernel[0] != 3 || kernel[1] != 3) return false;
   if (strides[0] != 1 || strides[1] != 1 || dilations[0] != 0 || dilations[1] != 0) return false;
-  if (std::getenv("ONYX_NO_WINOGRAD") != nullptr) return false;
+  static const bool off = std::getenv("ONYX_NO_WINOGRAD") != nullptr;
+  if (off) return false;
   return inChannels >= 16 && outChannels >= 64 && outDims[2] * outDims[3] >= 14 * 14;
 }
 

@@ -43,8 +43,8 @@ class ConvSlabs {
                      bool constantWeights, const std::vector<ConvPostOp>& postOps, bool fused,
                      std::string& implementation);
 
-  // Output rows per slab for a Conv of `flops` over `rows` output rows on `threads` threads: about
-  // kFlopsPerSlab each, at least two slabs per thread where the rows allow, at most eight. About 10-20 us
+  // Slabs for a Conv of `flops` over `rows` output rows on `threads` threads: one per kFlopsPerSlab, at most
+  // eight per thread and one per row (fewer than 2: the Conv stays whole). About 10-20 us
   // of one core's work: each slab costs a few microseconds of descriptors and a primitive call
   // (shufflenet_v2's small convs ran 1.08x slower at half this).
   static int64_t slabCount(int64_t flops, int64_t rows, int threads);

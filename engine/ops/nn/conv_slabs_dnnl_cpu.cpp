@@ -113,8 +113,7 @@ void ConvSlabs::clear() {
 
 int64_t ConvSlabs::slabCount(int64_t flops, int64_t rows, int threads) {
   const int64_t byWork = std::max<int64_t>(1, flops / kFlopsPerSlab);
-  const int64_t wanted = std::clamp<int64_t>(byWork, 2 * int64_t(threads), 8 * int64_t(threads));
-  return std::clamp<int64_t>(std::min(wanted, byWork), 1, rows);
+  return std::clamp<int64_t>(std::min(byWork, 8 * int64_t(threads)), 1, rows);
 }
 
 Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const TensorValue*>& parts,
@@ -162,27 +161,27 @@ Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const Tensor
     sources.push_back(plan.copies[p]->data());
   }
   try {
-  ctx.pool().runTasks(int64_t(plan.slabs.size()), [&](int64_t s) {
-    const SlabRows& slab = plan.slabs[size_t(s)];
-    Plan::Shape& shape = plan.shapes[plan.slabShape[size_t(s)]];
-    thread_local dnnl::stream stream(cpuEngine());
-    memory dst(rowsDesc(outChannels, slab.outRows, outWidth, plan.dstChannelsLast, outHeight), cpuEngine(),
-               out + slab.outBegin * outRowElements);
-    for (size_t p = 0; p < parts.size(); ++p) {
-      const TensorValue& in = *parts[p];
-      const int64_t channels = in.dim(1), height = in.dim(2), width = in.dim(3);
-      memory src(rowsDesc(channels, slab.inRows, width, true, height), cpuEngine(),
-                 const_cast<float*>(sources[p]) + slab.inBegin * rowElements(channels, width, true));
-      std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, shape.weights[p]}, {DNNL_ARG_DST, dst}};
-      if (p == 0 && plan.bias) args[DNNL_ARG_BIAS] = plan.bias;
-      const memory::desc scratchpadMd = shape.scratchpads[p];
-      if (scratchpadMd.get_size() > 0)
-        args[DNNL_ARG_SCRATCHPAD] = memory(scratchpadMd, cpuEngine(), threadScratchpad(scratchpadMd.get_size()));
-      shape.primitives[p].execute(stream, args);
-    }
-    stream.wait();
-  });
+    ctx.pool().runTasks(int64_t(plan.slabs.size()), [&](int64_t s) {
+      const SlabRows& slab = plan.slabs[size_t(s)];
+      Plan::Shape& shape = plan.shapes[plan.slabShape[size_t(s)]];
+      thread_local dnnl::stream stream(cpuEngine());
+      memory dst(rowsDesc(outChannels, slab.outRows, outWidth, plan.dstChannelsLast, outHeight), cpuEngine(),
+                 out + slab.outBegin * outRowElements);
+      for (size_t p = 0; p < parts.size(); ++p) {
+        const TensorValue& in = *parts[p];
+        const int64_t channels = in.dim(1), height = in.dim(2), width = in.dim(3);
+        memory src(rowsDesc(channels, slab.inRows, width, true, height), cpuEngine(),
+                   const_cast<float*>(sources[p]) + slab.inBegin * rowElements(channels, width, true));
+        std::unordered_map<int, memory> args{
+            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, shape.weights[p]}, {DNNL_ARG_DST, dst}};
+        if (p == 0 && plan.bias) args[DNNL_ARG_BIAS] = plan.bias;
+        const memory::desc scratchpadMd = shape.scratchpads[p];
+        if (scratchpadMd.get_size() > 0)
+          args[DNNL_ARG_SCRATCHPAD] = memory(scratchpadMd, cpuEngine(), threadScratchpad(scratchpadMd.get_size()));
+        shape.primitives[p].execute(stream, args);
+      }
+      stream.wait();
+    });
   } catch (const dnnl::error& e) {
     return ctx.error(std::string("oneDNN could not run a slab of the convolution: ") + e.what());
   }
