@@ -56,6 +56,10 @@ int dataTypeBits(DataType type) {
   return info ? info->bits : 0;
 }
 
+bool isKnownDataType(DataType type) {
+  return dataTypeBits(type) > 0 || type == DataType::String;
+}
+
 size_t dataTypeStorageBytes(DataType type, int64_t count) {
   return (static_cast<size_t>(count) * static_cast<size_t>(dataTypeBits(type)) + 7) / 8;
 }

@@ -42,6 +42,8 @@ std::string_view dataTypeName(DataType type);
 std::optional<DataType> dataTypeFromName(std::string_view name);
 // Bits per element (4 for int4, 0 for strings and undefined).
 int dataTypeBits(DataType type);
+// An element type ONNX defines (strings included), not a number a file made up.
+bool isKnownDataType(DataType type);
 // Bytes of `count` elements as stored packed in raw_data (sub-byte types round up).
 size_t dataTypeStorageBytes(DataType type, int64_t count);
 bool isFloatingPoint(DataType type);

@@ -87,10 +87,6 @@ const char* fieldName(TypedField field) {
   return "raw_data";
 }
 
-bool isKnownType(DataType type) {
-  return dataTypeBits(type) > 0 || type == DataType::String;
-}
-
 std::string dimsText(const std::vector<int64_t>& dims) {
   std::string text = "[";
   for (size_t i = 0; i < dims.size(); ++i) text += (i ? ", " : "") + std::to_string(dims[i]);
@@ -219,7 +215,7 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
   if (error)
     return makeError("external data file '" + ext.location + "' cannot be read: " + error.message(), what);
   int64_t length = hasLength ? ext.length : int64_t(needed);
-  if (hasLength && isKnownType(dtype) && dtype != DataType::String && size_t(length) != needed)
+  if (hasLength && isKnownDataType(dtype) && dtype != DataType::String && size_t(length) != needed)
     return makeError("external data length " + std::to_string(length) + " does not match the " +
                          std::to_string(needed) + " bytes its type and shape need",
                      what);
@@ -229,7 +225,7 @@ Expected<ExternalData> checkExternal(const onnx::TensorProto& proto, DataType dt
                          ", the file has " + std::to_string(fileSize),
                      what);
   // Without a length the data runs to the end of the file (as onnx reads it), so the rest must fit exactly.
-  if (!hasLength && isKnownType(dtype) && dtype != DataType::String && fileSize - ext.offset != length)
+  if (!hasLength && isKnownDataType(dtype) && dtype != DataType::String && fileSize - ext.offset != length)
     return makeError("external data without a length runs from byte " + std::to_string(ext.offset) +
                          " to the end of '" + ext.location + "': " + std::to_string(fileSize - ext.offset) +
                          " bytes, but the tensor's type and shape need " + std::to_string(needed) +
@@ -249,7 +245,7 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
   // Without a known element type the bytes cannot be sized, read or checked.
   if (proto.data_type() == 0)
     return makeError("tensor has no data type (data_type 0, UNDEFINED); set the element type it holds", what);
-  if (!isKnownType(dtype))
+  if (!isKnownDataType(dtype))
     return makeError("tensor has data type " + std::to_string(proto.data_type()) +
                          ", which is not an ONNX element type (1-" + std::to_string(int(DataType::Int2)) +
                          ")",
@@ -300,7 +296,7 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
         return makeError(std::string("tensor stores values in both raw_data and ") + fieldName(p.field),
                          what);
     if (span) {
-      if (isKnownType(dtype) && span->second != needed)
+      if (isKnownDataType(dtype) && span->second != needed)
         return makeError("tensor has " + std::to_string(span->second) + " bytes of raw_data, its type " +
                              std::string(dataTypeName(dtype)) + " and shape " + dimsText(dims) + " need " +
                              std::to_string(needed),
@@ -309,7 +305,7 @@ Expected<Tensor> tensorFromProto(onnx::TensorProto& proto, const ExternalDataRoo
     } else {
       std::string raw = std::move(*proto.mutable_raw_data());
       proto.clear_raw_data();
-      if (isKnownType(dtype) && raw.size() != needed)
+      if (isKnownDataType(dtype) && raw.size() != needed)
         return makeError("tensor has " + std::to_string(raw.size()) + " bytes of raw_data, its type " +
                              std::string(dataTypeName(dtype)) + " and shape " + dimsText(dims) + " need " +
                              std::to_string(needed),
