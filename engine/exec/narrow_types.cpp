@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "util/clamp_or_zero.h"
+
 namespace onyx::exec {
 namespace {
 
@@ -175,7 +177,8 @@ uint8_t doubleToNarrow(DataType dtype, double value, bool saturate, E8M0Rounding
     case DataType::Int2:
     case DataType::Uint2: {
       int bits = dtype == DataType::Int4 || dtype == DataType::Uint4 ? 4 : 2;
-      int64_t whole = std::isfinite(value) ? int64_t(std::trunc(value)) : 0;
+      // Past int64 (1e30, or an int64 near its maximum read as 2^63) saturates before the low bits are kept.
+      int64_t whole = std::isfinite(value) ? saturateToInteger<int64_t>(std::trunc(value)) : 0;
       uint8_t low = uint8_t(uint64_t(whole) & ((1u << bits) - 1));
       bool isSigned = dtype == DataType::Int4 || dtype == DataType::Int2;
       if (isSigned && (low & (1u << (bits - 1)))) low = uint8_t(low | (0xffu << bits));

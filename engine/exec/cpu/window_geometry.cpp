@@ -1,10 +1,19 @@
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include "exec/cpu/window_geometry.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 
 namespace {
+
+std::optional<int64_t> checkedSub(int64_t a, int64_t b) {
+  int64_t result = 0;
+  if (__builtin_sub_overflow(a, b, &result)) return std::nullopt;
+  return result;
+}
 
 std::string listText(const std::vector<int64_t>& values) {
   std::string text = "[";
@@ -19,8 +28,21 @@ bool isPool(const Node& node) { return node.opType() == "MaxPool" || node.opType
 // What ONNX's own checker refuses and the arithmetic below would turn into a wrong size instead of an
 // error: an empty or negative window (MaxPool kernel 0 made 4x4 into 5x5), negative pads, a pool window that
 // lies wholly in the padding, or a kernel_shape that disagrees with the weights it describes.
+// Windows, pads, strides and dilations past 2^61 are no real model's, and the window arithmetic below (padded
+// sizes, a dilated window, checked to stay under the same bound) would overflow int64 with them.
+constexpr int64_t kWindowLimit = int64_t(1) << 61;
+
+Expected<void> checkLimit(const KernelContext& ctx, std::string_view name, const std::vector<int64_t>& values) {
+  for (int64_t v : values)
+    if (v > kWindowLimit || v < -kWindowLimit)
+      return ctx.error(std::string(name) + " " + listText(values) + " must be within 2^61", 0);
+  return {};
+}
+
 Expected<void> checkWindow(const KernelContext& ctx, const std::vector<int64_t>& kernel,
                            const std::vector<int64_t>& pads, const std::vector<int64_t>& dilations) {
+  for (auto [name, values] : {std::pair{"kernel_shape", &kernel}, {"pads", &pads}, {"dilations", &dilations}})
+    if (auto within = checkLimit(ctx, name, *values); !within) return within.error();
   for (int64_t k : kernel)
     if (k <= 0) return ctx.error("kernel_shape " + listText(kernel) + " must be positive on every axis", 0);
   if (auto declared = ctx.attrInts("kernel_shape"); declared && *declared != kernel)
@@ -33,7 +55,8 @@ Expected<void> checkWindow(const KernelContext& ctx, const std::vector<int64_t>&
     for (size_t i = 0; i < pads.size(); ++i) {
       size_t axis = i % kernel.size();
       int64_t dilation = axis < dilations.size() ? dilations[axis] : 1;
-      if (pads[i] >= (kernel[axis] - 1) * dilation + 1)
+      const auto reach = checkedMul(kernel[axis] - 1, dilation);  // past int64: the window is wider than any pad
+      if (reach && pads[i] >= *reach + 1)
         return ctx.error("pads " + listText(pads) + " must be smaller than the window (kernel_shape " +
                              listText(kernel) + ", dilations " + listText(dilations) + "): a window would hold only padding",
                          0);
@@ -62,7 +85,13 @@ Expected<WindowGeometry> windowGeometry(const KernelContext& ctx, const std::vec
   for (size_t i = 0; i < n; ++i) {
     if (g.strides[i] <= 0 || g.dilations[i] <= 0)
       return ctx.error("strides and dilations must be positive", 0);
-    int64_t effective = (kernel[i] - 1) * g.dilations[i] + 1;
+    if (g.strides[i] > kWindowLimit) return ctx.error("strides " + listText(g.strides) + " must be within 2^61", 0);
+    const auto reach = checkedMul(kernel[i] - 1, g.dilations[i]);
+    if (!reach || *reach >= kWindowLimit)
+      return ctx.error("kernel_shape " + listText(kernel) + " dilated by " + listText(g.dilations) +
+                           " spans past 2^61",
+                       0);
+    int64_t effective = *reach + 1;
     int64_t out;
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
       out = (spatial[i] + g.strides[i] - 1) / g.strides[i];
@@ -92,29 +121,38 @@ Expected<void> checkConvTransposeWindow(const KernelContext& ctx, const std::vec
   return checkWindow(ctx, weightsWindow, pads, dilations);
 }
 
-std::vector<int64_t> convTransposeOutputSize(const std::vector<int64_t>& spatial, const std::vector<int64_t>& kernel,
-                                             const std::vector<int64_t>& strides,
-                                             const std::vector<int64_t>& dilations,
-                                             const std::vector<int64_t>& outputPadding, const std::string& autoPad,
-                                             const std::optional<std::vector<int64_t>>& outputShape,
-                                             std::vector<int64_t>& pads) {
+std::optional<std::vector<int64_t>> convTransposeOutputSize(
+    const std::vector<int64_t>& spatial, const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+    const std::vector<int64_t>& dilations, const std::vector<int64_t>& outputPadding, const std::string& autoPad,
+    const std::optional<std::vector<int64_t>>& outputShape, std::vector<int64_t>& pads) {
   const size_t sr = spatial.size();
   std::vector<int64_t> out(sr);
   for (size_t d = 0; d < sr; ++d) {
-    int64_t full = strides[d] * (spatial[d] - 1) + outputPadding[d] + (kernel[d] - 1) * dilations[d] + 1;
-    auto padTo = [&](int64_t target) {
-      int64_t total = full - target;
+    // strides * (spatial - 1) + output_padding + (kernel - 1) * dilations + 1, every step checked.
+    auto full = checkedMul(strides[d], spatial[d] - 1);
+    if (full) full = checkedAdd(*full, outputPadding[d]);
+    auto reach = checkedMul(kernel[d] - 1, dilations[d]);
+    if (reach) reach = checkedAdd(*reach, 1);
+    full = full && reach ? checkedAdd(*full, *reach) : std::nullopt;
+    if (!full) return std::nullopt;
+    auto padTo = [&](std::optional<int64_t> target) {
+      const auto total = target ? checkedSub(*full, *target) : std::nullopt;
+      if (!total) return false;
       bool upper = autoPad == "SAME_UPPER";
-      pads[d] = upper ? total / 2 : total - total / 2;
-      pads[d + sr] = upper ? total - total / 2 : total / 2;
-      out[d] = target;
+      pads[d] = upper ? *total / 2 : *total - *total / 2;
+      pads[d + sr] = upper ? *total - *total / 2 : *total / 2;
+      out[d] = *target;
+      return true;
     };
     if (outputShape) {
-      padTo((*outputShape)[outputShape->size() - sr + d]);
+      if (!padTo((*outputShape)[outputShape->size() - sr + d])) return std::nullopt;
     } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-      padTo(spatial[d] * strides[d]);
+      if (!padTo(checkedMul(spatial[d], strides[d]))) return std::nullopt;
     } else {
-      out[d] = full - pads[d] - pads[d + sr];
+      auto size = checkedSub(*full, pads[d]);
+      if (size) size = checkedSub(*size, pads[d + sr]);
+      if (!size) return std::nullopt;
+      out[d] = *size;
     }
   }
   return out;

@@ -25,12 +25,14 @@ Expected<void> checkConvTransposeWindow(const KernelContext& ctx, const std::vec
 
 // ConvTranspose's output size per spatial dim. output_shape and SAME_* fix it; the difference is split as
 // padding (written into `pads`, begins then ends), the odd unit going to the end for SAME_UPPER and to the
-// start otherwise. Shared by the CPU and Vulkan kernels.
-std::vector<int64_t> convTransposeOutputSize(const std::vector<int64_t>& spatial, const std::vector<int64_t>& kernel,
-                                             const std::vector<int64_t>& strides,
-                                             const std::vector<int64_t>& dilations,
-                                             const std::vector<int64_t>& outputPadding, const std::string& autoPad,
-                                             const std::optional<std::vector<int64_t>>& outputShape,
-                                             std::vector<int64_t>& pads);
+// start otherwise. Shared by the CPU and Vulkan kernels. Nullopt when a size passes int64 (strides of 2^40,
+// an output_shape of INT64_MIN): the callers' error.
+std::optional<std::vector<int64_t>> convTransposeOutputSize(const std::vector<int64_t>& spatial, const std::vector<int64_t>& kernel,
+                                                            const std::vector<int64_t>& strides,
+                                                            const std::vector<int64_t>& dilations,
+                                                            const std::vector<int64_t>& outputPadding,
+                                                            const std::string& autoPad,
+                                                            const std::optional<std::vector<int64_t>>& outputShape,
+                                                            std::vector<int64_t>& pads);
 
 }  // namespace onyx::exec

@@ -11,6 +11,7 @@
 #include "exec/cpu/fast_math.h"
 #include "exec/cpu/gemm.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "util/limits.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -41,7 +42,11 @@ Expected<AttentionDims> readDims(const KernelContext& ctx, const TensorValue& x,
   } else {
     d.qHidden = d.kHidden = d.vHidden = w.dim(1) / 3;
   }
-  if (d.qHidden + d.kHidden + d.vHidden != w.dim(1) || d.qHidden != d.kHidden || d.qHidden % d.heads || d.vHidden % d.heads)
+  // Sizes from the file: negative ones could still add up to the weights' width, and INT64_MAX overflows the sum.
+  const auto qkHidden = checkedAdd(d.qHidden, d.kHidden);
+  const auto packedHidden = qkHidden ? checkedAdd(*qkHidden, d.vHidden) : std::nullopt;
+  if (d.qHidden < 0 || d.kHidden < 0 || d.vHidden < 0 || packedHidden != w.dim(1) || d.qHidden != d.kHidden ||
+      d.qHidden % d.heads || d.vHidden % d.heads)
     return ctx.error("weights " + w.describe() + " do not split into Q, K and V hidden sizes divisible by " +
                          std::to_string(d.heads) + " heads", kWeights);
   d.headSize = d.qHidden / d.heads;

@@ -28,6 +28,8 @@ Expected<GqaDims> readGqaDims(const KernelContext& ctx, const TensorValue& q) {
   d.kvHeads = ctx.attrInt("kv_num_heads", 0);
   if (d.heads <= 0 || d.kvHeads <= 0 || d.heads % d.kvHeads)
     return ctx.error("num_heads must be a positive multiple of kv_num_heads");
+  if (d.heads > (int64_t(1) << 31))  // heads + 2 * kv_num_heads below overflows int64 near its maximum
+    return ctx.error("num_heads " + std::to_string(d.heads) + " is over 2^31");
   if (q.rank() != 3) return ctx.error("query must be 3D (batch, sequence, hidden), got " + q.describe(), kQuery);
   d.batch = q.dim(0);
   d.seq = q.dim(1);

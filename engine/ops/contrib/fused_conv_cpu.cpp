@@ -85,7 +85,7 @@ Expected<void> runFusedConv(KernelContext& ctx) {
   if (!activate(activation, params, &probe, 1))
     return ctx.error("FusedConv activation '" + activation + "' is not supported (Relu, Sigmoid, Tanh, LeakyRelu, Clip, HardSigmoid)");
   const int64_t batch = x.dim(0), channels = x.dim(1), groups = ctx.attrInt("group", 1), outChannels = w.dim(0);
-  if (groups <= 0 || channels % groups || outChannels % groups || w.dim(1) * groups != channels)
+  if (groups <= 0 || channels % groups || outChannels % groups || channels / groups != w.dim(1))
     return ctx.error("W " + w.describe() + " does not fit X " + x.describe() + " in " + std::to_string(groups) + " groups", 1);
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end()), kernelDims(w.dims().begin() + 2, w.dims().end());
   auto geometry = windowGeometry(ctx, spatial, kernelDims, false);

@@ -9,6 +9,7 @@
 
 #include "ops/contrib/contrib_kernels.h"
 #include "ops/contrib/nbits_gemm.h"
+#include "util/limits.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -31,12 +32,17 @@ Expected<NBitsLayout> readLayout(const KernelContext& ctx) {
   if (l.blockSize < 16 || (l.blockSize & (l.blockSize - 1)))
     return ctx.error("block_size " + std::to_string(l.blockSize) + " must be a power of two of at least 16");
   if (ctx.attrInt("weight_prepacked", 0) != 0) return ctx.error("prepacked weights (weight_prepacked) are not supported");
-  l.blocks = (l.k + l.blockSize - 1) / l.blockSize;
+  // Past 2^31 (no model's size) the layout arithmetic below would overflow int64.
+  constexpr int64_t kLimit = int64_t(1) << 31;
+  if (l.k > kLimit || l.n > kLimit || l.blockSize > kLimit) return ctx.error("K, N and block_size must be at most 2^31");
+  l.blocks = (l.k - 1) / l.blockSize + 1;
   l.blobBytes = l.blockSize * l.bits / 8;
   const TensorValue& b = ctx.input(kB);
-  if (b.dtype() != DataType::Uint8 || b.count() != l.n * l.blocks * l.blobBytes)
+  const auto bBytes = checkedMul(l.n * l.blocks, l.blobBytes);
+  if (!bBytes) return ctx.error("N x ceil(K / block_size) x block_size * bits / 8 passes 2^63 bytes", kB);
+  if (b.dtype() != DataType::Uint8 || b.count() != *bBytes)
     return ctx.error("B " + b.describe() + " must be uint8 holding N x ceil(K / block_size) x block_size * bits / 8 = " +
-                         std::to_string(l.n * l.blocks * l.blobBytes) + " bytes", kB);
+                         std::to_string(*bBytes) + " bytes", kB);
   const TensorValue& scales = ctx.input(kScales);
   if (!isFloatStorage(scales.dtype()) || scales.count() != l.n * l.blocks)
     return ctx.error("scales " + scales.describe() + " must hold N x ceil(K / block_size) = " + std::to_string(l.n * l.blocks) +

@@ -6,6 +6,7 @@
 
 #include "exec/cpu/half_convert.h"
 #include "exec/elementwise.h"
+#include "exec/wrapping_arithmetic.h"
 #include "util/limits.h"
 
 namespace onyx::exec {
@@ -17,19 +18,19 @@ using C = ComputeType<T>;
 struct AddOp {
   template <class T>
   T operator()(T a, T b) const {
-    return fromCompute<T>(C<T>(a) + C<T>(b));
+    return wrappingAdd(a, b);
   }
 };
 struct SubOp {
   template <class T>
   T operator()(T a, T b) const {
-    return fromCompute<T>(C<T>(a) - C<T>(b));
+    return wrappingSub(a, b);
   }
 };
 struct MulOp {
   template <class T>
   T operator()(T a, T b) const {
-    return fromCompute<T>(C<T>(a) * C<T>(b));
+    return wrappingMul(a, b);
   }
 };
 struct DivOp {
@@ -38,7 +39,7 @@ struct DivOp {
     if constexpr (std::is_integral_v<T>) {
       if (b == 0) return T(0);  // integer division by zero: 0 rather than a crash
       if constexpr (std::is_signed_v<T>) {
-        if (b == T(-1)) return T(-a);
+        if (b == T(-1)) return wrappingNeg(a);  // the lowest value over -1 does not fit
       }
       return T(a / b);
     } else {
@@ -69,7 +70,7 @@ struct MinOp {
 struct PReluOp {
   template <class T>
   T operator()(T x, T slope) const {
-    return C<T>(x) < C<T>(0) ? fromCompute<T>(C<T>(x) * C<T>(slope)) : x;
+    return C<T>(x) < C<T>(0) ? wrappingMul(x, slope) : x;
   }
 };
 struct BitAndOp {
@@ -289,7 +290,9 @@ Expected<void> variadicKernel(KernelContext& ctx) {
     const T* src = acc.data<T>();
     T* dst = (*y)->template data<T>();
     for (int64_t i = 0; i < acc.count(); ++i) {
-      if constexpr (IsMean)
+      if constexpr (IsMean && std::is_integral_v<T>)  // 256 int8 inputs: n is no int8, and the mean is 0
+        dst[i] = n > uint64_t(std::numeric_limits<T>::max()) ? T(0) : T(src[i] / T(n));
+      else if constexpr (IsMean)
         dst[i] = fromCompute<T>(C<T>(src[i]) / C<T>(n));
       else
         dst[i] = src[i];

@@ -1,5 +1,6 @@
 // CumSum and CumProd along an axis: inclusive or exclusive, forward or reversed.
 #include "exec/kernel_util.h"
+#include "exec/wrapping_arithmetic.h"
 
 namespace onyx::exec {
 namespace {
@@ -31,7 +32,7 @@ Expected<void> cumulativeKernel(KernelContext& ctx, bool product) {
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         Cm acc = product ? Cm(1) : Cm(0);
-        auto combine = [&](Cm a, Cm b) { return product ? Cm(a * b) : Cm(a + b); };
+        auto combine = [&](Cm a, Cm b) { return product ? wrappingMul(a, b) : wrappingAdd(a, b); };  // ints wrap
         for (int64_t s = 0; s < len; ++s) {
           int64_t k = reverse ? len - 1 - s : s;
           int64_t at = (o * len + k) * inner + i;

@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "exec/kernel_util.h"
+#include "exec/wrapping_arithmetic.h"
 #include "ops/math/einsum_equation.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -125,8 +128,17 @@ Expected<void> runEinsum(KernelContext& ctx) {
   }
   Dims outDims;
   int64_t outCount = 1, inner = 1;
-  for (int label : output) outDims.push_back(sizes[label]), outCount *= sizes[label];
-  for (size_t i = output.size(); i < all.size(); ++i) inner *= sizes[all[i]];
+  // The loops run over every combination of labels: four operands of 65536 would be 2^64 of them.
+  std::optional<int64_t> outLoop = 1, innerLoop = 1;
+  for (int label : output) {
+    outDims.push_back(sizes[label]);
+    if (outLoop) outLoop = checkedMul(*outLoop, sizes[label]);
+  }
+  for (size_t i = output.size(); i < all.size(); ++i)
+    if (innerLoop) innerLoop = checkedMul(*innerLoop, sizes[all[i]]);
+  if (!outLoop || !innerLoop || !checkedMul(*outLoop, *innerLoop))
+    return ctx.error("has labels whose sizes multiply past 2^63 combinations; use smaller operands", 0);
+  outCount = *outLoop, inner = *innerLoop;
   std::vector<int64_t> extent(all.size());
   for (size_t a = 0; a < all.size(); ++a) extent[a] = sizes[all[a]];
 
@@ -149,9 +161,9 @@ Expected<void> runEinsum(KernelContext& ctx) {
         for (size_t i = 0; i < operands; ++i) {
           int64_t offset = 0;
           for (size_t a = 0; a < all.size(); ++a) offset += strides[i][a] * index[a];
-          product *= C(inputs[i]->template data<T>()[offset]);
+          product = wrappingMul(product, C(inputs[i]->template data<T>()[offset]));  // integers wrap
         }
-        sum += product;
+        sum = wrappingAdd(sum, product);
       }
       out[o] = fromCompute<T>(sum);
     }

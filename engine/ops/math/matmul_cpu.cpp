@@ -1,7 +1,9 @@
 // MatMul and Gemm reference kernels (plain triple loops with double accumulation): the oracle for the
 // oneDNN kernels beside it (matmul_dnnl_cpu.cpp), and the path for integer types.
 #include "exec/kernel_util.h"
+#include "exec/wrapping_arithmetic.h"
 #include "ops/math/matmul_dims.h"
+#include "util/clamp_or_zero.h"
 
 namespace onyx::exec {
 namespace {
@@ -54,7 +56,7 @@ Expected<void> matmulReference(KernelContext& ctx) {
         for (int64_t j = 0; j < n; ++j) {
           Acc acc = 0;
           for (int64_t p = 0; p < k; ++p)
-            acc += Acc(ComputeType<T>(A[i * k + p])) * Acc(ComputeType<T>(B[p * n + j]));
+            acc = wrappingAdd(acc, wrappingMul(Acc(ComputeType<T>(A[i * k + p])), Acc(ComputeType<T>(B[p * n + j]))));
           Y[i * n + j] = fromCompute<T>(ComputeType<T>(acc));
         }
     }
@@ -109,12 +111,12 @@ Expected<void> gemmReference(KernelContext& ctx) {
         for (int64_t p = 0; p < k; ++p) {
           Acc av = Acc(ComputeType<T>(ta ? pa[p * m + i] : pa[i * k + p]));
           Acc bv = Acc(ComputeType<T>(tb ? pb[j * k + p] : pb[p * n + j]));
-          acc += av * bv;
+          acc = wrappingAdd(acc, wrappingMul(av, bv));  // integer products wrap, as ONNX Runtime's do
         }
         double v = double(acc) * alpha;
         if (!c.empty()) v += beta * c.doubleAt(i * cs[0] + j * cs[1]);
         if constexpr (std::is_integral_v<T>)
-          py[i * n + j] = T(int64_t(v));
+          py[i * n + j] = T(saturateToInteger<int64_t>(v));  // alpha may be NaN or 1e30
         else
           py[i * n + j] = fromCompute<T>(ComputeType<T>(v));
       }

@@ -6,6 +6,7 @@
 
 #include "exec/cpu/fast_math.h"
 #include "exec/kernel_util.h"
+#include "exec/wrapping_arithmetic.h"
 
 namespace onyx::exec {
 namespace {
@@ -38,8 +39,9 @@ Expected<void> mapUnary(KernelContext& ctx, Op op) {
     });                                      \
   }
 
-ONYX_UNARY(absKernel, kNumbers, v < V(0) ? V(-v) : v)
-ONYX_UNARY(negKernel, kFloats | kSignedInts, V(-v))
+// The lowest int32/int64 is its own negation and absolute value (wrapping, as ONNX Runtime's kernels do).
+ONYX_UNARY(absKernel, kNumbers, v < V(0) ? wrappingNeg(v) : v)
+ONYX_UNARY(negKernel, kFloats | kSignedInts, wrappingNeg(v))
 ONYX_UNARY(expKernel, kFloats, std::exp(v))
 ONYX_UNARY(logKernel, kFloats, std::log(v))
 ONYX_UNARY(sqrtKernel, kFloats, std::sqrt(v))

@@ -45,7 +45,9 @@ Expected<void> tfIdfVectorizerKernel(KernelContext& ctx) {
     return ctx.error("input type does not match the pool (pool_strings for strings, pool_int64s for ints)",
                      0);
   if (indexes.empty()) return ctx.error("needs ngram_indexes");
-  int64_t width = *std::max_element(indexes.begin(), indexes.end()) + 1;
+  const int64_t largest = *std::max_element(indexes.begin(), indexes.end());
+  if (largest == INT64_MAX) return ctx.error("ngram_indexes entries must be below 2^63 - 1");  // the width overflows
+  int64_t width = largest + 1;
   if (!weights.empty() && int64_t(weights.size()) < width)
     return ctx.error("weights must have one entry per output column");
 

@@ -260,6 +260,11 @@ Expected<void> computeAttention(KernelContext& ctx) {
     nonPadKeys = ctx.input(kNonPadKvLength).toInts();
     if (int64_t(nonPadKeys.size()) != a.batch)
       return ctx.error("nonpad_kv_seqlen must have one length per batch", kNonPadKvLength);
+    for (int64_t length : nonPadKeys)  // INT64_MIN would overflow the causal offset below
+      if (length < 0 || length > a.totalKeys)
+        return ctx.error("nonpad_kv_seqlen has " + std::to_string(length) + " valid keys of " +
+                             std::to_string(a.totalKeys) + "; give each batch 0 to " + std::to_string(a.totalKeys),
+                         kNonPadKvLength);
   }
   auto mask = readMask(ctx, Dims{a.batch, a.qHeads, a.querySeq, a.totalKeys});
   if (!mask) return mask.error();

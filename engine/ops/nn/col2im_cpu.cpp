@@ -1,9 +1,11 @@
 // Col2Im: sums sliding-window columns [N, C * prod(block), L] back into an image [N, C, *image_shape].
 #include <algorithm>
+#include <array>
 #include <string>
 #include <vector>
 
 #include "exec/kernel_util.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -34,11 +36,19 @@ Expected<void> col2ImKernel(KernelContext& ctx) {
   for (size_t d = 0; d < spatial; ++d) {
     if ((*block)[d] <= 0 || strides[d] <= 0 || dilations[d] <= 0 || (*image)[d] < 0)
       return ctx.error("block_shape, strides and dilations must be positive", 2);
-    int64_t span = dilations[d] * ((*block)[d] - 1) + 1;
-    blocksPerAxis[d] = ((*image)[d] + pads[d] + pads[d + spatial] - span) / strides[d] + 1;
-    kernelSize *= (*block)[d];
-    imageSize *= (*image)[d];
-    blocks *= blocksPerAxis[d];
+    if (pads[d] < 0 || pads[d + spatial] < 0) return ctx.error("pads must not be negative", 0);
+    // Every size from the inputs and attributes is checked: a dilation or image of 2^40 overflows int64.
+    auto span = checkedMul(dilations[d], (*block)[d] - 1);
+    auto padded = checkedAdd((*image)[d], pads[d]);
+    if (padded) padded = checkedAdd(*padded, pads[d + spatial]);
+    auto sizes = std::array{checkedMul(kernelSize, (*block)[d]), checkedMul(imageSize, (*image)[d])};
+    if (!span || !padded || !sizes[0] || !sizes[1])
+      return ctx.error("block_shape, image_shape, dilations and pads make sizes past 2^63", 2);
+    blocksPerAxis[d] = *padded > *span ? (*padded - *span - 1) / strides[d] + 1 : 0;  // a block wider: none
+    kernelSize = *sizes[0], imageSize = *sizes[1];
+    auto total = checkedMul(blocks, blocksPerAxis[d]);
+    if (!total) return ctx.error("block_shape, image_shape, dilations and pads make sizes past 2^63", 2);
+    blocks = *total;
   }
   int64_t batch = in.dim(0);
   if (in.dim(1) % kernelSize != 0 || in.dim(2) != blocks)

@@ -2,6 +2,7 @@
 // oracle for the oneDNN kernel beside it (conv_dnnl_cpu.cpp).
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -31,7 +32,7 @@ Expected<void> convReference(KernelContext& ctx) {
     return ctx.error("needs X and W of the same rank >= 3, got " + x.describe() + " and " + w.describe(), 1);
   int64_t groups = ctx.attrInt("group", 1);
   int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), cg = w.dim(1);
-  if (groups <= 0 || c != cg * groups || m % groups != 0)
+  if (groups <= 0 || c % groups != 0 || c / groups != cg || m % groups != 0)  // cg * groups may overflow
     return ctx.error("channels of " + x.describe() + " do not match weights " + w.describe() +
                          " with group " + std::to_string(groups),
                      1);
@@ -102,9 +103,11 @@ Expected<void> convTransposeReference(KernelContext& ctx) {
   const TensorValue& w = **ws;
   if (x.rank() < 3 || w.rank() != x.rank()) return ctx.error("needs X and W of the same rank >= 3", 1);
   int64_t groups = ctx.attrInt("group", 1);
-  int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1), m = mg * groups;
-  if (groups <= 0 || w.dim(0) != c || c % groups != 0)
+  int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1);
+  const auto outChannels = checkedMul(mg, groups);  // a group of 2^62 overflows
+  if (groups <= 0 || w.dim(0) != c || c % groups != 0 || !outChannels)
     return ctx.error("channels do not match weights " + w.describe(), 1);
+  const int64_t m = *outChannels;
   if (auto checked = checkWeightsAndBias(ctx, x, w, m); !checked) return checked.error();
   size_t sr = size_t(x.rank() - 2);
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
@@ -123,7 +126,9 @@ Expected<void> convTransposeReference(KernelContext& ctx) {
   std::vector<int64_t> window(w.dims().begin() + 2, w.dims().end());
   if (auto checked = checkConvTransposeWindow(ctx, window, strides, dil, pads); !checked) return checked.error();
   kernel = window;
-  std::vector<int64_t> out = convTransposeOutputSize(spatial, kernel, strides, dil, outPad, autoPad, outShape, pads);
+  const auto outSize = convTransposeOutputSize(spatial, kernel, strides, dil, outPad, autoPad, outShape, pads);
+  if (!outSize) return ctx.error("output size passes 2^63 (strides, dilations, output_padding or output_shape too large)", 0);
+  const std::vector<int64_t>& out = *outSize;
   Dims outDims = {n, m};
   for (int64_t o : out) outDims.push_back(o);
   auto y = ctx.allocateOutput(0, x.dtype(), outDims);

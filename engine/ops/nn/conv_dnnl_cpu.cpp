@@ -267,7 +267,7 @@ class DnnlConv final : public Kernel {
     const Dims xDims = parts.size() > 1 ? ctx.inputDims(0) : x.dims();
     int64_t groups = ctx.attrInt("group", 1);
     int64_t c = xDims[1], m = w.dim(0);
-    if (groups <= 0 || c != w.dim(1) * groups || m % groups != 0)
+    if (groups <= 0 || c % groups != 0 || c / groups != w.dim(1) || m % groups != 0)
       return ctx.error("channels of " + describeTensor(x.dtype(), xDims) + " do not match weights " +
                            w.describe() + " with group " + std::to_string(groups),
                        1);

@@ -1,6 +1,7 @@
 // Shape functions of convolutions and pools: output spatial dims are floor((in + pads - dilated kernel) /
 // stride) + 1, kept as expressions when the input's spatial dims are symbolic.
 #include "ops/nn/nn_shapes.h"
+#include "util/limits.h"
 
 namespace onyx::nn_shapes {
 
@@ -100,9 +101,9 @@ Expected<void> inferConv(ShapeContext& ctx) {
   Dim channels = w && !w->empty() ? (*w)[0] : ctx.unknownDim(op + ": rank of the weights is unknown");
   if (w && w->size() >= 2 && x.size() >= 2) {
     int64_t group = ctx.attrInt("group", 1);
-    if (auto c = x[1].value(), per = (*w)[1].value(); c && per && *c != *per * group) {
+    if (auto c = x[1].value(), per = (*w)[1].value(); c && per && group > 0 && (*c % group != 0 || *c / group != *per)) {
       return ctx.error(op + " input " + ctx.describeInput(0) + " has " + std::to_string(*c) + " channels but the weights " +
-                       ctx.describeInput(weightInput) + " expect " + std::to_string(*per * group) + " (" + std::to_string(*per) +
+                       ctx.describeInput(weightInput) + " expect " + (checkedMul(*per, group) ? std::to_string(*per * group) : "more than 2^63") + " (" + std::to_string(*per) +
                        " per group x " + std::to_string(group) + " groups)");
     }
   }

@@ -199,7 +199,7 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
   for (const TensorValue* part : parts) channels += part->dim(1);
   const int64_t m = w.dim(0), height = x.dim(2), width = x.dim(3);
   // Anything the whole-tensor path would refuse, it refuses with its own error.
-  if (groups <= 0 || channels != w.dim(1) * groups || m % groups != 0 || (parts.size() > 1 && groups != 1))
+  if (groups <= 0 || channels % groups != 0 || channels / groups != w.dim(1) || m % groups != 0 || (parts.size() > 1 && groups != 1))
     return nullptr;
   auto g = windowGeometry(ctx, {height, width}, {w.dim(2), w.dim(3)}, false);
   if (!g) return nullptr;

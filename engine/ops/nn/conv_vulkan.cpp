@@ -8,6 +8,7 @@
 #include "exec/vulkan/vulkan_kernel.h"
 #include "ops/math/matmul_vulkan.h"
 #include "ops/nn/conv_epilogue_chain.h"
+#include "util/limits.h"
 
 namespace onyx::exec::vulkan {
 
@@ -189,7 +190,7 @@ Expected<void> runConv(VulkanRun& run) {
   if (x.rank() < 3 || x.rank() > 4 || w.rank() != x.rank()) return run.fallback("not a 1-D or 2-D convolution");
   int64_t groups = run.node().attrInt("group", 1);
   int64_t c = x.dim(1), m = w.dim(0), cg = w.dim(1);
-  if (groups <= 0 || c != cg * groups || m % groups != 0)
+  if (groups <= 0 || c % groups != 0 || c / groups != cg || m % groups != 0)
     return run.error("channels of " + x.describe() + " do not match weights " + w.describe());
   auto outDims = convOutputDims(run.kernel(), x, w);
   if (!outDims) return outDims.error();
@@ -212,8 +213,11 @@ Expected<void> runConvTranspose(VulkanRun& run) {
   const TensorValue& w = run.input(1);
   if (x.rank() < 3 || x.rank() > 4 || w.rank() != x.rank()) return run.fallback("not a 1-D or 2-D convolution");
   int64_t groups = run.node().attrInt("group", 1);
-  int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1), m = mg * groups;
-  if (groups <= 0 || w.dim(0) != c || c % groups != 0) return run.error("channels do not match weights " + w.describe());
+  int64_t n = x.dim(0), c = x.dim(1), mg = w.dim(1);
+  const auto outChannels = checkedMul(mg, groups);  // a group of 2^62 overflows
+  if (groups <= 0 || w.dim(0) != c || c % groups != 0 || !outChannels)
+    return run.error("channels do not match weights " + w.describe());
+  const int64_t m = *outChannels;
   size_t sr = size_t(x.rank() - 2);
   std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
   const Node& node = run.node();
@@ -232,7 +236,9 @@ Expected<void> runConvTranspose(VulkanRun& run) {
   if (auto checked = checkConvTransposeWindow(run.kernel(), window, strides, dil, pads); !checked)
     return checked.error();
   kernel = window;
-  std::vector<int64_t> out = convTransposeOutputSize(spatial, kernel, strides, dil, outPad, autoPad, outShape, pads);
+  const auto outSize = convTransposeOutputSize(spatial, kernel, strides, dil, outPad, autoPad, outShape, pads);
+  if (!outSize) return run.error("output size passes 2^63 (strides, dilations, output_padding or output_shape too large)");
+  const std::vector<int64_t>& out = *outSize;
   WindowGeometry g{kernel, strides, dil, std::vector<int64_t>(pads.begin(), pads.begin() + long(sr)),
                    std::vector<int64_t>(pads.begin() + long(sr), pads.end()), out};
   Dims outDims = {n, m};

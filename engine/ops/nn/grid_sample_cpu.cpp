@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "exec/kernel_util.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -22,23 +23,18 @@ int64_t farIndex(double position) {
 enum class Sampling { Nearest, Linear, Cubic };
 enum class Padding { Zeros, Border, Reflection };
 
-// Reflects x into [low, high] by bouncing off the borders.
+// Reflects x into [low, high] by bouncing off the borders. In doubles throughout: a grid value of 1e30 bounces
+// more times than an int64 counts (an undefined conversion), and infinity has no reflection (low).
 double reflect(double x, double low, double high) {
   double range = high - low;
   if (range <= 0) return low;
-  if (x < low) {
-    double distance = low - x;
-    auto bounces = int64_t(distance / range);
-    double rest = distance - double(bounces) * range;
-    return bounces % 2 == 0 ? low + rest : high - rest;
-  }
-  if (x > high) {
-    double distance = x - high;
-    auto bounces = int64_t(distance / range);
-    double rest = distance - double(bounces) * range;
-    return bounces % 2 == 0 ? high - rest : low + rest;
-  }
-  return x;
+  if (!(x < low) && !(x > high)) return x;  // inside, or NaN (the callers' farIndex handles it)
+  if (std::isinf(x)) return low;
+  const double distance = x < low ? low - x : x - high;
+  const double rest = std::fmod(distance, range);
+  const bool even = std::fmod(std::floor(distance / range), 2.0) == 0;
+  if (x < low) return even ? low + rest : high - rest;
+  return even ? high - rest : low + rest;
 }
 
 // Keys' cubic convolution weights (alpha -0.75, as PyTorch) for the taps at -1, 0, 1, 2 around t in [0, 1).
@@ -215,7 +211,8 @@ Expected<void> affineGridKernel(KernelContext& ctx) {
   for (int64_t d = 2; d < int64_t(size->size()); ++d) {
     if ((*size)[size_t(d)] < 0) return ctx.error("size entries must be non-negative", 1);
     outDims.push_back((*size)[size_t(d)]);
-    points *= (*size)[size_t(d)];
+    points = checkedMul(points, (*size)[size_t(d)]).value_or(-1);
+    if (points < 0) return ctx.error("size's spatial entries multiply past 2^63", 1);
   }
   outDims.push_back(spatial);
   auto y = ctx.allocateOutput(0, theta.dtype(), outDims);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "exec/kernel_util.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -27,9 +28,21 @@ Expected<void> maxUnpoolKernel(KernelContext& ctx) {
   if (strides.size() != spatial || pads.size() != 2 * spatial)
     return ctx.error("strides and pads need one entry per spatial axis (pads two)", 0);
   Dims defaultDims{in.dim(0), in.dim(1)};
-  for (size_t d = 0; d < spatial; ++d)
-    defaultDims.push_back((in.dim(int64_t(d) + 2) - 1) * strides[d] - pads[d] - pads[d + spatial] +
-                          kernelShape[d]);
+  for (size_t d = 0; d < spatial; ++d) {
+    // Checked: negative sizes could multiply to a positive element count that indices then pass (a write past
+    // the output), and huge strides overflow.
+    if (kernelShape[d] <= 0 || strides[d] <= 0 || pads[d] < 0 || pads[d + spatial] < 0)
+      return ctx.error("kernel_shape and strides must be positive and pads not negative", 0);
+    auto size = checkedMul(in.dim(int64_t(d) + 2) - 1, strides[d]);
+    if (size) size = checkedAdd(*size, kernelShape[d]);
+    if (size) size = checkedAdd(*size, -pads[d]);
+    if (size) size = checkedAdd(*size, -pads[d + spatial]);
+    if (!size || *size < 0)
+      return ctx.error("kernel_shape, strides and pads give spatial axis " + std::to_string(d) + " of " +
+                           in.describe() + " no valid unpooled size",
+                       0);
+    defaultDims.push_back(*size);
+  }
   Dims outDims = defaultDims;
   if (ctx.hasInput(2)) {
     auto shape = ctx.intsInput(2);

@@ -1,8 +1,10 @@
 // Pooling: MaxPool (with Indices), AveragePool, GlobalAveragePool, GlobalMaxPool, LpPool, any spatial rank.
 #include <cmath>
+#include <type_traits>
 
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
+#include "util/clamp_or_zero.h"
 
 namespace onyx::exec {
 namespace {
@@ -43,6 +45,13 @@ Expected<void> poolKernel(KernelContext& ctx) {
   bool ok = dispatchType<kFloats | kInts>(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     using Cm = ComputeType<T>;
+    // An integer average of values near int64's maximum is 2^63 as a double; saturated, not an overflow.
+    auto fromDouble = [](double v) {
+      if constexpr (std::is_integral_v<Cm>)
+        return fromCompute<T>(saturateToInteger<Cm>(v));
+      else
+        return fromCompute<T>(Cm(v));
+    };
     const T* px = x.data<T>();
     T* py = (*y)->template data<T>();
     ctx.parallelFor(planes, 1, [&](int64_t pb, int64_t pe) {
@@ -104,9 +113,9 @@ Expected<void> poolKernel(KernelContext& ctx) {
             *dst = bestIndex >= 0 ? fromCompute<T>(best) : T{};
             if (indices) indices->data<int64_t>()[plane * outSpatial + o] = bestIndex + plane * inSpatial;
           } else if constexpr (P == Pool::Average) {
-            *dst = fromCompute<T>(Cm(count ? acc / double(count) : 0.0));
+            *dst = fromDouble(count ? acc / double(count) : 0.0);
           } else {
-            *dst = fromCompute<T>(Cm(std::pow(acc, 1.0 / double(lp))));
+            *dst = fromDouble(std::pow(acc, 1.0 / double(lp)));
           }
         }
       }

@@ -12,9 +12,10 @@ namespace onyx::exec {
 namespace {
 
 // An output length from a scale; a product past int64 (scales of 1e30) saturates so the size check reports it
-// instead of an undefined float-to-int conversion.
+// instead of an undefined float-to-int conversion; a negative one (or -inf, a size over an empty dim) is -1.
 int64_t scaledLength(double length) {
   if (!(length < 9.2e18)) return INT64_MAX;
+  if (length < 0) return -1;  // a negative size (keep_aspect_ratio_policy of sizes [-2^63, 1]): an error below
   return int64_t(length);
 }
 

@@ -1,5 +1,6 @@
 // DepthToSpace (DCR and CRD modes) and SpaceToDepth: blocks of channels to spatial tiles and back.
 #include "exec/kernel_util.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 namespace {
@@ -14,8 +15,14 @@ Expected<void> spaceDepthKernel(KernelContext& ctx) {
   if (b <= 0) return ctx.error("blocksize must be positive");
   int64_t n = in.dim(0), c = in.dim(1), h = in.dim(2), w = in.dim(3);
   bool crd = ctx.attrString("mode", "DCR") == "CRD";
-  Dims outDims = ToSpace ? Dims{n, c / (b * b), h * b, w * b} : Dims{n, c * b * b, h / b, w / b};
-  if ((ToSpace && c % (b * b)) || (!ToSpace && (h % b || w % b)))
+  // A blocksize of 2^32 squares past int64; the grown dims are checked too (then allocateOutput limits them).
+  const auto square = checkedMul(b, b);
+  const auto grownA = square ? (ToSpace ? checkedMul(h, b) : checkedMul(c, *square)) : std::nullopt;
+  const auto grownB = ToSpace ? checkedMul(w, b) : grownA;
+  if (!square || !grownA || !grownB)
+    return ctx.error("blocksize " + std::to_string(b) + " is too large for " + in.describe(), 0);
+  Dims outDims = ToSpace ? Dims{n, c / *square, *grownA, *grownB} : Dims{n, *grownA, h / b, w / b};
+  if ((ToSpace && c % *square) || (!ToSpace && (h % b || w % b)))
     return ctx.error("dims are not divisible by the block size", 0);
   auto y = ctx.allocateOutput(0, in.dtype(), outDims);
   if (!y) return y.error();

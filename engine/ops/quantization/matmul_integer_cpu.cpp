@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "exec/kernel_util.h"
+#include "exec/wrapping_arithmetic.h"
 
 namespace onyx::exec {
 namespace {
@@ -65,7 +66,8 @@ Expected<void> matMulIntegerKernel(KernelContext& ctx) {
         int32_t zb = bZero.empty() ? 0 : integerAt(bZero, bZero.count() == 1 ? 0 : c);
         int32_t sum = 0;
         for (int64_t i = 0; i < k; ++i)
-          sum += (integerAt(**a, aOffset + r * k + i) - za) * (integerAt(**b, bOffset + i * n + c) - zb);
+          sum = wrappingAdd(sum, (integerAt(**a, aOffset + r * k + i) - za) *  // int32 wraps, as ONNX Runtime's
+                                     (integerAt(**b, bOffset + i * n + c) - zb));
         out[(p * m + r) * n + c] = sum;
       }
     }

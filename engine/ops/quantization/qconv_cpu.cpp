@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "exec/kernel_util.h"
 #include "util/clamp_or_zero.h"
@@ -32,7 +33,7 @@ Expected<ConvGeometry> convGeometry(KernelContext& ctx, const TensorValue& x, co
   g.outChannels = w.dim(0);
   g.group = ctx.attrInt("group", 1);
   if (g.group <= 0 || g.inChannels % g.group != 0 || g.outChannels % g.group != 0 ||
-      w.dim(1) * g.group != g.inChannels)
+      g.inChannels / g.group != w.dim(1))  // w.dim(1) * group may overflow
     return ctx.error("weights " + w.describe() + " do not match input " + x.describe() + " with group " +
                          std::to_string(g.group),
                      weightIndex);
@@ -49,6 +50,12 @@ Expected<ConvGeometry> convGeometry(KernelContext& ctx, const TensorValue& x, co
   g.outSpatial.resize(spatial);
   for (size_t d = 0; d < spatial; ++d) {
     if (g.strides[d] <= 0 || g.dilations[d] <= 0) return ctx.error("strides and dilations must be positive");
+    // As Conv's windows (exec/cpu/window_geometry.cpp): past 2^31 the arithmetic below overflows int64, and a
+    // negative pad would read outside the input.
+    constexpr int64_t kLimit = int64_t(1) << 31;
+    if (g.strides[d] > kLimit || g.dilations[d] > kLimit || pads[d] < 0 || pads[d] > kLimit ||
+        pads[d + spatial] < 0 || pads[d + spatial] > kLimit)
+      return ctx.error("strides and dilations must be within 2^31 and pads between 0 and 2^31");
     int64_t span = (g.kernel[d] - 1) * g.dilations[d] + 1;
     int64_t begin = pads[d], end = pads[d + spatial];
     if (autoPad == "VALID") {
@@ -119,6 +126,14 @@ Dims outputDims(const ConvGeometry& g) {
 
 // w's zero point is read per output channel, or once when it has one element (fuzz_run: a zero point of
 // another length read past its end under ASan).
+// A zero point has its tensor's type (ONNX's T1/T2): one of another type is read as doubles, and a float
+// NaN or 1e30 then overflowed the int32 accumulator's conversion.
+Expected<void> checkZeroType(const KernelContext& ctx, const TensorValue& zero, const TensorValue& of, int index) {
+  if (!zero.empty() && zero.dtype() != of.dtype())
+    return ctx.error("zero point " + zero.describe() + " must have the type of " + of.describe(), index);
+  return {};
+}
+
 Expected<void> checkWeightZero(const KernelContext& ctx, const TensorValue& wZero, int64_t outChannels, int index) {
   if (!wZero.empty() && wZero.count() != 1 && wZero.count() != outChannels)
     return ctx.error("w_zero_point " + wZero.describe() + " must have one element or one per output channel (" +
@@ -145,9 +160,12 @@ Expected<void> convIntegerKernel(KernelContext& ctx) {
   int32_t* out = (*y)->data<int32_t>();
   const TensorValue& wZero = ctx.input(3);
   if (auto ok = checkWeightZero(ctx, wZero, g->outChannels, 3); !ok) return ok.error();
-  // int32 accumulation wraps, as ONNX Runtime's does; through int64, where the double sum is exact.
+  for (auto [zero, of, index] : {std::tuple{&ctx.input(2), *x, 2}, {&wZero, *w, 3}})
+    if (auto typed = checkZeroType(ctx, *zero, *of, index); !typed) return typed.error();
+  // int32 accumulation wraps, as ONNX Runtime's does; through int64, where the double sum is exact (a zero
+  // point of another type than x, 1e30 or NaN, saturates first).
   convolve(*g, **x, scalarOr(ctx.input(2), 0.0), **w, wZero.empty() ? nullptr : &wZero,
-           [&](int64_t i, double acc, int64_t) { out[i] = int32_t(int64_t(acc)); });
+           [&](int64_t i, double acc, int64_t) { out[i] = int32_t(saturateToInteger<int64_t>(acc)); });
   return {};
 }
 
@@ -170,6 +188,8 @@ Expected<void> qlinearConvKernel(KernelContext& ctx) {
   if (!bias.empty() && bias.count() != g->outChannels)
     return ctx.error("must have one element per output channel", 8);
   if (auto ok = checkWeightZero(ctx, wZero, g->outChannels, 5); !ok) return ok.error();
+  for (auto [zero, of, index] : {std::tuple{&ctx.input(2), *x, 2}, {&wZero, *w, 5}})
+    if (auto typed = checkZeroType(ctx, *zero, *of, index); !typed) return typed.error();
   if (xScale.count() != 1) return ctx.error("x_scale " + xScale.describe() + " must have one element", 1);
   if (yScale.count() != 1) return ctx.error("y_scale " + yScale.describe() + " must have one element", 6);
   DataType outType = yZero.empty() ? (*x)->dtype() : yZero.dtype();

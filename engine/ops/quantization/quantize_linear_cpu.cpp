@@ -24,7 +24,7 @@ struct QuantParams {
     if (scale->count() == 1) return 0;
     int64_t a = (i / inner) % axisLen;
     if (block <= 0) return a;
-    int64_t blocks = (axisLen + block - 1) / block;
+    int64_t blocks = axisLen == 0 ? 0 : (axisLen - 1) / block + 1;  // axisLen + block - 1 overflows
     int64_t outer = i / (inner * axisLen);
     return (outer * blocks + a / block) * inner + i % inner;
   }
@@ -42,7 +42,7 @@ Expected<QuantParams> quantParams(KernelContext& ctx, const TensorValue& x) {
     q.block = ctx.attrInt("block_size", 0);
     int64_t expected = q.axisLen;
     if (q.block > 0) {
-      int64_t blocks = (q.axisLen + q.block - 1) / q.block;
+      int64_t blocks = q.axisLen == 0 ? 0 : (q.axisLen - 1) / q.block + 1;  // a block_size of INT64_MAX
       expected = x.count() / std::max<int64_t>(q.axisLen, 1) * blocks;
     }
     if (q.scale->count() != expected)

@@ -2,12 +2,16 @@
 
 #include <string>
 
+#include "util/limits.h"
+
 namespace onyx::exec {
 
 Expected<void> checkRecurrentOperands(const KernelContext& ctx, const RecurrentDims& d) {
   const TensorValue& W = ctx.input(1);
   const TensorValue& R = ctx.input(2);
   const int64_t H = d.hidden, G = d.gates;
+  // hidden_size comes from the file: 2^62 would overflow G * H.
+  if (H < 0 || !checkedMul(G, H)) return ctx.error("hidden_size " + std::to_string(H) + " is out of range");
   if (W.rank() != 3 || W.dim(0) != d.dirs || W.dim(1) != G * H || W.dim(2) != d.inputSize)
     return ctx.error("W " + W.describe() + " does not match the input size and hidden_size", 1);
   if (R.rank() != 3 || R.dim(0) != d.dirs || R.dim(1) != G * H || R.dim(2) != H)

@@ -76,13 +76,16 @@ Expected<void> splitKernel(KernelContext& ctx) {
   int64_t len = in.dim(axis);
   if (sizes.empty()) {
     int64_t parts = ctx.opset() >= 18 ? ctx.attrInt("num_outputs", n) : n;
-    int64_t chunk = (len + parts - 1) / std::max<int64_t>(parts, 1);
+    int64_t chunk = len == 0 ? 0 : (len - 1) / std::max<int64_t>(parts, 1) + 1;  // len + parts - 1 overflows
     for (int64_t i = 0; i < n; ++i) sizes.push_back(std::max<int64_t>(0, std::min(chunk, len - i * chunk)));
   }
+  // Checked before any copy: a negative size let an earlier output be longer than the axis (fuzz audit).
+  for (int64_t s : sizes)
+    if (s < 0) return ctx.error("has a negative split size (" + std::to_string(s) + ")", 1);
   int64_t sum = 0;
   for (int64_t s : sizes) {
-    // Checked before any copy: a negative size let an earlier output be longer than the axis (fuzz audit).
-    if (s < 0) return ctx.error("has a negative split size (" + std::to_string(s) + ")", 1);
+    if (s > len - sum)  // also keeps the sum from overflowing (sizes of INT64_MAX)
+      return ctx.error("split sizes add up past dim " + std::to_string(len) + " of " + in.describe(), 1);
     sum += s;
   }
   if (int64_t(sizes.size()) != n || sum != len)

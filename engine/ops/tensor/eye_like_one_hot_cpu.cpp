@@ -1,5 +1,6 @@
 // EyeLike (ones on a diagonal) and OneHot (on and off values at the indexed depth).
 #include "exec/kernel_util.h"
+#include "util/clamp_or_zero.h"
 
 namespace onyx::exec {
 namespace {
@@ -58,7 +59,7 @@ Expected<void> oneHotKernel(KernelContext& ctx) {
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t d = 0; d < depth; ++d)
         for (int64_t i = 0; i < inner; ++i) {
-          int64_t idx = int64_t(indices.doubleAt(o * inner + i));
+          int64_t idx = saturateToInteger<int64_t>(indices.doubleAt(o * inner + i));  // NaN, 2^63
           if (idx < 0) idx += depth;
           dst[(o * depth + d) * inner + i] = idx == d ? v[1] : v[0];
         }

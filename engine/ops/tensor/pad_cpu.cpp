@@ -1,6 +1,7 @@
 // Pad reference kernel: constant, edge, reflect and wrap modes, pads and axes from attributes or inputs.
 #include "exec/kernel_util.h"
 #include "ops/tensor/movement_params.h"
+#include "util/clamp_or_zero.h"
 #include "util/limits.h"
 
 namespace onyx::exec {
@@ -47,6 +48,12 @@ Expected<void> padKernel(KernelContext& ctx) {
   Dims outDims;
   for (int64_t d = 0; d < rank; ++d) {
     // Saturated on overflow: allocateOutput then reports the size instead of allocating a wrapped one.
+    // A negative pad crops; one past the axis's own length (INT64_MIN, made up by a larger pad on the other
+    // side) would make the index arithmetic below overflow.
+    if (before[size_t(d)] < -in.dim(d) || after[size_t(d)] < -in.dim(d))
+      return ctx.error("pads crop " + std::to_string(std::min(before[size_t(d)], after[size_t(d)])) + " from axis " +
+                           std::to_string(d) + " of " + in.describe() + ", which is shorter",
+                       1);
     auto sum = checkedAdd(in.dim(d), before[size_t(d)]);
     int64_t n = sum ? checkedAdd(*sum, after[size_t(d)]).value_or(INT64_MAX) : INT64_MAX;
     if (n < 0) return ctx.error("pads make a negative dim", 1);
@@ -59,7 +66,11 @@ Expected<void> padKernel(KernelContext& ctx) {
     using T = decltype(tag);
     const T* src = in.data<T>();
     T* dst = (*y)->template data<T>();
-    T fill = fromCompute<T>(ComputeType<T>(constant));
+    T fill;  // the constant is any double a file gives (NaN, 1e30), converted without overflow
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      fill = saturateToInteger<T>(constant);
+    else
+      fill = fromCompute<T>(ComputeType<T>(constant));
     for (int64_t o = 0; o < (*y)->count(); ++o) {
       int64_t rest = o, off = 0;
       bool outside = false;

@@ -10,6 +10,7 @@
 #include "exec/cpu/half_convert.h"
 #include "exec/kernel_util.h"
 #include "exec/narrow_types.h"
+#include "exec/wrapping_arithmetic.h"
 #include "ir/tensor.h"
 #include "util/limits.h"
 
@@ -240,7 +241,8 @@ Expected<void> rangeKernel(KernelContext& ctx) {
       return;
     }
     T* out = (*y)->template data<T>();
-    for (int64_t i = 0; i < *n; ++i) out[i] = fromCompute<T>(Cm(start + Cm(i) * delta));
+    // i * delta may pass the type's range before start brings it back (int32 from its lowest by 65536): wrap.
+    for (int64_t i = 0; i < *n; ++i) out[i] = fromCompute<T>(wrappingAdd(start, wrappingMul(Cm(i), delta)));
   });
   if (failed) return *failed;
   return ok ? Expected<void>() : ctx.unsupportedType(0);

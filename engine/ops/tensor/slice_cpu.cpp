@@ -44,14 +44,15 @@ Expected<SliceBounds> sliceBounds(const KernelContext& ctx, const TensorValue& i
     if (s > 0) {
       b = std::clamp<int64_t>(b, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
-      bounds.outDims[size_t(*axis)] = e > b ? (e - b + s - 1) / s : 0;
+      bounds.outDims[size_t(*axis)] = e > b ? (e - b - 1) / s + 1 : 0;  // e - b + s - 1 overflows at INT64_MAX
     } else if (dim == 0) {
       b = 0, e = 0;  // std::clamp(b, 0, -1) is undefined, and in other standard libraries it read src[0]
       bounds.outDims[size_t(*axis)] = 0;
     } else {
       b = std::clamp<int64_t>(b, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
-      bounds.outDims[size_t(*axis)] = b > e ? (b - e + (-s) - 1) / (-s) : 0;
+      const int64_t back = s == INT64_MIN ? INT64_MAX : -s;  // -INT64_MIN overflows; either takes one element
+      bounds.outDims[size_t(*axis)] = b > e ? (b - e - 1) / back + 1 : 0;
     }
     bounds.begin[size_t(*axis)] = b;
     bounds.step[size_t(*axis)] = s;

@@ -130,12 +130,13 @@ Dim sliceLength(const Dim& d, const Dim& start, const Dim& end, int64_t step) {
     if (step > 0) {
       s = std::clamp<int64_t>(s, 0, n);
       e = std::clamp<int64_t>(e, 0, n);
-      return Dim(e > s ? (e - s + step - 1) / step : 0);
+      return Dim(e > s ? (e - s - 1) / step + 1 : 0);  // e - s + step - 1 overflows at INT64_MAX
     }
     if (n == 0) return Dim(0);  // std::clamp(s, 0, -1) is undefined
     s = std::clamp<int64_t>(s, 0, n - 1);
     e = std::clamp<int64_t>(e, -1, n - 1);
-    return Dim(s > e ? (s - e + (-step) - 1) / (-step) : 0);
+    const int64_t back = step == INT64_MIN ? INT64_MAX : -step;  // -INT64_MIN overflows
+    return Dim(s > e ? (s - e - 1) / back + 1 : 0);
   }
   if (d.isUnknown()) return d;
   auto position = [&](const Dim& bound, bool isStart) -> Dim {
@@ -152,7 +153,7 @@ Dim sliceLength(const Dim& d, const Dim& start, const Dim& end, int64_t step) {
   };
   Dim s = position(start, true), e = position(end, false);
   if (step > 0) return step == 1 ? dimSub(e, s) : dimCeilDiv(dimSub(e, s), Dim(step));
-  return dimCeilDiv(dimSub(s, e), Dim(-step));
+  return dimCeilDiv(dimSub(s, e), Dim(step == INT64_MIN ? INT64_MAX : -step));
 }
 
 }  // namespace
