@@ -119,6 +119,12 @@ Expected<void> Executor::validateInputs(const NamedValues& inputs) {
             "input '" + v->name() + "' is " + t->describe() + " but the model expects " + type.toString(),
             v->name());
       }
+      // An empty input's other dims size kernels' scratch (a TopK row of [0, 2^40]); a full one is already in memory.
+      if (t->count() == 0)
+        if (auto size = checkTensorSize(t->dims(), int64_t(elementBytes(t->dtype())), "input '" + v->name() + "'",
+                                        v->name());
+            !size)
+          return size.error();
       if (type.shape()) {
         const Shape& shape = *type.shape();
         if (shape.size() != t->dims().size()) {
@@ -335,7 +341,7 @@ Expected<RunValue> randomInput(const onyx::Value& input, const SymBindings& bind
     }
   }
   // An element type the file made up has no size: a tensor of it would hold no bytes for its elements.
-  if (dataTypeBits(type.elemType()) == 0 && type.elemType() != DataType::String)
+  if (!isKnownDataType(type.elemType()))
     return makeError("input '" + input.name() + "' is declared with element type " +
                          std::to_string(int(type.elemType())) +
                          ", which is not an ONNX element type: fix its type in the model",

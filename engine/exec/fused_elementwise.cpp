@@ -205,6 +205,8 @@ bool isFusibleElementwise(const Node& node) {
   if (int(node.inputCount()) > info->maxInputs || inputs < info->minInputs || node.outputCount() != 1)
     return false;
   if (info->op != Op::Clip && inputs != int(node.inputCount())) return false;
+  // Clip may omit its bounds, never its input (an unnamed one left the register index -1).
+  if (node.inputCount() == 0 || !node.input(0) || node.input(0)->name().empty()) return false;
   for (const Attribute& a : node.attributes()) {
     if (a.isReference()) return false;
     bool known = (info->op == Op::LeakyRelu && a.name() == "alpha") ||

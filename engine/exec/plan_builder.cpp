@@ -13,6 +13,7 @@
 #include "exec/plan_place.h"
 #include "exec/plan_schedule.h"
 #include "ir/file_view.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 
@@ -25,7 +26,7 @@ namespace {
 TensorValue constantValue(const onyx::Value& value, const OuterReads& bodyReads, const PlanContext& context) {
   const onyx::Tensor& tensor = *value.initializer();
   const DataType dtype = tensor.dtype();
-  bool gatheredOnly = !value.uses().empty() && tensor.buffer() && dtype != DataType::String &&
+  bool gatheredOnly = !value.uses().empty() && tensor.buffer() && dtype != DataType::String && dtype != DataType::Bool &&
                       dataTypeBits(dtype) % 8 == 0;
   for (const auto& [node, reads] : bodyReads)  // a body's nodes read it by name, not as a use
     gatheredOnly = gatheredOnly && std::find(reads.begin(), reads.end(), &value) == reads.end();
@@ -62,7 +63,7 @@ class GraphPlanning {
   Expected<std::unique_ptr<GraphPlan>> run();
 
  private:
-  void bindGraphSlots();
+  Expected<void> bindGraphSlots();
   Expected<void> planNode(const Node& node);
   Expected<void> bindInputs(Step& step, std::vector<const onyx::Tensor*>& constants);
   Expected<void> bindConcatenatedParts(Step& step);
@@ -85,7 +86,7 @@ class GraphPlanning {
 Expected<std::unique_ptr<GraphPlan>> GraphPlanning::run() {
   plan_->graph = &graph_;
   plan_->depth = depth_;
-  bindGraphSlots();
+  if (auto bound = bindGraphSlots(); !bound) return bound.error();
   auto order = scheduleNodes(graph_, outerReads_);
   if (!order) return order.error();
   folds_ = findInputFolds(*order, facts_, context_);
@@ -100,13 +101,21 @@ Expected<std::unique_ptr<GraphPlan>> GraphPlanning::run() {
   return std::move(plan_);
 }
 
-void GraphPlanning::bindGraphSlots() {
+Expected<void> GraphPlanning::bindGraphSlots() {
   for (const onyx::Value* v : graph_.inputs()) plan_->inputSlots.push_back(plan_->addSlot(v));
   for (const onyx::Value* v : graph_.initializers()) {
+    // An empty initializer's other dims size kernels' scratch: the same limit as a tensor's elements.
+    const onyx::Tensor& tensor = *v->initializer();
+    if (tensor.elementCount() == 0)
+      if (auto size = checkTensorSize(tensor.dims(), int64_t(elementBytes(tensor.dtype())),
+                                      "initializer '" + v->name() + "'", v->name());
+          !size)
+        return size.error();
     int slot = plan_->slotOf.count(v) ? plan_->slotOf[v] : plan_->addSlot(v);
     plan_->constants.push_back({slot, constantValue(*v, outerReads_, context_)});
     plan_->isConstant[size_t(slot)] = true;
   }
+  return {};
 }
 
 Expected<void> GraphPlanning::planNode(const Node& node) {

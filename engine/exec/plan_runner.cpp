@@ -15,6 +15,7 @@
 #include "exec/plan_fold.h"
 #include "exec/plan_memory.h"
 #include "exec/plan_profiling.h"
+#include "util/limits.h"
 
 namespace onyx::exec {
 
@@ -244,6 +245,12 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
   for (size_t i = 0; i < outputs_.size(); ++i) {
     if (step.outputs[i] >= 0 && std::holds_alternative<std::monostate>(outputs_[i]))
       return context.error("produced no value for output " + std::to_string(i));
+    // A view or reshape of an empty tensor is not allocated, so allocateOutput never checked its dims.
+    if (const auto* t = std::get_if<TensorValue>(&outputs_[i]); t && !t->empty() && t->count() == 0)
+      if (auto size = checkTensorSize(t->dims(), int64_t(elementBytes(t->dtype())),
+                                      step.node->opType() + " output " + std::to_string(i), step.node->describe());
+          !size)
+        return size.error();
   }
   step.outputBytes = 0;
   for (const RunValue& out : outputs_)

@@ -165,6 +165,14 @@ TensorValue TensorValue::fromConstant(const onyx::Tensor& tensor) {
   if (bytes.size() < size_t(elementCount(tensor.dims())) * elementBytes(dtype)) {
     return allocate(dtype, tensor.dims());  // malformed constant: zeros (the loader reports it)
   }
+  // A bool byte other than 0 or 1 (a file can hold any) is not a value a C++ bool may hold: copy it as 0 or 1.
+  if (dtype == DataType::Bool &&
+      std::any_of(bytes.begin(), bytes.end(), [](std::byte b) { return uint8_t(b) > 1; })) {
+    TensorValue t = allocate(dtype, tensor.dims());
+    auto* out = t.data<uint8_t>();
+    for (int64_t i = 0; i < t.count(); ++i) out[i] = uint8_t(bytes[size_t(i)]) != 0;
+    return t;
+  }
   // Weights are viewed in place wherever they are aligned to their element: the loader's buffers start at
   // malloc's 16 bytes, and copying float32 weights for a 64-byte start kept every float weight of a model
   // twice in memory (bert_small_int4's 8 MB embedding table) for vector loads that do not need it: the

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace onyx {
 
@@ -112,6 +113,20 @@ Expected<int64_t> checkTensorSize(std::span<const int64_t> dims, int64_t element
                          ", whose element count does not fit in 64 bits; use smaller sizes",
                      std::move(where));
   const int64_t limit = resourceLimits().maxTensorBytes;
+  if (*count == 0) {
+    // An empty tensor holds nothing, but kernels size their scratch from its other dims (a TopK row of
+    // [0, 2^40], a Resize tap table): those dims get the same limit as a tensor's elements.
+    int64_t span = 1;
+    for (int64_t d : dims)
+      if (d > 0) span = checkedMul(span, d).value_or(std::numeric_limits<int64_t>::max());
+    if (auto spanBytes = checkedMul(span, std::max<int64_t>(elementBytes, 1)); !spanBytes || *spanBytes > limit)
+      return makeError(std::string(what) + " asks for an empty tensor of " + dimsText(dims) +
+                           " whose other dimensions span " + std::to_string(span) + " elements, over the limit of " +
+                           std::to_string(limit) + " bytes per tensor; use smaller sizes or raise the limit with " +
+                           std::string(kMaxTensorBytesEnv),
+                       std::move(where));
+    return 0;
+  }
   auto bytes = checkedMul(*count, std::max<int64_t>(elementBytes, 1));
   if (!bytes || *bytes > limit) {
     std::string size = bytes ? std::to_string(*bytes) + " bytes" : "more than 2^63 bytes";

@@ -30,12 +30,12 @@ Expected<MhaDims> readMhaDims(const KernelContext& ctx, const TensorValue& q, co
   d.headSize = q.dim(2) / d.heads;
   d.bnshKv = k.rank() == 4;
   if (d.bnshKv) {
-    if (k.dims() != Dims{d.batch, d.heads, k.dim(2), d.headSize} || v.rank() != 4 || v.dim(2) != k.dim(2) || v.dim(1) != d.heads)
+    if (k.dims() != Dims{d.batch, d.heads, k.dim(2), d.headSize} || v.rank() != 4 || v.dim(0) != d.batch || v.dim(2) != k.dim(2) || v.dim(1) != d.heads)
       return ctx.error("4D key/value must be (batch, num_heads, length, head_size)", kKey);
     d.kvSeq = k.dim(2);
     d.vHeadSize = v.dim(3);
   } else {
-    if (k.rank() != 3 || v.rank() != 3 || k.dim(0) != d.batch || k.dim(2) != q.dim(2) || v.dim(1) != k.dim(1) || v.dim(2) % d.heads)
+    if (k.rank() != 3 || v.rank() != 3 || k.dim(0) != d.batch || v.dim(0) != d.batch || k.dim(2) != q.dim(2) || v.dim(1) != k.dim(1) || v.dim(2) % d.heads)
       return ctx.error("key " + k.describe() + " and value " + v.describe() + " do not fit query " + q.describe(), kKey);
     d.kvSeq = k.dim(1);
     d.vHeadSize = v.dim(2) / d.heads;

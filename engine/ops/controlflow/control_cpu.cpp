@@ -2,6 +2,7 @@
 // lasts, carrying state and stacking scan outputs; Scan iterates over input axes.
 #include <cstring>
 
+#include "exec/copy_elements.h"
 #include "exec/kernel_util.h"
 #include "util/limits.h"
 
@@ -37,27 +38,21 @@ Expected<TensorValue> stack(const KernelContext& ctx, const std::vector<TensorVa
   const TensorValue& first = items[0];
   Dims dims = first.dims();
   int64_t rank = first.rank();
+  const int64_t given = axis;
   if (axis < 0) axis += rank + 1;
+  if (axis < 0 || axis > rank)
+    return ctx.error("scan_output_axes entry " + std::to_string(given) + " is out of range for a scan output of rank " +
+                     std::to_string(rank));
   dims.insert(dims.begin() + axis, int64_t(items.size()));
   TensorValue out = TensorValue::allocate(first.dtype(), dims);
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= first.dim(d);
   for (int64_t d = axis; d < rank; ++d) inner *= first.dim(d);
-  size_t eb = elementBytes(first.dtype());
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].dims() != first.dims() || items[i].dtype() != first.dtype())
       return ctx.error("scan output changes shape between iterations");
-    for (int64_t o = 0; o < outer; ++o) {
-      if (first.dtype() == DataType::String) {
-        for (int64_t j = 0; j < inner; ++j)
-          out.data<std::string>()[(o * int64_t(items.size()) + int64_t(i)) * inner + j] =
-              items[i].data<std::string>()[o * inner + j];
-      } else {
-        std::memcpy(
-            static_cast<char*>(out.raw()) + size_t((o * int64_t(items.size()) + int64_t(i)) * inner) * eb,
-            static_cast<const char*>(items[i].raw()) + size_t(o * inner) * eb, size_t(inner) * eb);
-      }
-    }
+    for (int64_t o = 0; o < outer; ++o)
+      copyElements(out, (o * int64_t(items.size()) + int64_t(i)) * inner, items[i], o * inner, inner);
   }
   return out;
 }
@@ -168,7 +163,7 @@ Expected<void> scanKernel(KernelContext& ctx) {
       if (ctx.opset() >= 9) return t;
       Dims d(t.dims().begin() + 1, t.dims().end());
       TensorValue out = TensorValue::allocate(t.dtype(), d);
-      std::memcpy(out.raw(), static_cast<const char*>(t.raw()) + size_t(b) * out.byteSize(), out.byteSize());
+      copyElements(out, 0, t, b * out.count(), out.count());
       return out;
     };
     for (size_t i = 0; i < carried; ++i) st.push_back(slice0(std::get<TensorValue>(state[i])));
@@ -194,11 +189,7 @@ Expected<void> scanKernel(KernelContext& ctx) {
         TensorValue s = TensorValue::allocate(t.dtype(), d);
         const AxisSplit split = axisSplit(t.dims(), axis);
         const int64_t outer = split.outer, inner = split.inner;
-        size_t eb = elementBytes(t.dtype());
-        for (int64_t o = 0; o < outer; ++o)
-          std::memcpy(static_cast<char*>(s.raw()) + size_t(o * inner) * eb,
-                      static_cast<const char*>(t.raw()) + size_t((o * iterations + idx) * inner) * eb,
-                      size_t(inner) * eb);
+        for (int64_t o = 0; o < outer; ++o) copyElements(s, o * inner, t, (o * iterations + idx) * inner, inner);
         args.push_back(std::move(s));
       }
       auto outs = ctx.runSubgraph(*body, std::move(args));

@@ -60,7 +60,8 @@ Expected<void> inferWhere(ShapeContext& ctx) {
   auto condition = ctx.inputInts(0);
   const auto& x = ctx.inputValue(1);
   const auto& y = ctx.inputValue(2);
-  if (!condition || !x || !y) return {};
+  // An empty one among them (an empty broadcast) has no element to pick: v[0] of an empty vector.
+  if (!condition || !x || !y || condition->empty() || x->empty() || y->empty()) return {};
   size_t n = std::max({condition->size(), x->size(), y->size()});
   std::vector<Dim> value;
   for (size_t i = 0; i < n; ++i) {

@@ -254,8 +254,9 @@ class DnnlMatmul final : public Kernel {
   Expected<std::optional<MatmulShapes>> shapesOf(const KernelContext& ctx) const {
     MatmulShapes s;
     const Dims bDims = ctx.inputDims(1);
-    // A read permuted unless its batch folds into M (a 2-D B), which needs it contiguous.
-    auto a = operandOf(ctx, 0, gemm_ || bDims.size() != 2);
+    // A read permuted unless its batch folds into M (a 2-D B, or a 1-D one, padded to [K, 1]), which needs it
+    // contiguous (a permuted A with a 1-D B had more strides than dims: a vector of SIZE_MAX strides).
+    auto a = operandOf(ctx, 0, gemm_ || bDims.size() > 2);
     if (!a) return a.error();
     auto b = operandOf(ctx, 1, true);
     if (!b) return b.error();

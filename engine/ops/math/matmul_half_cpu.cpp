@@ -4,6 +4,8 @@
 // every weight at load. Chosen only when the weight's stored type is known to be 16-bit (an initializer or a
 // typed value); anything else it meets goes to the reference kernel. The panel product and the float16
 // conversions are the contrib family's (ops/contrib/contrib_kernels.h), shared with MatMulNBits.
+#include <cstring>
+
 #include "ops/contrib/contrib_kernels.h"
 
 namespace onyx::exec {
@@ -36,6 +38,10 @@ Expected<void> runHalfMatMul(KernelContext& ctx) {
   auto y = ctx.allocateOutput(0, a.dtype(), outDims);
   if (!y) return y.error();
   const int64_t k = b.dim(0), n = b.dim(1), m = k ? a.count() / k : 0;
+  if (k == 0) {  // sums of nothing: zeros (the panels below would write no row)
+    if ((*y)->byteSize()) std::memset((*y)->raw(), 0, (*y)->byteSize());
+    return {};
+  }
   std::vector<float> aScratch;
   const float* af = floatData(a, aScratch);
   const DataType dtype = a.dtype();

@@ -97,7 +97,10 @@ class Differentiation {
     for (size_t i = 0; i < ctx_.inputCount(); ++i) {
       auto t = ctx_.requireTensor(i);
       if (!t) return t.error();
-      values_[i < xs->size() ? (*xs)[i] : zs[i - xs->size()]] = toArray(**t);
+      // A name listed twice would take the other input's values, and its gradient the other's size.
+      const std::string& name = i < xs->size() ? (*xs)[i] : zs[i - xs->size()];
+      if (!values_.emplace(name, toArray(**t)).second)
+        return ctx_.error("names '" + name + "' twice in xs and zs; list each tensor once");
     }
     graph_ = self.graph();
     if (auto e = forward(y, self); !e) return e;

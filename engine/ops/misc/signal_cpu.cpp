@@ -169,6 +169,11 @@ Expected<void> cosineWindow(KernelContext& ctx, double a0, double a1, double a2)
   auto size = ctx.intsInput(0);
   if (!size || size->size() != 1 || (*size)[0] < 0) return ctx.error("size must be a non-negative scalar", 0);
   int64_t count = (*size)[0];
+  // The size is data: checked before the doubles are allocated, not only when the output is.
+  if (auto checked = checkTensorSize(Dims{count}, int64_t(sizeof(double)), "window of size " + std::to_string(count),
+                                     ctx.node().describe());
+      !checked)
+    return checked.error();
   double period = ctx.attrInt("periodic", 1) != 0 ? double(count) : double(count - 1);
   std::vector<double> values(static_cast<size_t>(count));
   for (int64_t i = 0; i < count; ++i) {

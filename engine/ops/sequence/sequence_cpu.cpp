@@ -2,6 +2,7 @@
 // SequenceLength, SplitToSequence, ConcatFromSequence, Optional, OptionalHasElement, OptionalGetElement.
 #include <cstring>
 
+#include "exec/copy_elements.h"
 #include "exec/kernel_util.h"
 
 namespace onyx::exec {
@@ -132,22 +133,12 @@ Expected<void> splitToSequence(KernelContext& ctx) {
   const int64_t outer = split.outer, inner = split.inner;
   SequenceValue out;
   out.elemType = in.dtype();
-  size_t eb = elementBytes(in.dtype());
   int64_t begin = 0;
   for (int64_t n : sizes) {
     Dims dims = in.dims();
     dims[size_t(axis)] = n;
     TensorValue t = TensorValue::allocate(in.dtype(), dims);
-    for (int64_t o = 0; o < outer; ++o) {
-      if (in.dtype() == DataType::String) {
-        for (int64_t j = 0; j < n * inner; ++j)
-          t.data<std::string>()[o * n * inner + j] = in.data<std::string>()[(o * len + begin) * inner + j];
-      } else {
-        std::memcpy(static_cast<char*>(t.raw()) + size_t(o * n * inner) * eb,
-                    static_cast<const char*>(in.raw()) + size_t((o * len + begin) * inner) * eb,
-                    size_t(n * inner) * eb);
-      }
-    }
+    for (int64_t o = 0; o < outer; ++o) copyElements(t, o * n * inner, in, (o * len + begin) * inner, n * inner);
     if (scalarSplit) {
       dims.erase(dims.begin() + axis);
       t = t.reshaped(dims);
@@ -201,13 +192,10 @@ Expected<void> concatFromSequence(KernelContext& ctx) {
   if (!y) return y.error();
   const AxisSplit split = axisSplit(outDims, axis);
   const int64_t outer = split.outer, inner = split.inner;
-  size_t eb = elementBytes(parts[0].dtype());
   int64_t offset = 0, outRow = outDims[size_t(axis)] * inner;
   for (const TensorValue& p : parts) {
     int64_t row = p.dim(axis) * inner;
-    for (int64_t o = 0; o < outer; ++o)
-      std::memcpy(static_cast<char*>((*y)->raw()) + size_t(o * outRow + offset) * eb,
-                  static_cast<const char*>(p.raw()) + size_t(o * row) * eb, size_t(row) * eb);
+    for (int64_t o = 0; o < outer; ++o) copyElements(**y, o * outRow + offset, p, o * row, row);
     offset += row;
   }
   return {};

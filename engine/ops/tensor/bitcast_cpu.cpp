@@ -26,6 +26,10 @@ Expected<void> bitCastKernel(KernelContext& ctx) {
   auto y = ctx.allocateOutput(0, to, (*x)->dims());
   if (!y) return y.error();
   if ((*x)->byteSize()) std::memcpy((*y)->raw(), (*x)->raw(), (*x)->byteSize());
+  if (to == DataType::Bool) {  // a byte other than 0 or 1 is no value a bool may hold: nonzero is true
+    auto* bytes = (*y)->data<uint8_t>();
+    for (int64_t i = 0; i < (*y)->count(); ++i) bytes[i] = bytes[i] != 0;
+  }
   return {};
 }
 

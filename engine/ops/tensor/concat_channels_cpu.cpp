@@ -15,6 +15,7 @@ class ConcatChannels final : public Kernel {
     for (size_t i = 0; i < ctx.inputCount(); ++i) {
       if (!ctx.hasInput(i)) return runReferenceKernel(ctx);
       const TensorValue& t = ctx.input(i);
+      if (t.rank() < 2) return runReferenceKernel(ctx);  // its error: dims 0 and 1 are read below
       anyLast = anyLast || t.channelsLast();
       floats = floats && t.dtype() == DataType::Float;
     }
