@@ -38,6 +38,14 @@
 
 namespace onyx::views {
 
+// QSKIP and QVERIFY return from the function they are in: in a helper they let the test go on without a
+// profile (a null panel when the shared data is absent: a segfault, not a skip).
+#define REQUIRE_PROFILE()                                       \
+  do {                                                          \
+    if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_)); \
+    QVERIFY(session()->hasProfile());                           \
+  } while (false)
+
 class TestProfileViews : public QObject {
   Q_OBJECT
 
@@ -59,10 +67,6 @@ class TestProfileViews : public QObject {
 
   ProfileSession* session() { return panel_->session(); }
 
-  void requireProfile() {
-    if (!skipReason_.isEmpty()) QSKIP(qPrintable(skipReason_));
-    QVERIFY(session()->hasProfile());
-  }
 
   static void grab(QWidget* widget, const QString& name) {
     QDir dir(QStringLiteral(ONYX_BINARY_DIR "/screenshots"));
@@ -131,7 +135,7 @@ class TestProfileViews : public QObject {
   }
 
   void flameWidthsAddUpToTheTotalAndClicksZoom() {
-    requireProfile();
+    REQUIRE_PROFILE();
     FlameView* view = panel_->flameView();
     panel_->tabs()->setCurrentWidget(view);
     FlameCanvas* canvas = view->canvas();
@@ -177,7 +181,7 @@ class TestProfileViews : public QObject {
   }
 
   void overlayColoursFollowTheMetricOrder() {
-    requireProfile();
+    REQUIRE_PROFILE();
     for (profile::OverlayMetric metric : profile::allMetrics()) {
       panel_->setOverlayMetric(metric);
       const ProfileOverlay& overlay = panel_->overlay();
@@ -200,7 +204,7 @@ class TestProfileViews : public QObject {
   }
 
   void selectionLinksTheViewsAndTheDocumentBothWays() {
-    requireProfile();
+    REQUIRE_PROFILE();
     FlameCanvas* canvas = panel_->flameView()->canvas();
     OpSummaryView* summary = panel_->opSummaryView();
     summary->setMode(OpSummaryView::Mode::Node);
@@ -264,7 +268,7 @@ class TestProfileViews : public QObject {
   }
 
   void timelineHasLanesPerThreadAndDeviceAndZooms() {
-    requireProfile();
+    REQUIRE_PROFILE();
     TimelineView* timeline = panel_->timelineView();
     QVERIFY(timeline->lanes().contains(QStringLiteral("CPU thread 0")));
     grab(timeline, QStringLiteral("profile-timeline.png"));
@@ -289,7 +293,7 @@ class TestProfileViews : public QObject {
   }
 
   void timelineHasATimeRulerAndIterationLabelsThatNeverOverlap() {
-    requireProfile();
+    REQUIRE_PROFILE();
     TimelineView* timeline = panel_->timelineView();
     panel_->tabs()->setCurrentWidget(timeline);
     timeline->resize(1000, 200);
@@ -337,7 +341,7 @@ class TestProfileViews : public QObject {
   }
 
   void opSummaryShowsLabelsInFullAndManyRows() {
-    requireProfile();
+    REQUIRE_PROFILE();
     OpSummaryView* summary = panel_->opSummaryView();
     panel_->tabs()->setCurrentWidget(summary);
     summary->setMode(OpSummaryView::Mode::OpType);
@@ -361,7 +365,7 @@ class TestProfileViews : public QObject {
   }
 
   void opSummarySortsAndItsCsvIsSummaryCsv() {
-    requireProfile();
+    REQUIRE_PROFILE();
     OpSummaryView* summary = panel_->opSummaryView();
     panel_->tabs()->setCurrentWidget(summary);
     for (auto mode : {OpSummaryView::Mode::OpType, OpSummaryView::Mode::Node}) {
@@ -397,7 +401,7 @@ class TestProfileViews : public QObject {
   }
 
   void exportsReadBack() {
-    requireProfile();
+    REQUIRE_PROFILE();
     QTemporaryDir dir;
     QString trace = dir.filePath(QStringLiteral("run.trace.json"));
     QVERIFY(session()->exportChromeTrace(trace).ok());
@@ -418,7 +422,7 @@ class TestProfileViews : public QObject {
   }
 
   void memoryViewShowsThePlanAndThePeak() {
-    requireProfile();
+    REQUIRE_PROFILE();
     MemoryView* memory = panel_->memoryView();
     panel_->tabs()->setCurrentWidget(memory);
     QVERIFY(session()->memory().has_value());
