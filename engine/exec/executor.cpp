@@ -9,6 +9,7 @@
 
 #include "exec/backend_registry.h"
 #include "exec/busy_cores.h"
+#include "exec/cpu/denormals.h"
 #include "exec/cpu/cpu_isa.h"
 #include "exec/graph_plan.h"
 #include "exec/run_replay.h"
@@ -226,6 +227,8 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   } else {
     pool_.beginRun(lastRun_.threads);
   }
+  // Denormals flushed to zero on the caller and its OpenMP team for the run (exec/cpu/denormals.h).
+  const DenormalsFlushed flushed(flushDenormalsByDefault(), lastRun_.sharedCores ? 1 : lastRun_.threads);
   for (const auto& backend : backends_) {
     (void)backend->takeRunCounters();  // work done before this run
     backend->beginRun();

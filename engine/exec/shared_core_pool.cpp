@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <string>
 
+#include "exec/cpu/denormals.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -108,6 +110,7 @@ void SharedCorePool::helperLoop(int index) {
   threadIndex = index;
   helperTids_[size_t(index - 1)].store(int(syscall(SYS_gettid)));
   omp_set_num_threads(1);  // a oneDNN primitive inside a task runs on this thread alone
+  if (flushDenormalsByDefault()) flushDenormalsOnThisThread();  // it computes only for runs
   uint32_t seen = 0;
   for (;;) {
     uint32_t generation = generation_.load(std::memory_order_acquire);
