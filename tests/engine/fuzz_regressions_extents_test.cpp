@@ -10,21 +10,18 @@
 
 #include "exec/executor.h"
 #include "exec_kernel_test_util.h"
+#include "fuzz_regressions_util.h"
 #include "onnx/onnx_io.h"
 
 namespace onyx::exec {
 namespace {
 
+using fuzz_regressions::f32;
+using fuzz_regressions::i64;
+using fuzz_regressions::says;
 using testing::NodeCase;
 using testing::runError;
 using testing::runNode;
-
-TensorValue f32(Dims dims, std::vector<float> values) {
-  return TensorValue::fromVector<float>(DataType::Float, std::move(dims), values);
-}
-TensorValue i64(Dims dims, std::vector<int64_t> values) {
-  return TensorValue::fromVector<int64_t>(DataType::Int64, std::move(dims), values);
-}
 
 Expected<std::vector<RunValue>> runText(const std::string& text, const NamedValues& inputs) {
   auto model = parseModelText(text);
@@ -35,11 +32,6 @@ Expected<std::vector<RunValue>> runText(const std::string& text, const NamedValu
 }
 
 std::string errorOf(const Expected<std::vector<RunValue>>& ran) { return ran ? std::string() : ran.error().toString(); }
-
-::testing::AssertionResult says(const std::string& error, const std::string& text) {
-  if (error.find(text) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "no \"" << text << "\" in: " << (error.empty() ? "(it ran)" : error);
-}
 
 constexpr int64_t kHuge = int64_t(1) << 40;
 

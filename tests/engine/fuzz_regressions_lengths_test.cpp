@@ -9,11 +9,13 @@
 
 #include "exec/executor.h"
 #include "exec_kernel_test_util.h"
+#include "fuzz_regressions_util.h"
 #include "onnx/onnx_io.h"
 
 namespace onyx::exec {
 namespace {
 
+using fuzz_regressions::says;
 using testing::NodeCase;
 using testing::runError;
 using testing::runNode;
@@ -42,13 +44,6 @@ Expected<std::vector<RunValue>> runText(const std::string& graph, const NamedVal
   auto executor = Executor::create(**model);
   if (!executor) return executor.error();
   return (*executor)->run(inputs);
-}
-
-// Whether the error says `text`.
-::testing::AssertionResult says(const std::string& error, const std::string& text) {
-  if (error.find(text) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "no \"" << text << "\" in: "
-                                       << (error.empty() ? std::string("(it ran)") : error);
 }
 
 TEST(FuzzRegressionsLengths, IfConditionMustHaveOneElement) {

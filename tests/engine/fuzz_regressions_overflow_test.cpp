@@ -12,6 +12,7 @@
 
 #include "exec/executor.h"
 #include "exec_kernel_test_util.h"
+#include "fuzz_regressions_util.h"
 #include "onnx/onnx_io.h"
 #include "profile/static_flops.h"
 #include "shapes/shape_inference.h"
@@ -19,6 +20,9 @@
 namespace onyx::exec {
 namespace {
 
+using fuzz_regressions::f32;
+using fuzz_regressions::i64;
+using fuzz_regressions::says;
 using testing::NodeCase;
 using testing::runError;
 using testing::runNode;
@@ -28,14 +32,8 @@ constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
 constexpr int32_t kMax32 = std::numeric_limits<int32_t>::max();
 constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
 
-TensorValue i64(Dims dims, std::vector<int64_t> values) {
-  return TensorValue::fromVector<int64_t>(DataType::Int64, std::move(dims), values);
-}
 TensorValue i32(Dims dims, std::vector<int32_t> values) {
   return TensorValue::fromVector<int32_t>(DataType::Int32, std::move(dims), values);
-}
-TensorValue f32(Dims dims, std::vector<float> values) {
-  return TensorValue::fromVector<float>(DataType::Float, std::move(dims), values);
 }
 TensorValue u8(Dims dims, std::vector<uint8_t> values) {
   return TensorValue::fromVector<uint8_t>(DataType::Uint8, std::move(dims), values);
@@ -53,11 +51,6 @@ std::vector<T> run(const NodeCase& node, const std::vector<TensorValue>& inputs)
   EXPECT_TRUE(ran.ok()) << ran.error().toString();
   if (!ran.ok()) return {};
   return outputOf<T>(ran);
-}
-
-::testing::AssertionResult says(const std::string& error, const std::string& text) {
-  if (error.find(text) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "no \"" << text << "\" in: " << (error.empty() ? "(it ran)" : error);
 }
 
 TEST(FuzzRegressionsOverflow, IntegerArithmeticWraps) {
