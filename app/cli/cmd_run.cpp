@@ -172,7 +172,7 @@ double median(std::vector<double> v) {
 }
 
 int runModel(const RunOptions& o) {
-  if (!o.fixedThreads) exec::BusyCores::shared();  // the first window of other processes' load starts now
+  exec::BusyCores::shared();  // the first window of other processes' load starts now
   // Mapped: inline weights a run never reads (most of an embedding table) take no memory (onnx_io.h).
   auto model = loadModel(o.model, LoadOptions{.mapWeights = true});
   if (!model) return reportError(o.model, model.error());
@@ -325,8 +325,11 @@ int runModel(const RunOptions& o) {
       o.threads, report.threads, !o.fixedThreads,
       report.othersBusy ? fmt::format("{:.2f}", *report.othersBusy) : std::string("null"), report.sharedCores);
   std::string threadsText = fmt::format("{} threads", o.threads);
-  if (report.sharedCores)
+  if (report.sharedCores && !o.fixedThreads)
     threadsText += fmt::format(", the last run on one free core and one shared: other processes kept {:.1f} cores busy",
+                               report.othersBusy.value_or(0.0));
+  else if (report.sharedCores)
+    threadsText += fmt::format(", the last run sharing busy cores in tasks: other processes kept {:.1f} cores busy",
                                report.othersBusy.value_or(0.0));
   else if (report.threads != o.threads)
     threadsText += fmt::format(", {} in the last run: other processes kept {:.1f} cores busy", report.threads,

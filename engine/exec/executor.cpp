@@ -23,7 +23,7 @@ namespace onyx::exec {
 
 Executor::Executor(const Model& model, ExecutorOptions options)
     : model_(model), options_(std::move(options)), pool_(options_.threads) {
-  if (options_.adaptThreads) BusyCores::shared();  // its first window starts now, before the first run
+  BusyCores::shared();  // its first window starts now, before the first run
 }
 
 Executor::~Executor() = default;
@@ -213,16 +213,27 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
     // no core free, the caller itself waits for slices: one thread.)
     lastRun_.sharedCores = lastRun_.threads == 1 && options_.threads >= 2 && BusyCores::shared().freeCores() == 1 &&
                            shared == ExecutorOptions::SharedCores::Auto;
+    if (lastRun_.sharedCores) lastRun_.threads = 2;
   } else {
+    // All the threads asked for, but on busy cores as a shared run: an OpenMP team would wait at every
+    // node's end for its thread on a busy core, spinning (thread_pool.cpp) where a sleeping thread would
+    // leave that core to others.
     lastRun_.threads = options_.threads;
+    if (options_.threads >= 2 && shared == ExecutorOptions::SharedCores::Auto) {
+      (void)BusyCores::shared().threadsFor(options_.threads);  // a fresh reading
+      lastRun_.othersBusy = BusyCores::shared().othersBusy();
+      lastRun_.sharedCores = lastRun_.othersBusy && BusyCores::shared().freeCores() < options_.threads;
+    }
   }
-  if (shared == ExecutorOptions::SharedCores::Always && options_.threads >= 2) lastRun_.sharedCores = true;
+  if (shared == ExecutorOptions::SharedCores::Always && options_.threads >= 2) {
+    lastRun_.sharedCores = true;
+    lastRun_.threads = 2;
+  }
   struct EndRun {
     ThreadPool& pool;
     ~EndRun() { pool.endRun(); }
   } endRun{pool_};
   if (lastRun_.sharedCores) {
-    lastRun_.threads = 2;
     pool_.beginSharedRun(lastRun_.threads);
   } else {
     pool_.beginRun(lastRun_.threads);

@@ -37,21 +37,20 @@ char* environmentValue(const char* name) {
 // late (and an ELF preinit function cannot either: libc's initializer resets `environ` after it). libgomp
 // asks getenv, and the executable's definition of a symbol comes first for every library: this one answers
 // GOMP_SPINCOUNT when the environment sets neither it nor OMP_WAIT_POLICY, and the environment's value for
-// everything else. How long a waiting thread should spin depends on how likely its peers are descheduled:
-// - On up to 4 CPUs, one busy process takes a large share of the machine. With libgomp's default (300,000
-//   spins, longer with a core per thread) or 100,000, a 2-core machine with its other core busy ran
-//   mobilenet_v2 at 12-30 ms against 7.5 ms with 1000 spins (4.5 passive): the spinning thread held the core
-//   its descheduled peer needed. 1000 spins then sleep.
-// - On more, spinning pays: on a quiet 16-core Xeon, 1000 spins made efficientnet_b0 and bert_small 1.25x
-//   slower at 8 threads than 100,000.
+// everything else. Waiting threads spin 100,000 iterations, then sleep:
+// - A thread that sleeps between two parallel regions costs the next one its wake-up. On a quiet 2-core
+//   Xeon VM, 1000 spins (what this answered on up to 4 CPUs before) made squeezenet1_1 3.2 ms
+//   against 2.6, mobilenet_v2 4.5 against 3.1 and efficientnet_b0 7.4 against 6.0 (10,000 got as much
+//   as 100,000 there); on a quiet 16-core Xeon, 1000 made efficientnet_b0 and bert_small 1.25x slower at
+//   8 threads than 100,000.
+// - A spinning thread holds its core, which matters when another process needs it: on a 2-core machine with
+//   one core busy, an OpenMP team of 2 ran bert_small at 8.3 ms with 1000 spins and 20-120 ms with more. So
+//   runs on busy cores do not wait on an OpenMP team: they take fewer threads or split their work into
+//   tasks the caller takes over (ThreadPool::beginSharedRun; Executor::run decides).
 extern "C" char* getenv(const char* name) noexcept {
   char* value = onyx::exec::environmentValue(name);
-  if (!value && std::strcmp(name, "GOMP_SPINCOUNT") == 0 && !onyx::exec::environmentValue("OMP_WAIT_POLICY")) {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    const bool few = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_COUNT(&allowed) <= 4;
-    return const_cast<char*>(few ? "1000" : "100000");
-  }
+  if (!value && std::strcmp(name, "GOMP_SPINCOUNT") == 0 && !onyx::exec::environmentValue("OMP_WAIT_POLICY"))
+    return const_cast<char*>("100000");
   return value;
 }
 

@@ -4,9 +4,10 @@
 //
 // Each node runs under a thread budget sized to its work (threadsForWork, NodeBudget): our loops and
 // oneDNN's OpenMP teams (oneDNN sizes them by omp_get_max_threads) use at most that many threads, so a
-// small node stays on one thread and pays no fork and join. Waiting is bounded: unless the environment
-// says otherwise, OpenMP threads spin for GOMP_SPINCOUNT=1000 iterations (tens of microseconds), then sleep,
-// so a thread waiting for a descheduled peer yields its core instead of burning it (thread_pool.cpp).
+// small node stays on one thread and pays no fork and join (opt-in: ONYX_THREAD_BUDGET). Unless the
+// environment says otherwise, OpenMP threads spin GOMP_SPINCOUNT=100000 iterations, then sleep
+// (thread_pool.cpp): runs on busy cores do not use the OpenMP team (beginSharedRun), so the spin costs
+// other programs nothing and saves quiet runs the wake-ups.
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -1,7 +1,9 @@
 #!/bin/bash
 # `onyx run --threads 2` while a busy loop holds one of its two CPUs: the runs share the busy core (a thread
 # on each, the one on the busy core in tasks the other takes over; they still match the expected outputs);
-# with ONYX_SHARED_CORES=0, 1 thread; with --fixed-threads, an ordinary run of 2. Usage: busy_core_run.sh ONYX DATA
+# with ONYX_SHARED_CORES=0, 1 thread; with --fixed-threads, 2 threads sharing the busy cores the same way (an
+# OpenMP team would wait for its thread on the busy core at every node); with --fixed-threads and
+# ONYX_SHARED_CORES=0, an ordinary run of 2. Usage: busy_core_run.sh ONYX DATA
 set -euo pipefail
 onyx=$1
 d="$2/models/squeezenet1_1"
@@ -23,6 +25,10 @@ echo "$alone"
 grep -q '"threads":{"requested":2,"last_run":1,"adaptive":true' <<<"$alone" || { echo "FAIL: expected 1 thread"; exit 1; }
 fixed=$(run --fixed-threads)
 echo "$fixed"
+grep -qE '"threads":\{"requested":2,"last_run":2,"adaptive":false,"others_busy_cores":[0-9.]+,"shared_cores":true' \
+  <<<"$fixed" || { echo "FAIL: expected 2 threads in a shared run"; exit 1; }
+team=$(ONYX_SHARED_CORES=0 run --fixed-threads)
+echo "$team"
 grep -qE '"threads":\{"requested":2,"last_run":2,"adaptive":false,"others_busy_cores":null,"shared_cores":false' \
-  <<<"$fixed" || { echo "FAIL: expected 2 threads, not shared"; exit 1; }
-echo "ok: a shared run beside a busy core, 1 thread when shared runs are off, 2 when fixed"
+  <<<"$team" || { echo "FAIL: expected 2 threads, not shared"; exit 1; }
+echo "ok: a shared run beside a busy core, also when fixed; 1 thread when shared runs are off, 2 when also fixed"

@@ -5,15 +5,15 @@ add_test(NAME cli.profile.thread_budget
     bash $<TARGET_FILE:onyx> ${ONYX_TEST_DATA} ${CMAKE_CURRENT_SOURCE_DIR}/check_thread_budget.py
   WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(cli.profile.thread_budget PROPERTIES LABELS cli SKIP_RETURN_CODE 77
-  ENVIRONMENT ONYX_THREAD_BUDGET=all)
-# libgomp reads GOMP_SPINCOUNT before main; the engine's getenv gives it 1000 on up to 4 CPUs, else 100000,
-# unless the environment chose.
+  ENVIRONMENT "ONYX_THREAD_BUDGET=all;ONYX_SHARED_CORES=0")
+# libgomp reads GOMP_SPINCOUNT before main; the engine's getenv gives it 100000 unless the environment chose.
 add_test(NAME cli.openmp_spin_bounded
-  COMMAND bash -c "set -e; out=$(env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY OMP_DISPLAY_ENV=verbose \"$1\" --version 2>&1); want=$([ $(nproc) -le 4 ] && echo 1000 || echo 100000); echo \"$out\" | grep \"GOMP_SPINCOUNT = '$want'\"; out=$(env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=77 OMP_DISPLAY_ENV=verbose \"$1\" --version 2>&1); echo \"$out\" | grep \"GOMP_SPINCOUNT = '77'\""
+  COMMAND bash -c "set -e; out=$(env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY OMP_DISPLAY_ENV=verbose \"$1\" --version 2>&1); echo \"$out\" | grep \"GOMP_SPINCOUNT = '100000'\"; out=$(env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=77 OMP_DISPLAY_ENV=verbose \"$1\" --version 2>&1); echo \"$out\" | grep \"GOMP_SPINCOUNT = '77'\""
     bash $<TARGET_FILE:onyx>)
 set_tests_properties(cli.openmp_spin_bounded PROPERTIES LABELS cli)
 # Fewer threads while other processes keep cores busy (exec/busy_cores.h): a busy loop on one of two CPUs
-# leaves `onyx run --threads 2` one thread, and its outputs still match; --fixed-threads keeps two.
+# leaves `onyx run --threads 2` one free core and one shared, and its outputs still match; --fixed-threads
+# keeps two threads, sharing the busy cores too.
 add_test(NAME cli.run.busy_core_fewer_threads
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/busy_core_run.sh $<TARGET_FILE:onyx> ${ONYX_TEST_DATA})
 set_tests_properties(cli.run.busy_core_fewer_threads PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
