@@ -9,11 +9,13 @@
 #include <mutex>
 #include <optional>
 
+#include "exec/cpu/cpu_isa.h"
 #include "exec/cpu/dnnl_common.h"
 #include "exec/cpu/window_geometry.h"
 #include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
 #include "ops/nn/conv_epilogue_chain.h"
+#include "ops/nn/conv_pixel_gemv.h"
 #include "ops/nn/conv_slabs_dnnl.h"
 
 namespace onyx::exec {
@@ -106,6 +108,7 @@ class DnnlConv final : public Kernel {
     auto post = postOpsOf(ops);
     if (!post) return false;
     postOps_ = std::move(*post);
+    stages_ = *convEpilogueChain(ops);
     plans_.clear();
     slabs_.clear();
     return true;
@@ -144,6 +147,11 @@ class DnnlConv final : public Kernel {
         w.rank() != x.rank()) {
       implementation_ = "reference";  // the profile says so
       return runReferenceKernel(ctx);
+    }
+    if (parts.size() == 1 && ConvPixelGemv::applies(ctx, x, w, fused ? stages_ : std::vector<ConvEpilogueStage>{})) {
+      winograd_ = false;
+      implementation_ = "pixel-gemv:" + std::string(cpuIsaName(cpuIsa()));
+      return pixelGemv_.run(ctx, x, w, fused ? stages_ : std::vector<ConvEpilogueStage>{});
     }
     if (ctx.pool().sharesCores()) {
       auto slabbed =
@@ -399,6 +407,8 @@ class DnnlConv final : public Kernel {
   bool winograd_ = false;
   std::string implementation_;
   std::vector<PostOp> postOps_;
+  std::vector<ConvEpilogueStage> stages_;  // postOps_ as the chain's stages, for ConvPixelGemv
+  ConvPixelGemv pixelGemv_;
   std::map<PlanKey, ConvPlan> plans_;  // per input shape and layout (per part), epilogue or not
   ConvSlabs slabs_;                     // shared-cores runs
 };

@@ -1,0 +1,87 @@
+#include "ops/nn/conv_pixel_gemv.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "exec/cpu/fast_math.h"
+#include "exec/cpu/window_geometry.h"
+
+namespace onyx::exec {
+
+namespace {
+
+bool allOnes(const Dims& dims, size_t from) {
+  return std::all_of(dims.begin() + std::ptrdiff_t(from), dims.end(), [](int64_t d) { return d == 1; });
+}
+
+void applyStage(const ConvEpilogueStage& stage, float* y, int64_t n) {
+  switch (stage.kind) {
+    case ConvEpilogueKind::Relu: fastRelu(y, y, n, 0, 0); break;
+    case ConvEpilogueKind::LeakyRelu:
+      for (int64_t i = 0; i < n; ++i) y[i] = y[i] < 0 ? y[i] * stage.a : y[i];
+      break;
+    case ConvEpilogueKind::Clip: fastClip(y, y, n, stage.a, stage.b); break;
+    case ConvEpilogueKind::Sigmoid: fastSigmoid(y, y, n, 0, 0); break;
+    case ConvEpilogueKind::Silu: fastSilu(y, y, n, 0, 0); break;
+    case ConvEpilogueKind::Tanh: fastTanh(y, y, n, 0, 0); break;
+    case ConvEpilogueKind::AddResidual: break;  // excluded by applies()
+  }
+}
+
+}  // namespace
+
+bool ConvPixelGemv::applies(const KernelContext& ctx, const TensorValue& x, const TensorValue& w,
+                            std::span<const ConvEpilogueStage> stages) {
+  if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || w.rank() != x.rank())
+    return false;
+  if (x.dim(0) != 1 || !allOnes(x.dims(), 2) || !allOnes(w.dims(), 2) || w.dim(1) != x.dim(1)) return false;
+  if (ctx.attrInt("group", 1) != 1 || !ctx.inputIsConstant(1)) return false;
+  const TensorValue& bias = ctx.input(2);
+  if (!bias.empty() && (bias.dtype() != DataType::Float || bias.count() != w.dim(0))) return false;
+  for (const ConvEpilogueStage& stage : stages)
+    if (stage.kind == ConvEpilogueKind::AddResidual) return false;
+  std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
+  std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
+  auto g = windowGeometry(ctx, spatial, kernel, false);
+  if (!g) return false;  // the oneDNN path reports it
+  for (size_t d = 0; d < spatial.size(); ++d)
+    if (g->padsBegin[d] != 0 || g->padsEnd[d] != 0 || g->outSize[d] != 1) return false;
+  return true;
+}
+
+Expected<void> ConvPixelGemv::run(KernelContext& ctx, const TensorValue& x, const TensorValue& w,
+                                  std::span<const ConvEpilogueStage> stages) {
+  const int64_t k = x.dim(1), n = w.dim(0);
+  if (packedFrom_ != w.raw() || panels_.size() != size_t(gemvPanelsSize(k, n))) {
+    // W is [n, k]: column o of the panels is output o's filter.
+    panels_.assign(size_t(gemvPanelsSize(k, n)), 0.0f);
+    const float* weights = w.data<float>();
+    for (int64_t o = 0; o < n; ++o) {
+      float* column = panels_.data() + (o / kGemvPanel) * k * kGemvPanel + o % kGemvPanel;
+      for (int64_t i = 0; i < k; ++i) column[i * kGemvPanel] = weights[o * k + i];
+    }
+    packedFrom_ = w.raw();
+  }
+  Dims outDims(x.dims().size(), 1);
+  outDims[1] = n;
+  auto y = ctx.allocateOutput(0, DataType::Float, outDims);
+  if (!y) return y.error();
+  float* out = (*y)->data<float>();
+  const float* in = x.data<float>();
+  const int64_t panels = (n + kGemvPanel - 1) / kGemvPanel;
+  // Two panels or more split between threads when each thread streams at least 128 KiB of weights.
+  const int64_t grain = std::max<int64_t>(1, (int64_t(128) << 10) / (k * kGemvPanel * int64_t(sizeof(float))));
+  ctx.parallelFor(panels, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t first = p * kGemvPanel, count = std::min(kGemvPanel, n - first);
+      fastGemvPanels(panels_.data() + p * k * kGemvPanel, in, k, count, out + first);
+    }
+  });
+  const TensorValue& bias = ctx.input(2);
+  if (!bias.empty())
+    for (int64_t o = 0; o < n; ++o) out[o] += bias.data<float>()[o];
+  for (const ConvEpilogueStage& stage : stages) applyStage(stage, out, n);
+  return {};
+}
+
+}  // namespace onyx::exec

@@ -1,0 +1,125 @@
+// Convs of one input pixel through a 1 x 1 kernel (squeeze-excitation's fc1 and fc2) run as a matrix-vector
+// product over packed weights (ops/nn/conv_pixel_gemv.h), their fused epilogue included, and match the
+// reference kernels. Convs with more pixels, padding or weights a caller may change stay oneDNN's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "exec_fusion_test_util.h"
+
+namespace onyx::exec::testing {
+namespace {
+
+Tensor randomWeights(std::vector<int64_t> dims, uint64_t seed, float scale) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = u(rng);
+  return Tensor::fromValues<float>(DataType::Float, std::move(dims), values);
+}
+
+struct Block {
+  int64_t channels, squeezed, size;  // x [1, channels, size, size]; fc1 to `squeezed` channels and back
+  std::vector<int64_t> pads = {0, 0, 0, 0};
+  bool weightsAreInputs = false;
+};
+
+// x -> Conv(w1, b1) -> Sigmoid -> Mul (SiLU) -> Conv(w2, b2) -> Sigmoid: EfficientNet's excitation.
+std::unique_ptr<Model> excitation(const Block& b) {
+  auto model = std::make_unique<Model>();
+  model->opsetImports = {{"", 17}};
+  Rewriter rw(*model);
+  Graph& g = model->graph();
+  Value* x = rw.addGraphInput(g, "x", Type::tensor(DataType::Float, Shape{Dim(1), Dim(b.channels), Dim(b.size), Dim(b.size)}));
+  auto weight = [&](const std::string& name, std::vector<int64_t> dims, uint64_t seed, int64_t fanIn) {
+    return rw.addInitializer(g, name, randomWeights(dims, seed, 2.0f / std::sqrt(float(fanIn))));
+  };
+  Value* w1 = weight("w1", {b.squeezed, b.channels, 1, 1}, 1, b.channels);
+  Value* b1 = weight("b1", {b.squeezed}, 2, 1);
+  Value* w2 = weight("w2", {b.channels, b.squeezed, 1, 1}, 3, b.squeezed);
+  Value* b2 = weight("b2", {b.channels}, 4, 1);
+  auto add = [&](std::string op, std::vector<Value*> inputs, std::vector<Attribute> attrs = {}) {
+    Rewriter::NodeSpec spec;
+    spec.opType = std::move(op);
+    spec.name = spec.opType + std::to_string(g.nodes().size());
+    spec.inputs = std::move(inputs);
+    spec.outputNames = {spec.name + "_out"};
+    spec.attributes = std::move(attrs);
+    return rw.addNode(g, spec)->outputs()[0];
+  };
+  if (b.weightsAreInputs) rw.setGraphInputs(g, {x, w1, b1, w2, b2});
+  std::vector<Attribute> pads = {Attribute::ofInts("pads", b.pads)};
+  Value* c1 = add("Conv", {x, w1, b1}, pads);
+  Value* h = add("Mul", {add("Sigmoid", {c1}), c1});
+  Value* y = add("Sigmoid", {add("Conv", {h, w2, b2})});
+  rw.setGraphOutputs(g, {y});
+  return model;
+}
+
+NamedValues inputsOf(const Model& model, const Block& b, uint64_t seed) {
+  NamedValues inputs = randomInputs(model, seed);
+  if (b.weightsAreInputs) {  // randomInputs skips initializers; pass them anew
+    inputs.push_back({"w1", randomTensor(DataType::Float, {b.squeezed, b.channels, 1, 1}, 1, -0.1f, 0.1f)});
+    inputs.push_back({"b1", randomTensor(DataType::Float, {b.squeezed}, 2, -0.1f, 0.1f)});
+    inputs.push_back({"w2", randomTensor(DataType::Float, {b.channels, b.squeezed, 1, 1}, 3, -0.1f, 0.1f)});
+    inputs.push_back({"b2", randomTensor(DataType::Float, {b.channels}, 4, -0.1f, 0.1f)});
+  }
+  return inputs;
+}
+
+std::vector<std::string> convImplementations(const Outcome& outcome) {
+  std::vector<std::string> convs;
+  for (size_t i = 0; i < outcome.variants.size(); ++i)
+    if (outcome.variants[i].rfind("dnnl", 0) == 0) convs.push_back(outcome.implementations[i]);
+  return convs;
+}
+
+void expectMatchesReference(const Block& b, bool gemv) {
+  auto model = excitation(b);
+  ExecutorOptions oracle;
+  oracle.kernelVariant = "reference";
+  auto reference = Executor::create(*model, oracle);
+  ASSERT_TRUE(reference.ok()) << reference.error().toString();
+  for (uint64_t seed : {7, 8}) {
+    NamedValues inputs = inputsOf(*model, b, seed);
+    Outcome fast = runGraph(*model, inputs, true);
+    auto want = (*reference)->run(inputs);
+    ASSERT_TRUE(want.ok()) << want.error().toString();
+    ASSERT_EQ(fast.outputs.size(), 1u);
+    EXPECT_TRUE(closeTensors(std::get<TensorValue>(fast.outputs[0]), std::get<TensorValue>((*want)[0]), 1e-5, 1e-6));
+    // Both convs fused their activations, whichever kernel ran them.
+    std::vector<std::string> variants;
+    for (const std::string& v : fast.variants)
+      if (v.rfind("dnnl", 0) == 0) variants.push_back(v);
+    EXPECT_EQ(variants, (std::vector<std::string>{"dnnl+Sigmoid+Mul", "dnnl+Sigmoid"}));
+    for (const std::string& implementation : convImplementations(fast))
+      EXPECT_EQ(implementation.rfind("pixel-gemv:", 0) == 0, gemv) << implementation;
+  }
+}
+
+TEST(ExecConvPixelGemv, ExcitationBlocksMatchTheReference) {
+  // 70 and 20 channels leave the last 64-output panel part empty; 1152 <-> 48 is EfficientNet-B0's widest,
+  // whose fc2 splits its 18 panels between threads.
+  for (const Block& b : {Block{70, 20, 1}, Block{1152, 48, 1}, Block{3, 1, 1}}) {
+    SCOPED_TRACE(std::to_string(b.channels) + " -> " + std::to_string(b.squeezed));
+    expectMatchesReference(b, true);
+  }
+}
+
+TEST(ExecConvPixelGemv, OtherConvsStayOneDnns) {
+  struct Case {
+    Block block;
+    const char* why;
+  };
+  for (const Case& c : {Case{Block{16, 4, 2}, "2 x 2 pixels"}, Case{Block{16, 4, 1, {1, 1, 1, 1}}, "padding"},
+                        Case{Block{16, 4, 1, {0, 0, 0, 0}, true}, "weights a caller may change"}}) {
+    SCOPED_TRACE(c.why);
+    expectMatchesReference(c.block, false);
+  }
+}
+
+}  // namespace
+}  // namespace onyx::exec::testing
