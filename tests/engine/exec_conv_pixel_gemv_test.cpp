@@ -4,22 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "exec_fusion_test_util.h"
 
 namespace onyx::exec::testing {
 namespace {
-
-Tensor randomWeights(std::vector<int64_t> dims, uint64_t seed, float scale) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-scale, scale);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = u(rng);
-  return Tensor::fromValues<float>(DataType::Float, std::move(dims), values);
-}
 
 struct Block {
   int64_t channels, squeezed, size;  // x [1, channels, size, size]; fc1 to `squeezed` channels and back
@@ -42,13 +31,7 @@ std::unique_ptr<Model> excitation(const Block& b) {
   Value* w2 = weight("w2", {b.channels, b.squeezed, 1, 1}, 3, b.squeezed);
   Value* b2 = weight("b2", {b.channels}, 4, 1);
   auto add = [&](std::string op, std::vector<Value*> inputs, std::vector<Attribute> attrs = {}) {
-    Rewriter::NodeSpec spec;
-    spec.opType = std::move(op);
-    spec.name = spec.opType + std::to_string(g.nodes().size());
-    spec.inputs = std::move(inputs);
-    spec.outputNames = {spec.name + "_out"};
-    spec.attributes = std::move(attrs);
-    return rw.addNode(g, spec)->outputs()[0];
+    return addNode(rw, g, std::move(op), std::move(inputs), std::move(attrs));
   };
   if (b.weightsAreInputs) rw.setGraphInputs(g, {x, w1, b1, w2, b2});
   std::vector<Attribute> pads = {Attribute::ofInts("pads", b.pads)};
@@ -70,13 +53,6 @@ NamedValues inputsOf(const Model& model, const Block& b, uint64_t seed) {
   return inputs;
 }
 
-std::vector<std::string> convImplementations(const Outcome& outcome) {
-  std::vector<std::string> convs;
-  for (size_t i = 0; i < outcome.variants.size(); ++i)
-    if (outcome.variants[i].rfind("dnnl", 0) == 0) convs.push_back(outcome.implementations[i]);
-  return convs;
-}
-
 void expectMatchesReference(const Block& b, bool gemv) {
   auto model = excitation(b);
   ExecutorOptions oracle;
@@ -95,7 +71,7 @@ void expectMatchesReference(const Block& b, bool gemv) {
     for (const std::string& v : fast.variants)
       if (v.rfind("dnnl", 0) == 0) variants.push_back(v);
     EXPECT_EQ(variants, (std::vector<std::string>{"dnnl+Sigmoid+Mul", "dnnl+Sigmoid"}));
-    for (const std::string& implementation : convImplementations(fast))
+    for (const std::string& implementation : dnnlImplementations(fast))
       EXPECT_EQ(implementation.rfind("pixel-gemv:", 0) == 0, gemv) << implementation;
   }
 }

@@ -7,22 +7,11 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cmath>
-#include <random>
 
 #include "exec_fusion_test_util.h"
 
 namespace onyx::exec::testing {
 namespace {
-
-Tensor randomWeights(std::vector<int64_t> dims, uint64_t seed, float scale) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(-scale, scale);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = u(rng);
-  return Tensor::fromValues<float>(DataType::Float, std::move(dims), values);
-}
 
 // x [1, C, S, S] -> Conv(w1, b1) -> Relu -> Conv(w2, b2) -> Add(x) -> Relu, pads 1; weights initializers
 // unless `weightsAreInputs`.
@@ -42,13 +31,7 @@ std::unique_ptr<Model> basicBlock(int64_t channels, int64_t size, bool weightsAr
   Value* w2 = weight("w2", {channels, channels, 3, 3}, 3);
   Value* b2 = weight("b2", {channels}, 4);
   auto add = [&](std::string op, std::vector<Value*> inputs, std::vector<Attribute> attrs = {}) {
-    Rewriter::NodeSpec spec;
-    spec.opType = std::move(op);
-    spec.name = spec.opType + std::to_string(g.nodes().size());
-    spec.inputs = std::move(inputs);
-    spec.outputNames = {spec.name + "_out"};
-    spec.attributes = std::move(attrs);
-    return rw.addNode(g, spec)->outputs()[0];
+    return addNode(rw, g, std::move(op), std::move(inputs), std::move(attrs));
   };
   if (weightsAreInputs) rw.setGraphInputs(g, {x, w1, b1, w2, b2});  // IR 3 style: defaults a run may override
   std::vector<Attribute> pads = {Attribute::ofInts("pads", {1, 1, 1, 1})};
@@ -62,13 +45,6 @@ std::vector<std::string> convVariants(const Outcome& outcome) {
   std::vector<std::string> convs;
   for (const std::string& v : outcome.variants)
     if (v.rfind("dnnl", 0) == 0) convs.push_back(v);
-  return convs;
-}
-
-std::vector<std::string> convImplementations(const Outcome& outcome) {
-  std::vector<std::string> convs;
-  for (size_t i = 0; i < outcome.variants.size(); ++i)
-    if (outcome.variants[i].rfind("dnnl", 0) == 0) convs.push_back(outcome.implementations[i]);
   return convs;
 }
 
@@ -98,7 +74,7 @@ TEST(ExecConvWinograd, ResNetBlockTakesItAndMatchesTheReference) {
     EXPECT_EQ(convs[0], "dnnl" + algorithm + "+Relu");
     EXPECT_EQ(convs[1], "dnnl" + algorithm + "+Add+Relu");
     // oneDNN's implementation agrees ("jit_wino_4x3:avx512_core").
-    for (const std::string& implementation : convImplementations(fast))
+    for (const std::string& implementation : dnnlImplementations(fast))
       EXPECT_EQ(implementation.find("wino") != std::string::npos, winogradAvailable()) << implementation;
   }
 }

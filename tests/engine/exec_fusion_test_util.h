@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -80,5 +81,36 @@ inline void expectFusion(const std::string& text, const std::string& fusedVarian
 
 inline constexpr const char* kHeader = R"(<ir_version: 8, opset_import: ["" : 17]>
 )";
+
+// Weights uniform in [-scale, scale], for initializers of graphs built in code.
+inline Tensor randomWeights(std::vector<int64_t> dims, uint64_t seed, float scale) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = u(rng);
+  return Tensor::fromValues<float>(DataType::Float, std::move(dims), values);
+}
+
+// Adds a one-output node named after its op and position; returns its output.
+inline Value* addNode(Rewriter& rw, Graph& g, std::string op, std::vector<Value*> inputs,
+                      std::vector<Attribute> attrs = {}) {
+  Rewriter::NodeSpec spec;
+  spec.opType = std::move(op);
+  spec.name = spec.opType + std::to_string(g.nodes().size());
+  spec.inputs = std::move(inputs);
+  spec.outputNames = {spec.name + "_out"};
+  spec.attributes = std::move(attrs);
+  return rw.addNode(g, spec)->outputs()[0];
+}
+
+// The implementations oneDNN-variant kernels reported, in profile order.
+inline std::vector<std::string> dnnlImplementations(const Outcome& outcome) {
+  std::vector<std::string> found;
+  for (size_t i = 0; i < outcome.variants.size(); ++i)
+    if (outcome.variants[i].rfind("dnnl", 0) == 0) found.push_back(outcome.implementations[i]);
+  return found;
+}
 
 }  // namespace onyx::exec::testing
