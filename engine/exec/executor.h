@@ -27,9 +27,10 @@ struct ExecutorOptions {
   // statically split kernels would wait for the thread that shares its core.
   bool adaptThreads = true;
   // Runs left one free core (adaptThreads) keep a second thread on a busy core in tasks the first takes over
-  // (ThreadPool::beginSharedRun): Auto does that, Never runs them on one thread, Always makes every run with
-  // two or more threads a shared one (tests, benchmarks). ONYX_SHARED_CORES=0 or 1 turns Auto into Never or
-  // Always.
+  // (ThreadPool::beginSharedRun), and runs of fixed threads (adaptThreads off) left fewer free cores than
+  // threads run all of them that way: Auto does that, Never runs the former on one thread and the latter as
+  // an OpenMP team, Always makes every run with two or more threads a shared one of 2 (tests, benchmarks).
+  // ONYX_SHARED_CORES=0 or 1 turns Auto into Never or Always.
   enum class SharedCores { Auto, Never, Always };
   SharedCores sharedCores = SharedCores::Auto;
   std::string kernelVariant;    // "" best available; "reference" pins the oracle kernels
