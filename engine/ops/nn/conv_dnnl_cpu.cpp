@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 
 #include "exec/cpu/cpu_isa.h"
 #include "exec/cpu/dnnl_common.h"
@@ -81,11 +82,9 @@ using PostOp = ConvPostOp;
 
 // The post-ops of an epilogue, or nullopt when oneDNN cannot express one of its ops or the chain repeats an
 // eltwise algorithm (repeatsAlgorithm: Relu and LeakyRelu are both eltwise_relu).
-std::optional<std::vector<PostOp>> postOpsOf(const std::vector<EpilogueOp>& ops) {
-  auto chain = convEpilogueChain(ops);
-  if (!chain) return std::nullopt;
+std::optional<std::vector<PostOp>> postOpsOf(const std::vector<ConvEpilogueStage>& chain) {
   std::vector<PostOp> out;
-  for (const ConvEpilogueStage& stage : *chain) {
+  for (const ConvEpilogueStage& stage : chain) {
     switch (stage.kind) {
       case ConvEpilogueKind::Relu: out.push_back({dnnl::algorithm::eltwise_relu, 0.0f, 0.0f}); break;
       case ConvEpilogueKind::LeakyRelu: out.push_back({dnnl::algorithm::eltwise_relu, stage.a, 0.0f}); break;
@@ -105,10 +104,12 @@ class DnnlConv final : public Kernel {
   explicit DnnlConv(const onyx::Tensor* constantWeights) : constantWeights_(constantWeights != nullptr) {}
 
   bool setEpilogue(const std::vector<EpilogueOp>& ops) override {
-    auto post = postOpsOf(ops);
+    auto chain = convEpilogueChain(ops);
+    if (!chain) return false;
+    auto post = postOpsOf(*chain);
     if (!post) return false;
     postOps_ = std::move(*post);
-    stages_ = *convEpilogueChain(ops);
+    stages_ = std::move(*chain);
     plans_.clear();
     slabs_.clear();
     return true;
@@ -148,10 +149,13 @@ class DnnlConv final : public Kernel {
       implementation_ = "reference";  // the profile says so
       return runReferenceKernel(ctx);
     }
-    if (parts.size() == 1 && ConvPixelGemv::applies(ctx, x, w, fused ? stages_ : std::vector<ConvEpilogueStage>{})) {
+    const std::span<const ConvEpilogueStage> stages = fused ? std::span<const ConvEpilogueStage>(stages_)
+                                                            : std::span<const ConvEpilogueStage>();
+    if (parts.size() == 1 && ConvPixelGemv::applies(ctx, x, w, stages)) {
       winograd_ = false;
-      implementation_ = "pixel-gemv:" + std::string(cpuIsaName(cpuIsa()));
-      return pixelGemv_.run(ctx, x, w, fused ? stages_ : std::vector<ConvEpilogueStage>{});
+      static const std::string kPixelGemv = "pixel-gemv:" + std::string(cpuIsaName(cpuIsa()));  // fixed per process
+      implementation_ = kPixelGemv;
+      return pixelGemv_.run(ctx, x, w, stages);
     }
     if (ctx.pool().sharesCores()) {
       auto slabbed =
