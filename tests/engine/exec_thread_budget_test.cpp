@@ -7,7 +7,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <atomic>
 #include <fstream>
+#include <functional>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -123,6 +126,36 @@ TEST(ExecThreadBudget, BudgetNestsAndComesBack) {
   }
   EXPECT_EQ(pool.threadCount(), 6);
   EXPECT_EQ(pool.maxThreads(), 6);
+}
+
+// The threads of the run's OpenMP team, by kernel thread id.
+std::set<pid_t> teamThreads(ThreadPool& pool) {
+  std::set<pid_t> ids;
+  std::mutex mutex;
+  pool.runTeam([&](int, int, const std::function<void()>& barrier) {
+    {
+      std::lock_guard lock(mutex);
+      ids.insert(gettid());
+    }
+    barrier();
+  });
+  return ids;
+}
+
+// libgomp ends the threads that a smaller team leaves out and makes new ones for the next larger team: a
+// loop of fewer chunks than threads must not shrink the team (at 16 threads, bert_small made 128 threads a
+// run that way).
+TEST(ExecThreadBudget, SmallLoopsKeepTheTeamsThreads) {
+  ThreadPool pool(4);
+  pool.beginRun(4);
+  const std::set<pid_t> before = teamThreads(pool);
+  EXPECT_EQ(before.size(), 4u);
+  std::atomic<int> items{0};
+  for (int64_t chunks : {1, 2, 3})
+    pool.parallelFor(chunks * 64, 64, [&](int64_t begin, int64_t end) { items += int(end - begin); });
+  EXPECT_EQ(items.load(), (1 + 2 + 3) * 64);
+  EXPECT_EQ(teamThreads(pool), before);
+  pool.endRun();
 }
 
 TEST(ExecThreadBudget, WithoutSizingEveryNodeGetsEveryThread) {
