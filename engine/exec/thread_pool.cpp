@@ -184,21 +184,66 @@ ThreadPool::NodeBudget::~NodeBudget() {
   pool_.applyBudget(previous_);
 }
 
+namespace {
+
+// A barrier for the first `count` threads of a parallel region: a counter and a generation the last one to
+// arrive moves on. Waiters spin (a pause each), then yield their core to whatever the scheduler has.
+class ParticipantBarrier {
+ public:
+  explicit ParticipantBarrier(int count) : count_(count) {}
+  void wait() {
+    const unsigned generation = generation_.load(std::memory_order_acquire);
+    if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == count_) {
+      arrived_.store(0, std::memory_order_relaxed);
+      generation_.fetch_add(1, std::memory_order_release);  // publishes the reset with the release
+      return;
+    }
+    for (int spins = 0; generation_.load(std::memory_order_acquire) == generation; ++spins) {
+      if (spins < kSpinsBeforeYield) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      } else {
+        sched_yield();
+      }
+    }
+  }
+
+ private:
+  static constexpr int kSpinsBeforeYield = 20000;  // a few hundred microseconds
+  alignas(64) std::atomic<int> arrived_{0};
+  alignas(64) std::atomic<unsigned> generation_{0};
+  const int count_;
+};
+
+}  // namespace
+
 void ThreadPool::runTeam(const std::function<void(int, int, const std::function<void()>&)>& body) {
+  runTeam(budget_, body);
+}
+
+void ThreadPool::runTeam(int participants,
+                         const std::function<void(int, int, const std::function<void()>&)>& body) {
   const std::function<void()> alone = [] {};
+  participants = std::clamp(participants, 1, budget_);
   // Shared cores: a barrier per step would wait for a descheduled helper at every step.
-  if (budget_ == 1 || omp_in_parallel() || sharesCores()) {
+  if (participants == 1 || omp_in_parallel() || sharesCores()) {
     body(0, 1, alone);
     return;
   }
   // An orphaned barrier binds to the innermost enclosing parallel region: this one.
-  const std::function<void()> barrier = [] {
+  const std::function<void()> teamBarrier = [] {
 #pragma omp barrier
   };
-#pragma omp parallel num_threads(budget_)
+  ParticipantBarrier participantBarrier(participants);
+  const std::function<void()> someBarrier = [&participantBarrier] { participantBarrier.wait(); };
+#pragma omp parallel num_threads(threads_)
   {
-    const int threads = omp_get_num_threads();
-    body(omp_get_thread_num(), threads, threads > 1 ? barrier : alone);
+    const int team = omp_get_num_threads();
+    const int running = std::min(team, participants);
+    const int thread = omp_get_thread_num();
+    if (thread < running)
+      body(thread, running, running == 1 ? alone : running == team ? teamBarrier : someBarrier);
   }
 }
 

@@ -56,7 +56,11 @@ class ThreadPool {
   // when every thread has called it. For loops whose iterations depend on each other (a recurrence): one
   // team and a barrier per iteration instead of a parallel loop per iteration. From inside another
   // parallel region the caller runs it alone (threads 1, barrier a no-op).
+  // With `participants`, body runs on that many of the team's threads at most (threads in body); the others
+  // wait for the region's end, and barrier() waits for the participants only. The region keeps the run's
+  // whole team either way (a smaller OpenMP team would end threads that the next node makes again).
   void runTeam(const std::function<void(int, int, const std::function<void()>&)>& body);
+  void runTeam(int participants, const std::function<void(int, int, const std::function<void()>&)>& body);
   // Index of the calling thread within the running parallel loop (0 outside one).
   static int currentThreadIndex();
 

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "exec/executor.h"
 #include "exec/thread_pool.h"
@@ -154,6 +155,33 @@ TEST(ExecThreadBudget, SmallLoopsKeepTheTeamsThreads) {
   for (int64_t chunks : {1, 2, 3})
     pool.parallelFor(chunks * 64, 64, [&](int64_t begin, int64_t end) { items += int(end - begin); });
   EXPECT_EQ(items.load(), (1 + 2 + 3) * 64);
+  EXPECT_EQ(teamThreads(pool), before);
+  pool.endRun();
+}
+
+// A recurrence on fewer threads than the team: body runs on exactly that many, their barrier holds each step
+// until all of them wrote it, and the team keeps its threads.
+TEST(ExecThreadBudget, TeamOfFewerParticipantsKeepsTheTeamsThreads) {
+  ThreadPool pool(4);
+  pool.beginRun(4);
+  const std::set<pid_t> before = teamThreads(pool);
+  constexpr int kSteps = 200;
+  std::vector<std::atomic<int>> reached(3);
+  std::atomic<int> calls{0}, behind{0}, widths{0};
+  pool.runTeam(3, [&](int thread, int threads, const std::function<void()>& barrier) {
+    ++calls;
+    widths += threads;
+    for (int step = 1; step <= kSteps; ++step) {
+      reached[size_t(thread)].store(step);
+      barrier();
+      for (const std::atomic<int>& other : reached)
+        if (other.load() < step) ++behind;  // a peer had not finished this step
+      barrier();
+    }
+  });
+  EXPECT_EQ(calls.load(), 3);
+  EXPECT_EQ(widths.load(), 3 * 3);
+  EXPECT_EQ(behind.load(), 0);
   EXPECT_EQ(teamThreads(pool), before);
   pool.endRun();
 }
