@@ -437,9 +437,9 @@ Expected<void> RecurrentGemm<C>::run(KernelContext& ctx) {
   const bool packedPath = s.batch <= kMaxPackedBatch;
   // A bidirectional cell runs its directions side by side, one thread each: every step's product is too
   // small to split well, and the directions share nothing until the outputs. A one-way cell splits its
-  // hidden units between the threads, at least kMinUnitsPerThread each: a step's share of the product is
-  // then worth the barrier that ends it (on a 16-core Xeon, rnn_lstm_gru's 256-unit LSTMs ran slower
-  // split 16 ways than 8).
+  // hidden units between the threads, at least kMinUnitsPerThread each, so that a step's share of the
+  // product is worth the barrier that ends it (on a 16-core Xeon, rnn_lstm_gru ran no faster at 16 threads
+  // than at 8 while its 256-unit LSTMs were split 16 ways).
   const bool sideBySide = s.dirs == 2 && threads > 1;
   const int64_t parts = packedPath && !sideBySide
                             ? std::clamp<int64_t>(threads, 1, std::max<int64_t>(1, H / kMinUnitsPerThread))
