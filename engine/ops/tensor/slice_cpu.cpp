@@ -2,6 +2,7 @@
 // movement_params.h): starts, ends, axes and steps from attributes before opset 10, inputs after.
 #include "exec/kernel_util.h"
 #include "ops/tensor/movement_params.h"
+#include "ops/tensor/slice_range.h"
 
 namespace onyx::exec {
 
@@ -38,23 +39,9 @@ Expected<SliceBounds> sliceBounds(const KernelContext& ctx, const TensorValue& i
     sliced[size_t(*axis)] = true;
     int64_t dim = in.dim(*axis), s = steps[i];
     if (s == 0) return ctx.error("step is 0", 4);
-    int64_t b = starts[i], e = ends[i];
-    if (b < 0) b += dim;
-    if (e < 0) e += dim;
-    if (s > 0) {
-      b = std::clamp<int64_t>(b, 0, dim);
-      e = std::clamp<int64_t>(e, 0, dim);
-      bounds.outDims[size_t(*axis)] = e > b ? (e - b - 1) / s + 1 : 0;  // e - b + s - 1 overflows at INT64_MAX
-    } else if (dim == 0) {
-      b = 0, e = 0;  // std::clamp(b, 0, -1) is undefined, and in other standard libraries it read src[0]
-      bounds.outDims[size_t(*axis)] = 0;
-    } else {
-      b = std::clamp<int64_t>(b, 0, dim - 1);
-      e = std::clamp<int64_t>(e, -1, dim - 1);
-      const int64_t back = s == INT64_MIN ? INT64_MAX : -s;  // -INT64_MIN overflows; either takes one element
-      bounds.outDims[size_t(*axis)] = b > e ? (b - e - 1) / back + 1 : 0;
-    }
-    bounds.begin[size_t(*axis)] = b;
+    const SliceRange range = sliceRange(dim, starts[i], ends[i], s);
+    bounds.outDims[size_t(*axis)] = range.count;
+    bounds.begin[size_t(*axis)] = range.first;
     bounds.step[size_t(*axis)] = s;
   }
   return bounds;

@@ -2,6 +2,7 @@
 // GatherElements. They also carry small values, because shape arithmetic slices and gathers shape vectors.
 #include <algorithm>
 
+#include "ops/tensor/slice_range.h"
 #include "ops/tensor/tensor_shapes.h"
 
 namespace onyx::tensor_shapes {
@@ -123,21 +124,7 @@ constexpr int64_t kToTheEnd = int64_t{1} << 30;  // bounds at least this large m
 // assume the bounds fall inside the dim, as exporters write them.
 Dim sliceLength(const Dim& d, const Dim& start, const Dim& end, int64_t step) {
   auto dv = d.value(), sv = start.value(), ev = end.value();
-  if (dv && sv && ev) {
-    int64_t n = *dv, s = *sv, e = *ev;
-    if (s < 0) s += n;
-    if (e < 0) e += n;
-    if (step > 0) {
-      s = std::clamp<int64_t>(s, 0, n);
-      e = std::clamp<int64_t>(e, 0, n);
-      return Dim(e > s ? (e - s - 1) / step + 1 : 0);  // e - s + step - 1 overflows at INT64_MAX
-    }
-    if (n == 0) return Dim(0);  // std::clamp(s, 0, -1) is undefined
-    s = std::clamp<int64_t>(s, 0, n - 1);
-    e = std::clamp<int64_t>(e, -1, n - 1);
-    const int64_t back = step == INT64_MIN ? INT64_MAX : -step;  // -INT64_MIN overflows
-    return Dim(s > e ? (s - e - 1) / back + 1 : 0);
-  }
+  if (dv && sv && ev) return Dim(exec::sliceRange(*dv, *sv, *ev, step).count);
   if (d.isUnknown()) return d;
   auto position = [&](const Dim& bound, bool isStart) -> Dim {
     auto v = bound.value();
