@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/sym_expr.h"
+#include "util/limits.h"
 
 namespace onyx {
 namespace sym_expr_detail {
@@ -19,18 +20,8 @@ namespace sym_expr_detail {
 constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
-// GCC and Clang builtins: a portable check costs two divisions, and this runs on every coefficient.
-inline std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
-  int64_t sum;
-  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
-  return sum;
-}
-
-inline std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
-  int64_t product;
-  if (__builtin_mul_overflow(a, b, &product)) return std::nullopt;
-  return product;
-}
+using onyx::checkedAdd;  // util/limits.h
+using onyx::checkedMul;
 
 // Exponentiation by repeated squaring, for anything with an associative multiplication.
 template <typename T, typename Multiply>

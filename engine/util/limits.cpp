@@ -10,18 +10,6 @@
 
 namespace onyx {
 
-std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
-  int64_t result = 0;
-  if (__builtin_mul_overflow(a, b, &result)) return std::nullopt;
-  return result;
-}
-
-std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
-  int64_t result = 0;
-  if (__builtin_add_overflow(a, b, &result)) return std::nullopt;
-  return result;
-}
-
 std::optional<int64_t> checkedElementCount(std::span<const int64_t> dims) {
   for (int64_t d : dims)
     if (d < 0) return std::nullopt;

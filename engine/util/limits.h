@@ -14,9 +14,23 @@
 
 namespace onyx {
 
-// a * b, a + b; nullopt when the exact result does not fit in int64.
-std::optional<int64_t> checkedMul(int64_t a, int64_t b);
-std::optional<int64_t> checkedAdd(int64_t a, int64_t b);
+// a * b, a + b, a - b; nullopt when the exact result does not fit in int64. Inline on GCC's and Clang's
+// builtins: symbolic dims check every coefficient with them.
+inline std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
+  int64_t result = 0;
+  if (__builtin_mul_overflow(a, b, &result)) return std::nullopt;
+  return result;
+}
+inline std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t result = 0;
+  if (__builtin_add_overflow(a, b, &result)) return std::nullopt;
+  return result;
+}
+inline std::optional<int64_t> checkedSub(int64_t a, int64_t b) {
+  int64_t result = 0;
+  if (__builtin_sub_overflow(a, b, &result)) return std::nullopt;
+  return result;
+}
 // The product of `dims`; nullopt when a dim is negative or the product overflows int64.
 std::optional<int64_t> checkedElementCount(std::span<const int64_t> dims);
 

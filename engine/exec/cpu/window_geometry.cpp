@@ -9,12 +9,6 @@ namespace onyx::exec {
 
 namespace {
 
-std::optional<int64_t> checkedSub(int64_t a, int64_t b) {
-  int64_t result = 0;
-  if (__builtin_sub_overflow(a, b, &result)) return std::nullopt;
-  return result;
-}
-
 std::string listText(const std::vector<int64_t>& values) {
   std::string text = "[";
   for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
