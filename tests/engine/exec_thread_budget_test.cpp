@@ -5,9 +5,9 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
-#include <atomic>
 #include <fstream>
 #include <functional>
 #include <mutex>
