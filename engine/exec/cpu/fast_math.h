@@ -50,6 +50,11 @@ inline int64_t gemvPanelsSize(int64_t k, int64_t n) {
   return (n + kGemvPanel - 1) / kGemvPanel * k * kGemvPanel;
 }
 void fastGemvPanels(const float* panels, const float* x, int64_t k, int64_t n, float* y);
+// Writes W's column o (the k weights of output o, contiguous in `column`) where the panels keep it.
+inline void packGemvColumn(float* panels, int64_t k, int64_t o, const float* column) {
+  float* out = panels + (o / kGemvPanel) * k * kGemvPanel + o % kGemvPanel;
+  for (int64_t i = 0; i < k; ++i) out[i * kGemvPanel] = column[i];
+}
 // One LayerNormalization row: y = (x - mean) / sqrt(var + eps) * scale (+ bias, may be null); returns the
 // mean and writes 1 / sqrt(var + eps) to `invStdDev`.
 float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias, float eps,

@@ -55,11 +55,7 @@ Expected<void> ConvPixelGemv::run(KernelContext& ctx, const TensorValue& x, cons
   if (packedFrom_ != w.raw() || panels_.size() != size_t(gemvPanelsSize(k, n))) {
     // W is [n, k]: column o of the panels is output o's filter.
     panels_.assign(size_t(gemvPanelsSize(k, n)), 0.0f);
-    const float* weights = w.data<float>();
-    for (int64_t o = 0; o < n; ++o) {
-      float* column = panels_.data() + (o / kGemvPanel) * k * kGemvPanel + o % kGemvPanel;
-      for (int64_t i = 0; i < k; ++i) column[i * kGemvPanel] = weights[o * k + i];
-    }
+    for (int64_t o = 0; o < n; ++o) packGemvColumn(panels_.data(), k, o, w.data<float>() + o * k);
     packedFrom_ = w.raw();
   }
   Dims outDims(x.dims().size(), 1);

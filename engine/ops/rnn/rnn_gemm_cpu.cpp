@@ -72,11 +72,8 @@ std::vector<float> packRows(const float* r, int64_t hidden, int64_t firstGate, i
                             int64_t end) {
   const int64_t units = end - begin, outputs = gates * units;
   std::vector<float> panels(size_t(gemvPanelsSize(hidden, outputs)), 0.0f);
-  for (int64_t o = 0; o < outputs; ++o) {
-    const float* row = r + ((firstGate + o / units) * hidden + begin + o % units) * hidden;
-    float* column = panels.data() + (o / kGemvPanel) * hidden * kGemvPanel + o % kGemvPanel;
-    for (int64_t i = 0; i < hidden; ++i) column[i * kGemvPanel] = row[i];
-  }
+  for (int64_t o = 0; o < outputs; ++o)
+    packGemvColumn(panels.data(), hidden, o, r + ((firstGate + o / units) * hidden + begin + o % units) * hidden);
   return panels;
 }
 
