@@ -339,10 +339,10 @@ int runModel(const RunOptions& o) {
         "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."
         "4f}}},"
         "\"arena_bytes\":{},\"peak_bytes\":{},\"process_peak_bytes\":{},\"backend\":\"{}\",\"device\":\"{}\","
-        "\"threads\":{},\"device_run\":{},\"check\":[{}]}}\n",
+        "\"threads\":{},\"channel_block_values\":{},\"device_run\":{},\"check\":[{}]}}\n",
         o.model, latencies.size(), med, lo, hi, memory.arenaBytes, memory.peakBytes, processPeak,
-        options.backends.front(), jsonEscape(ex.devices().front().second), threadsJson, deviceRunJson,
-        checkJson);
+        options.backends.front(), jsonEscape(ex.devices().front().second), threadsJson, report.channelBlockValues,
+        deviceRunJson, checkJson);
   } else {
     if (options.backends.front() != "cpu")
     {

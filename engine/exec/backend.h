@@ -54,6 +54,7 @@ class PreparedNode {
   virtual bool acceptsChannelsLast(size_t) const { return false; }
   virtual bool producesChannelsLast() const { return false; }
   virtual bool readsChannelsLastOnlyToKeepIt() const { return false; }
+  virtual bool acceptsBlocked16(size_t) const { return false; }
   // See Kernel::algorithm.
   virtual std::string_view algorithm() const { return {}; }
   // The code that ran, for profiles: oneDNN's implementation (Kernel::implementation) or the instruction

@@ -66,7 +66,7 @@ bool adoptChannelsLast(RunValue& output, const Dims& logical) {
 
 RunValue plainLayout(const RunValue& value) {
   const auto* t = std::get_if<TensorValue>(&value);
-  return t && t->channelsLast() ? RunValue(t->toPlainLayout()) : value;
+  return t && !t->isPlainLayout() ? RunValue(t->toPlainLayout()) : value;
 }
 
 }  // namespace onyx::exec

@@ -35,6 +35,7 @@ class CpuPreparedNode final : public PreparedNode {
   bool readsChannelsLastOnlyToKeepIt() const override {
     return kernel_ && kernel_->readsChannelsLastOnlyToKeepIt();
   }
+  bool acceptsBlocked16(size_t input) const override { return kernel_ && kernel_->acceptsBlocked16(input); }
   std::string_view algorithm() const override { return kernel_ ? kernel_->algorithm() : std::string_view(); }
   std::string_view implementation() const override {
     if (kernel_ && !kernel_->implementation().empty()) return kernel_->implementation();

@@ -84,6 +84,7 @@ Expected<void> Executor::build() {
   PlanContext context{model_, std::move(*order)};
   context.fuseEpilogues = options_.fuseEpilogues;
   context.channelsLast = options_.channelsLast;
+  context.channelBlocks = options_.channelBlocks && !std::getenv("ONYX_NO_CHANNEL_BLOCKS");
   context.foldConstants = options_.foldConstants;
   PlanBuilder builder(std::move(context), bodies_);
   auto plan = builder.build(model_.graph(), 0);
@@ -244,7 +245,8 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
     (void)backend->takeRunCounters();  // work done before this run
     backend->beginRun();
   }
-  const RunEnvironment env{bodies_, pool_, profiler, backends_.back()->name(), &lastRun_.hostNodes};
+  const RunEnvironment env{bodies_, pool_, profiler, backends_.back()->name(), &lastRun_.hostNodes,
+                           &lastRun_.channelBlockValues};
   auto result = runPlan(env, *main_, frame, options_.useArena, options_.arenaLimitBytes);
   main_->keptSlots = std::move(frame.slots);
   for (const auto& backend : backends_) {
@@ -314,7 +316,7 @@ std::vector<Assignment> Executor::assignments() const {
   for (const Step& step : main_->steps)
     if (step.node)
       out.push_back({step.node, std::string(step.backend->name()), std::string(step.prepared->variant()),
-                     step.channelsLastOut});
+                     step.channelsLastOut, step.blocked16Out});
   return out;
 }
 

@@ -42,6 +42,10 @@ struct ExecutorOptions {
   bool fuseEpilogues = true;
   // Conv outputs stay channels-last (oneDNN's preferred layout) while every reader takes that layout.
   bool channelsLast = true;
+  // Of those, a Conv output whose readers are all Convs (data input or residual) stays in the channel
+  // blocks of 16 that oneDNN's Winograd convolutions read and write (TensorValue::blocked16), instead of
+  // a reorder to channels-last and back. ONYX_NO_CHANNEL_BLOCKS turns it off.
+  bool channelBlocks = true;
   // Nodes that read only constants run once, in the first run; later runs reuse their outputs.
   bool foldConstants = true;
 };
@@ -69,6 +73,7 @@ struct RunReport {
   int threads = 0;           // CPU threads the run used (ExecutorOptions::adaptThreads)
   std::optional<double> othersBusy;  // cores other processes kept busy, where measured
   bool sharedCores = false;  // the run shared a busy core (ThreadPool::beginSharedRun)
+  int channelBlockValues = 0;  // values written in channel blocks of 16 (ExecutorOptions::channelBlocks)
   std::vector<HostNodeRun> hostNodes;
   // False when the run repeated the last one's recorded device work without walking the plan (run_replay.h).
   bool planWalked = true;
@@ -79,6 +84,7 @@ struct Assignment {
   std::string backend;
   std::string variant;
   bool channelsLastOutput = false;  // output 0 may stay channels-last (ExecutorOptions::channelsLast)
+  bool channelBlocksOutput = false;  // or in channel blocks of 16 (ExecutorOptions::channelBlocks)
 };
 
 class GraphPlan;  // per graph (main graph and each body), in graph_plan.h

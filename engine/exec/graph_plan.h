@@ -73,6 +73,7 @@ struct Step {
   // kept output of a constant-folded step), so kernels may pack it once (KernelContext::inputIsConstant).
   std::vector<uint8_t> constantInputs;
   bool channelsLastOut = false;  // output 0 may be channels-last: every reader takes it
+  bool blocked16Out = false;     // or in channel blocks of 16 (TensorValue::blocked16): every reader takes that
   // Whether its outputs, computed once, are kept for the following runs (ONNX Runtime folds the constant
   // ones when it loads a model).
   Fold fold = Fold::None;

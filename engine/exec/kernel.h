@@ -112,6 +112,10 @@ class KernelContext {
   // that layout. Kernels that cannot produce it write plain storage as always.
   bool outputMayBeChannelsLast() const { return outputMayBeChannelsLast_; }
   void setOutputMayBeChannelsLast(bool on) { outputMayBeChannelsLast_ = on; }
+  // True when output 0 may be written in channel blocks of 16 (TensorValue::blocked16) instead: every reader
+  // takes that layout too (plan_layout.h).
+  bool outputMayBeBlocked16() const { return outputMayBeBlocked16_; }
+  void setOutputMayBeBlocked16(bool on) { outputMayBeBlocked16_ = on; }
 
   ThreadPool& pool() const { return pool_; }
   void parallelFor(int64_t count, int64_t grain, const std::function<void(int64_t, int64_t)>& body) const;
@@ -129,6 +133,7 @@ class KernelContext {
   ThreadPool& pool_;
   bool fusingEpilogue_ = false;
   bool outputMayBeChannelsLast_ = false;
+  bool outputMayBeBlocked16_ = false;
   std::span<const RunValue* const> epilogueOperands_;
   std::span<const uint8_t> constantInputs_;
   std::span<const Node* const> transposes_;
@@ -189,6 +194,9 @@ class Kernel {
   // Reading channels-last pays only when the output stays channels-last too (Concat: otherwise the
   // producers' own reorders to plain are faster than converting here).
   virtual bool readsChannelsLastOnlyToKeepIt() const { return false; }
+  // Channel blocks of 16 (TensorValue::blocked16): whether the kernel reads them for node input i (or
+  // kEpilogueOperands). Producing them is the kernel's choice where KernelContext::outputMayBeBlocked16.
+  virtual bool acceptsBlocked16(size_t) const { return false; }
   // The algorithm the last run took when the kernel chooses between several ("winograd"), for profiles;
   // empty when there is one.
   virtual std::string_view algorithm() const { return {}; }

@@ -96,7 +96,7 @@ Expected<std::unique_ptr<GraphPlan>> GraphPlanning::run() {
     if (auto planned = planNode(*node); !planned) return planned.error();
   }
   if (auto outputs = bindGraphOutputs(); !outputs) return outputs.error();
-  if (context_.channelsLast) chooseChannelsLastOutputs(*plan_, facts_.pinnedValues());
+  if (context_.channelsLast) chooseChannelsLastOutputs(*plan_, facts_.pinnedValues(), context_.channelBlocks);
   planLiveness(*plan_);
   return std::move(plan_);
 }

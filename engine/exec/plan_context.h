@@ -20,6 +20,7 @@ struct PlanContext {
   const std::vector<OpsetImport>* imports = nullptr;
   bool fuseEpilogues = true;  // epilogues, and the Transpose and Concat folds
   bool channelsLast = true;
+  bool channelBlocks = true;  // ExecutorOptions::channelBlocks
   bool foldConstants = true;
 
   int opsetFor(const std::string& domain) const;

@@ -26,7 +26,8 @@ bool takesChannelsLast(const Step& reader, size_t input) {
 
 }  // namespace
 
-void chooseChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const onyx::Value*>& pinned) {
+void chooseChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const onyx::Value*>& pinned,
+                               bool channelBlocks) {
   std::vector<std::vector<std::pair<size_t, size_t>>> readers(plan.slotValue.size());  // (step, input)
   for (size_t s = 0; s < plan.steps.size(); ++s)
     for (size_t i = 0; i < plan.steps[s].inputs.size(); ++i)
@@ -38,10 +39,14 @@ void chooseChannelsLastOutputs(GraphPlan& plan, const std::unordered_set<const o
     int slot = step.outputs[0];
     const onyx::Value* value = plan.slotValue[size_t(slot)];
     if (!value || pinned.count(value) || readers[size_t(slot)].empty()) continue;
-    bool allTake = true;
-    for (auto [r, input] : readers[size_t(slot)])
-      allTake = allTake && takesChannelsLast(plan.steps[r], input);
+    bool allTake = true, allTakeBlocks = channelBlocks && !transparent(step);
+    for (auto [r, input] : readers[size_t(slot)]) {
+      const Step& reader = plan.steps[r];
+      allTake = allTake && takesChannelsLast(reader, input);
+      allTakeBlocks = allTakeBlocks && reader.node && reader.prepared->acceptsBlocked16(reader.kernelInput(input));
+    }
     step.channelsLastOut = allTake;
+    step.blocked16Out = allTake && allTakeBlocks;
   }
 }
 

@@ -180,15 +180,24 @@ Expected<void> PlanRun::runTransfer(const Step& step) {
 
 // Fills inputPtrs_. Channels-last inputs: viewed as plain (N, spatial..., C) tensors by a layout-transparent
 // node whose output may stay channels-last (the views are returned and must outlive the run), converted for
-// kernels that do not take them.
+// kernels that do not take them. Inputs in channel blocks the kernel does not take are converted first (the
+// planner lets no such value reach one; this keeps any other reader correct).
 std::optional<std::vector<RunValue>> PlanRun::gatherInputs(const Step& step, Dims& channelsLastDims) {
   inputPtrs_.clear();
-  for (int slot : step.inputs) inputPtrs_.push_back(slot >= 0 ? &frame_.slots[size_t(slot)] : &absent_);
+  converted_.clear();
+  converted_.reserve(2 * step.inputs.size());  // pointers into it must stay valid
+  for (size_t i = 0; i < step.inputs.size(); ++i) {
+    const int slot = step.inputs[i];
+    inputPtrs_.push_back(slot >= 0 ? &frame_.slots[size_t(slot)] : &absent_);
+    if (const auto* t = std::get_if<TensorValue>(inputPtrs_.back());
+        t && t->blocked16() && !step.prepared->acceptsBlocked16(step.kernelInput(i))) {
+      converted_.emplace_back(t->toPlainLayout());
+      inputPtrs_.back() = &converted_.back();
+    }
+  }
   std::optional<std::vector<RunValue>> views;
   if (step.channelsLastOut && step.epilogue.empty() && isLayoutTransparent(*step.node))
     views = channelsLastViews(inputPtrs_, channelsLastDims);
-  converted_.clear();
-  converted_.reserve(inputPtrs_.size());
   for (size_t i = 0; i < inputPtrs_.size(); ++i) {
     if (views) {
       inputPtrs_[i] = &(*views)[i];
@@ -218,6 +227,8 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
   context.setOutputMayBeChannelsLast(step.channelsLastOut);
   outcome.fused = !step.epilogue.empty() && step.prepared->canFuseEpilogue(context);
   context.setFusingEpilogue(outcome.fused);
+  // An epilogue that runs node by node reads plain or channels-last storage only.
+  context.setOutputMayBeBlocked16(step.blocked16Out && (step.epilogue.empty() || outcome.fused));
   const bool kept = step.fold != Fold::None;
   host_.heapOnly = (!step.epilogue.empty() && !outcome.fused) || kept;  // kept values: not arena
   // Flop counters read input shapes only, so the node's budget is known before it runs (and before a
@@ -238,6 +249,10 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
   if (!ran) return ran.error();
   if (views && !adoptChannelsLast(outputs_[0], channelsLastDims))
     return context.error("computed an output of unexpected dims on channels-last inputs");
+  if (const auto* t = std::get_if<TensorValue>(&outputs_[0]); t && t->blocked16()) {
+    if (!step.blocked16Out) return context.error("wrote channel blocks of 16 that a reader cannot take");
+    if (env_.channelBlockValues) ++*env_.channelBlockValues;
+  }
   if (!step.epilogue.empty() && !outcome.fused) {
     auto chained = runEpilogue(step, outputs_[0]);
     if (!chained) return chained.error();

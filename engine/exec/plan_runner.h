@@ -39,6 +39,7 @@ struct RunEnvironment {
   // When set, receives every node that ran on the host while a device backend is in use (Step::hostReason)
   // and every device node that fell back to the CPU in this run.
   std::vector<HostNodeRun>* hostNodes = nullptr;
+  int* channelBlockValues = nullptr;  // when set, counts the outputs written in channel blocks of 16
 };
 
 // Runs `plan` on `frame` (its input slots filled) and returns the graph outputs in plain layout. With

@@ -11,7 +11,7 @@ namespace {
 
 const TensorValue* hostTensor(const RunValue* value) {
   const auto* t = value ? std::get_if<TensorValue>(value) : nullptr;
-  return t && !t->empty() && !t->device() && !t->channelsLast() ? t : nullptr;
+  return t && !t->empty() && !t->device() && t->isPlainLayout() ? t : nullptr;
 }
 
 // The graph input in `slot`, or -1.

@@ -247,7 +247,7 @@ std::vector<int64_t> TensorValue::toInts() const {
 
 TensorValue TensorValue::reshaped(Dims dims) const {
   TensorValue t = *this;
-  t.channelsLast_ = false;
+  t.layout_ = Layout::Plain;
   t.count_ = elementCount(dims);
   t.dims_ = std::move(dims);
   return t;
@@ -275,17 +275,38 @@ void channelsLastToPlain(const T* src, T* dst, int64_t n, int64_t c, int64_t spa
           for (int64_t s = s0; s < std::min(spatial, s0 + kTile); ++s) out[ch * spatial + s] = in[s * c + ch];
   }
 }
+// (N, C/16, spatial, 16) -> (N, C, spatial): each block a (spatial x 16) matrix transposed.
+template <class T>
+void blocked16ToPlain(const T* src, T* dst, int64_t n, int64_t c, int64_t spatial) {
+  constexpr int64_t kBlock = 16;
+  for (int64_t b = 0; b < n * (c / kBlock); ++b) {
+    const T* in = src + b * spatial * kBlock;
+    T* out = dst + b * spatial * kBlock;
+    for (int64_t s = 0; s < spatial; ++s)
+      for (int64_t ch = 0; ch < kBlock; ++ch) out[ch * spatial + s] = in[s * kBlock + ch];
+  }
+}
 }  // namespace
 
 TensorValue TensorValue::toPlainLayout() const {
-  if (!channelsLast_) return *this;
+  if (layout_ == Layout::Plain) return *this;
   const int64_t n = dims_[0], c = dims_[1], spatial = count_ / std::max<int64_t>(n * c, 1);
-  if (spatial == 1 || c == 1) {  // the same bytes in both orders
-    TensorValue same = *this;
-    same.channelsLast_ = false;
+  if (spatial == 1 || (c == 1 && layout_ == Layout::ChannelsLast)) {
+    TensorValue same = *this;  // the same bytes in both orders
+    same.layout_ = Layout::Plain;
     return same;
   }
   TensorValue out = allocate(dtype_, dims_);
+  if (layout_ == Layout::Blocked16) {
+    switch (elementBytes(dtype_)) {
+      case 1: blocked16ToPlain(data<uint8_t>(), out.data<uint8_t>(), n, c, spatial); break;
+      case 2: blocked16ToPlain(data<uint16_t>(), out.data<uint16_t>(), n, c, spatial); break;
+      case 4: blocked16ToPlain(data<uint32_t>(), out.data<uint32_t>(), n, c, spatial); break;
+      default: blocked16ToPlain(data<uint64_t>(), out.data<uint64_t>(), n, c, spatial); break;
+    }
+    out.device_ = device_;
+    return out;
+  }
   switch (elementBytes(dtype_)) {
     case 1: channelsLastToPlain(data<uint8_t>(), out.data<uint8_t>(), n, c, spatial); break;
     case 2: channelsLastToPlain(data<uint16_t>(), out.data<uint16_t>(), n, c, spatial); break;

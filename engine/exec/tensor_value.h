@@ -93,8 +93,16 @@ class TensorValue {
   // Channels-last storage: dims stay logical (N, C, spatial...) while the bytes are ordered (N, spatial..., C),
   // oneDNN's acdb. Only kernels that opt in (Kernel::acceptsChannelsLast) ever see such a tensor; the executor
   // converts it for everyone else. reshaped() views are plain.
-  bool channelsLast() const { return channelsLast_; }
-  void setChannelsLast(bool on) { channelsLast_ = on; }
+  bool channelsLast() const { return layout_ == Layout::ChannelsLast; }
+  void setChannelsLast(bool on) { layout_ = on ? Layout::ChannelsLast : Layout::Plain; }
+  // Channel blocks of 16 (oneDNN's aBcd16b, nChw16c): the bytes ordered (N, C/16, spatial..., 16), for a
+  // float tensor whose channels are a multiple of 16. Its Winograd convolutions read and write it, so a
+  // chain of them skips the reorders to and from channels-last (plan_layout.h). Only kernels that opt in
+  // (Kernel::acceptsBlocked16) ever see it.
+  bool blocked16() const { return layout_ == Layout::Blocked16; }
+  void setBlocked16(bool on) { layout_ = on ? Layout::Blocked16 : Layout::Plain; }
+  bool isPlainLayout() const { return layout_ == Layout::Plain; }
+  static bool canBlock16(const Dims& dims) { return dims.size() >= 3 && dims.size() <= 5 && dims[1] % 16 == 0; }
   // The same values in plain (N, C, spatial...) storage; the tensor itself when it already is plain.
   TensorValue toPlainLayout() const;
   // (N, C, S1..Sk) -> (N, S1..Sk, C): the dims under which channels-last bytes read as a plain tensor.
@@ -111,7 +119,8 @@ class TensorValue {
   void* data_ = nullptr;
   std::shared_ptr<const void> owner_;
   const Backend* device_ = nullptr;
-  bool channelsLast_ = false;
+  enum class Layout : uint8_t { Plain, ChannelsLast, Blocked16 };
+  Layout layout_ = Layout::Plain;
 };
 
 struct SequenceValue {

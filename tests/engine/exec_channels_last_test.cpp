@@ -236,6 +236,32 @@ TEST(ExecChannelsLast, ToPlainLayoutTransposesEachBatch) {
   EXPECT_EQ(std::vector<float>(plain.span<float>().begin(), plain.span<float>().end()), want);
 }
 
+TEST(ExecChannelsLast, ChannelBlocksToPlainLayout) {
+  // (N=2, C=32, H=1, W=3) in blocks of 16 channels: (N, C/16, H, W, 16); element (n, c, w) holds
+  // 1000n + 10c + w, stored at ((n * 2 + c / 16) * 3 + w) * 16 + c % 16.
+  const int64_t n = 2, c = 32, w = 3;
+  std::vector<float> blocks(size_t(n * c * w));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t x = 0; x < w; ++x)
+        blocks[size_t(((b * 2 + ch / 16) * w + x) * 16 + ch % 16)] = float(1000 * b + 10 * ch + x);
+  TensorValue blocked = TensorValue::fromVector<float>(DataType::Float, {n, c, 1, w}, blocks);
+  blocked.setBlocked16(true);
+  EXPECT_FALSE(blocked.channelsLast());
+  TensorValue plain = blocked.toPlainLayout();
+  EXPECT_TRUE(plain.isPlainLayout());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t x = 0; x < w; ++x)
+        ASSERT_EQ(plain.data<float>()[(b * c + ch) * w + x], float(1000 * b + 10 * ch + x)) << b << " " << ch << " " << x;
+  // One pixel: the same bytes in both layouts, no copy.
+  TensorValue pixel = TensorValue::fromVector<float>(DataType::Float, {1, 16, 1, 1}, std::vector<float>(16, 1.0f));
+  pixel.setBlocked16(true);
+  EXPECT_EQ(pixel.toPlainLayout().raw(), pixel.raw());
+  EXPECT_TRUE(TensorValue::canBlock16({1, 32, 5, 5}));
+  EXPECT_FALSE(TensorValue::canBlock16({1, 24, 5, 5}));
+}
+
 TEST(ExecChannelsLast, ViewsRejectOperandsThatVaryOverSpace) {
   TensorValue last = TensorValue::allocate(DataType::Float, {1, 4, 3, 3});
   last.setChannelsLast(true);

@@ -7,15 +7,18 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cmath>
+#include <map>
 
 #include "exec_fusion_test_util.h"
 
 namespace onyx::exec::testing {
 namespace {
 
-// x [1, C, S, S] -> Conv(w1, b1) -> Relu -> Conv(w2, b2) -> Add(x) -> Relu, pads 1; weights initializers
-// unless `weightsAreInputs`.
-std::unique_ptr<Model> basicBlock(int64_t channels, int64_t size, bool weightsAreInputs) {
+// x [1, C, S, S] -> Conv(w1, b1) -> Relu -> Conv(w2, b2) -> Add(x) -> Relu, pads 1, `blocks` times in a row
+// (the convs named "conv<block>_1", "conv<block>_2"); then, with `strided`, a 3 x 3 stride-2 Conv ("down").
+// Weights initializers unless `weightsAreInputs`.
+std::unique_ptr<Model> basicBlock(int64_t channels, int64_t size, bool weightsAreInputs, int blocks = 1,
+                                  bool strided = false) {
   auto model = std::make_unique<Model>();
   model->opsetImports = {{"", 17}};
   Rewriter rw(*model);
@@ -26,17 +29,29 @@ std::unique_ptr<Model> basicBlock(int64_t channels, int64_t size, bool weightsAr
   auto weight = [&](const std::string& name, std::vector<int64_t> dims, uint64_t seed) {
     return rw.addInitializer(g, name, randomWeights(dims, seed, scale));
   };
-  Value* w1 = weight("w1", {channels, channels, 3, 3}, 1);
-  Value* b1 = weight("b1", {channels}, 2);
-  Value* w2 = weight("w2", {channels, channels, 3, 3}, 3);
-  Value* b2 = weight("b2", {channels}, 4);
   auto add = [&](std::string op, std::vector<Value*> inputs, std::vector<Attribute> attrs = {}) {
     return addNode(rw, g, std::move(op), std::move(inputs), std::move(attrs));
   };
-  if (weightsAreInputs) rw.setGraphInputs(g, {x, w1, b1, w2, b2});  // IR 3 style: defaults a run may override
   std::vector<Attribute> pads = {Attribute::ofInts("pads", {1, 1, 1, 1})};
-  Value* h = add("Relu", {add("Conv", {x, w1, b1}, pads)});
-  Value* y = add("Relu", {add("Add", {add("Conv", {h, w2, b2}, pads), x})});
+  Value* y = x;
+  for (int b = 1; b <= blocks; ++b) {
+    const std::string n = b == 1 ? "" : std::to_string(b);  // the first block's weights: w1, b1, w2, b2
+    Value* w1 = weight("w1" + n, {channels, channels, 3, 3}, uint64_t(10 * b + 1));
+    Value* b1 = weight("b1" + n, {channels}, uint64_t(10 * b + 2));
+    Value* w2 = weight("w2" + n, {channels, channels, 3, 3}, uint64_t(10 * b + 3));
+    Value* b2 = weight("b2" + n, {channels}, uint64_t(10 * b + 4));
+    if (weightsAreInputs) rw.setGraphInputs(g, {x, w1, b1, w2, b2});  // IR 3 style: defaults a run may override
+    Value* conv1 = add("Conv", {y, w1, b1}, pads);
+    rw.renameNode(conv1->producer(), "conv" + std::to_string(b) + "_1");
+    Value* conv2 = add("Conv", {add("Relu", {conv1}), w2, b2}, pads);
+    rw.renameNode(conv2->producer(), "conv" + std::to_string(b) + "_2");
+    y = add("Relu", {add("Add", {conv2, y})});
+  }
+  if (strided) {
+    std::vector<Attribute> down = {Attribute::ofInts("pads", {1, 1, 1, 1}), Attribute::ofInts("strides", {2, 2})};
+    y = add("Conv", {y, weight("wd", {channels, channels, 3, 3}, 99)}, down);
+    rw.renameNode(y->producer(), "down");
+  }
   rw.setGraphOutputs(g, {y});
   return model;
 }
@@ -98,6 +113,81 @@ TEST(ExecConvWinograd, OtherConvsStayDirect) {
     for (const std::string& v : convVariants(fast)) EXPECT_EQ(v.find("winograd"), std::string::npos) << v;
     EXPECT_EQ(convVariants(fast).size(), 2u);
   }
+}
+
+struct BlocksRun {
+  std::vector<RunValue> outputs;
+  std::map<std::string, bool> planned;  // per Conv: output planned in channel blocks of 16
+  int written = 0;                      // values the last run wrote in channel blocks
+};
+
+BlocksRun runWithChannelBlocks(const Model& model, const NamedValues& inputs, bool blocks) {
+  ExecutorOptions options;
+  options.channelBlocks = blocks;
+  auto executor = Executor::create(model, options);
+  EXPECT_TRUE(executor.ok()) << executor.error().toString();
+  if (!executor.ok()) return {};
+  BlocksRun out;
+  for (int run = 0; run < 2; ++run) {  // the second run uses the arena planned by the first
+    auto result = (*executor)->run(inputs);
+    EXPECT_TRUE(result.ok()) << result.error().toString();
+    if (!result.ok()) return {};
+    out.outputs = std::move(*result);
+  }
+  for (const Assignment& a : (*executor)->assignments())
+    if (a.node->opType() == "Conv") out.planned[a.node->name()] = a.channelBlocksOutput;
+  out.written = (*executor)->lastRunReport().channelBlockValues;
+  return out;
+}
+
+// Checks a model's outputs with channel blocks against the reference and against a run without them (the
+// same arithmetic in another layout: equal to the bit); returns the run with them.
+BlocksRun expectChannelBlocksChangeNoValue(const Model& model) {
+  ExecutorOptions oracle;
+  oracle.kernelVariant = "reference";
+  auto reference = Executor::create(model, oracle);
+  EXPECT_TRUE(reference.ok()) << reference.error().toString();
+  if (!reference.ok()) return {};
+  NamedValues inputs = randomInputs(model, 21);
+  auto want = (*reference)->run(inputs);
+  EXPECT_TRUE(want.ok()) << want.error().toString();
+  BlocksRun with = runWithChannelBlocks(model, inputs, true);
+  BlocksRun without = runWithChannelBlocks(model, inputs, false);
+  EXPECT_EQ(without.written, 0);
+  for (const auto& [conv, on] : without.planned) EXPECT_FALSE(on) << conv;
+  if (!want.ok() || with.outputs.size() != 1 || without.outputs.size() != 1) {
+    ADD_FAILURE() << "no outputs";
+    return with;
+  }
+  const auto& got = std::get<TensorValue>(with.outputs[0]);
+  EXPECT_TRUE(got.isPlainLayout()) << "graph outputs are plain";
+  EXPECT_TRUE(closeTensors(got, std::get<TensorValue>((*want)[0]), 1e-4, 1e-5));
+  EXPECT_TRUE(closeTensors(got, std::get<TensorValue>(without.outputs[0]), 0.0, 0.0));
+  return with;
+}
+
+TEST(ExecConvWinograd, ChainsOfItKeepItsChannelBlocks) {
+  // Two blocks: conv1_1 -> conv1_2 (input), block 1's output -> conv2_1 (input) and conv2_2 (residual),
+  // conv2_1 -> conv2_2; conv2_2's output is the graph's.
+  auto model = basicBlock(64, 16, false, 2);
+  BlocksRun run = expectChannelBlocksChangeNoValue(*model);
+  const bool on = winogradAvailable();  // without it the Convs read and write channels-last
+  EXPECT_EQ(run.planned["conv1_1"], on);
+  EXPECT_EQ(run.planned["conv1_2"], on);
+  EXPECT_EQ(run.planned["conv2_1"], on);
+  EXPECT_FALSE(run.planned["conv2_2"]);
+  EXPECT_EQ(run.written, on ? 3 : 0);
+}
+
+TEST(ExecConvWinograd, OtherReadersGetChannelsLast) {
+  // Block 1's output goes to a stride-2 Conv, which is direct: it would reorder blocks into its own layout.
+  auto model = basicBlock(64, 16, false, 1, true);
+  BlocksRun run = expectChannelBlocksChangeNoValue(*model);
+  const bool on = winogradAvailable();
+  EXPECT_EQ(run.planned["conv1_1"], on);
+  EXPECT_FALSE(run.planned["conv1_2"]);
+  EXPECT_FALSE(run.planned["down"]);
+  EXPECT_EQ(run.written, on ? 1 : 0);
 }
 
 }  // namespace

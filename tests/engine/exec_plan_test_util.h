@@ -29,6 +29,7 @@ struct FakeTraits {
   bool producesChannelsLast = false;
   std::vector<size_t> acceptsChannelsLast;  // node inputs (or kEpilogueOperands)
   bool readsChannelsLastOnlyToKeepIt = false;
+  std::vector<size_t> acceptsBlocked16;  // node inputs (or kEpilogueOperands)
   size_t epilogueLimit = 0;  // setEpilogue accepts chains of up to this many nodes
   std::vector<int> hostInputs;
 };
@@ -49,6 +50,11 @@ class FakePrepared final : public PreparedNode {
   }
   bool producesChannelsLast() const override { return traits_.producesChannelsLast; }
   bool readsChannelsLastOnlyToKeepIt() const override { return traits_.readsChannelsLastOnlyToKeepIt; }
+  bool acceptsBlocked16(size_t input) const override {
+    for (size_t i : traits_.acceptsBlocked16)
+      if (i == input) return true;
+    return false;
+  }
 
  private:
   FakeTraits traits_;

@@ -125,8 +125,10 @@ Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const Tensor
     return false;
   for (const TensorValue* part : parts)
     if (part->dtype() != DataType::Float || part->rank() != 4 || part->dim(0) != 1 ||
-        part->dim(2) != x.dim(2) || part->dim(3) != x.dim(3))
+        part->dim(2) != x.dim(2) || part->dim(3) != x.dim(3) || part->blocked16())
       return false;
+  for (const ConvPostOp& op : postOps)  // slabs read rows of plain or channels-last storage only
+    if (fused && op.residual >= 0 && ctx.epilogueOperand(size_t(op.residual)).blocked16()) return false;
   Key key{{}, fused, ctx.outputMayBeChannelsLast()};
   for (const TensorValue* part : parts) key.parts.push_back({part->dims(), part->channelsLast()});
   auto it = plans_.find(key);
