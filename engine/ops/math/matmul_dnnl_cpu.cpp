@@ -9,11 +9,13 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "exec/cpu/cpu_isa.h"
 #include "exec/cpu/dnnl_common.h"
 #include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
 #include "ops/math/matmul_dims.h"
 #include "ops/math/matmul_epilogue_chain.h"
+#include "ops/math/packed_gemv.h"
 
 namespace onyx::exec {
 
@@ -195,35 +197,10 @@ class DnnlMatmul final : public Kernel {
     auto y = ctx.allocateOutput(0, DataType::Float, shapes->outDims);
     if (!y) return y.error();
     const bool fused = ctx.fusingEpilogue() && !postOps_.empty();
-    try {
-      const MatmulPlan* plan = planFor(ctx, *shapes, fused);
-      if (!plan) return ctx.error("a residual operand does not broadcast to the product " + (*y)->describe());
-      implementation_ = plan->pd.impl_info_str();
-      dnnl::stream stream(cpuEngine());
-      memory src(plan->srcMd, cpuEngine(), const_cast<void*>(shapes->a.storage->raw()));
-      memory dst(plan->dstMd, cpuEngine(), (*y)->raw());
-      memory weights = plan->weightsPacked ? plan->weights
-                                           : memory(plan->userWeightsMd, cpuEngine(),
-                                                    const_cast<void*>(shapes->b.storage->raw()));
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
-      size_t binaries = 0;
-      for (size_t i = 0; fused && i < postOps_.size(); ++i) {
-        const MatmulPostOp& op = postOps_[i];
-        const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1;
-        if (op.kind == MatmulPostOp::Kind::Bias) {
-          args[arg] = memory(plan->binaryMds[binaries++], cpuEngine(), const_cast<void*>(op.bias.raw()));
-        } else if (op.kind == MatmulPostOp::Kind::Residual) {
-          const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
-          if (plan->summed)  // the sum post-op adds to what dst holds
-            std::memcpy((*y)->raw(), r.raw(), r.byteSize());
-          else
-            args[arg] = memory(plan->binaryMds[binaries++], cpuEngine(), const_cast<void*>(r.raw()));
-        }
-      }
-      plan->primitive.execute(stream, args);
-      stream.wait();
-    } catch (const dnnl::error& e) {
-      return ctx.error(std::string("oneDNN matmul failed: ") + e.what());
+    if (!fused && takesGemv(ctx, *shapes)) {
+      runGemv(ctx, *shapes, **y);
+    } else if (auto ran = runDnnl(ctx, *shapes, **y, fused); !ran) {
+      return ran.error();
     }
     if (gemm_ && ctx.hasInput(2)) {  // Y += beta * C (broadcast)
       const TensorValue& c = ctx.input(2);
@@ -249,6 +226,60 @@ class DnnlMatmul final : public Kernel {
   }
 
  private:
+  // The product through oneDNN's matmul primitive (made once per shape), with the fused epilogue.
+  Expected<void> runDnnl(KernelContext& ctx, const MatmulShapes& s, TensorValue& y, bool fused) {
+    try {
+      const MatmulPlan* plan = planFor(ctx, s, fused);
+      if (!plan) return ctx.error("a residual operand does not broadcast to the product " + y.describe());
+      implementation_ = plan->pd.impl_info_str();
+      dnnl::stream stream(cpuEngine());
+      memory src(plan->srcMd, cpuEngine(), const_cast<void*>(s.a.storage->raw()));
+      memory dst(plan->dstMd, cpuEngine(), y.raw());
+      memory weights = plan->weightsPacked ? plan->weights
+                                           : memory(plan->userWeightsMd, cpuEngine(),
+                                                    const_cast<void*>(s.b.storage->raw()));
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
+      size_t binaries = 0;
+      for (size_t i = 0; fused && i < postOps_.size(); ++i) {
+        const MatmulPostOp& op = postOps_[i];
+        const int arg = DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(i)) | DNNL_ARG_SRC_1;
+        if (op.kind == MatmulPostOp::Kind::Bias) {
+          args[arg] = memory(plan->binaryMds[binaries++], cpuEngine(), const_cast<void*>(op.bias.raw()));
+        } else if (op.kind == MatmulPostOp::Kind::Residual) {
+          const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
+          if (plan->summed)  // the sum post-op adds to what dst holds
+            std::memcpy(y.raw(), r.raw(), r.byteSize());
+          else
+            args[arg] = memory(plan->binaryMds[binaries++], cpuEngine(), const_cast<void*>(r.raw()));
+        }
+      }
+      plan->primitive.execute(stream, args);
+      stream.wait();
+    } catch (const dnnl::error& e) {
+      return ctx.error(std::string("oneDNN matmul failed: ") + e.what());
+    }
+    return {};
+  }
+
+  // One row of A times a constant 2-D B read as it lies (a classifier's Linear at batch 1): PackedGemv.
+  bool takesGemv(const KernelContext& ctx, const MatmulShapes& s) const {
+    static const bool off = std::getenv("ONYX_NO_GEMV") != nullptr;
+    return !off && (constantB_ || ctx.inputIsConstant(1)) && !s.ta && s.aDims.size() == 2 && s.aDims[0] == 1 &&
+           s.bDims.size() == 2 && s.a.strides.empty() && s.b.strides.empty();
+  }
+
+  void runGemv(const KernelContext& ctx, const MatmulShapes& s, TensorValue& y) {
+    const int64_t k = s.aDims[1], n = s.n;
+    // B is [k, n], or [n, k] when Gemm's transB says so: output o's weights are then its row o.
+    gemv_.pack(s.b.storage->data<float>(), k, n, s.tb ? k : 1, s.tb ? 1 : n);
+    float* out = y.data<float>();
+    gemv_.run(ctx, s.a.storage->data<float>(), out);
+    if (const float alpha = gemm_ ? ctx.attrFloat("alpha", 1.0f) : 1.0f; alpha != 1.0f)
+      for (int64_t o = 0; o < n; ++o) out[o] *= alpha;
+    static const std::string kGemv = "gemv:" + std::string(cpuIsaName(cpuIsa()));  // fixed per process
+    implementation_ = kGemv;
+  }
+
   // The operands and product dims; nullopt when the oneDNN path cannot take the inputs (the reference
   // kernel runs), an error when they cannot be multiplied.
   Expected<std::optional<MatmulShapes>> shapesOf(const KernelContext& ctx) const {
@@ -407,6 +438,7 @@ class DnnlMatmul final : public Kernel {
   // Per operand dims, residual dims and whether the epilogue is fused; made on first use, also from the
   // const canFuseEpilogue (the plan it checks is the one the run then uses).
   mutable std::map<Dims, MatmulPlan> plans_;
+  PackedGemv gemv_;
 };
 
 Expected<std::unique_ptr<Kernel>> makeMatmul(const PrepareContext& p) {

@@ -52,27 +52,13 @@ bool ConvPixelGemv::applies(const KernelContext& ctx, const TensorValue& x, cons
 Expected<void> ConvPixelGemv::run(KernelContext& ctx, const TensorValue& x, const TensorValue& w,
                                   std::span<const ConvEpilogueStage> stages) {
   const int64_t k = x.dim(1), n = w.dim(0);
-  if (packedFrom_ != w.raw() || panels_.size() != size_t(gemvPanelsSize(k, n))) {
-    // W is [n, k]: column o of the panels is output o's filter.
-    panels_.assign(size_t(gemvPanelsSize(k, n)), 0.0f);
-    for (int64_t o = 0; o < n; ++o) packGemvColumn(panels_.data(), k, o, w.data<float>() + o * k);
-    packedFrom_ = w.raw();
-  }
+  gemv_.pack(w.data<float>(), k, n, k, 1);  // W is [n, k]: output o's filter is row o
   Dims outDims(x.dims().size(), 1);
   outDims[1] = n;
   auto y = ctx.allocateOutput(0, DataType::Float, outDims);
   if (!y) return y.error();
   float* out = (*y)->data<float>();
-  const float* in = x.data<float>();
-  const int64_t panels = (n + kGemvPanel - 1) / kGemvPanel;
-  // Two panels or more split between threads when each thread streams at least 128 KiB of weights.
-  const int64_t grain = std::max<int64_t>(1, (int64_t(128) << 10) / (k * kGemvPanel * int64_t(sizeof(float))));
-  ctx.parallelFor(panels, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) {
-      const int64_t first = p * kGemvPanel, count = std::min(kGemvPanel, n - first);
-      fastGemvPanels(panels_.data() + p * k * kGemvPanel, in, k, count, out + first);
-    }
-  });
+  gemv_.run(ctx, x.data<float>(), out);
   const TensorValue& bias = ctx.input(2);
   if (!bias.empty())
     for (int64_t o = 0; o < n; ++o) out[o] += bias.data<float>()[o];

@@ -2,12 +2,13 @@
 // A Conv of one input pixel through a 1 x 1 kernel is a matrix-vector product: the squeeze-excitation
 // blocks of EfficientNet and MobileNetV3 run two per block on the globally pooled channels (fc1: C -> C/4,
 // fc2: back). oneDNN's convolution took 6-30 us for each (EfficientNet-B0 has 32); streaming the weights
-// once, packed in panels (fastGemvPanels), takes what reading them costs.
+// once, packed in panels (PackedGemv), takes what reading them costs.
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "exec/kernel.h"
+#include "ops/math/packed_gemv.h"
 #include "ops/nn/conv_epilogue_chain.h"
 
 namespace onyx::exec {
@@ -23,8 +24,7 @@ class ConvPixelGemv {
                      std::span<const ConvEpilogueStage> stages);
 
  private:
-  const void* packedFrom_ = nullptr;  // the weights the panels hold
-  std::vector<float> panels_;
+  PackedGemv gemv_;
 };
 
 }  // namespace onyx::exec
