@@ -297,21 +297,19 @@ TensorValue TensorValue::toPlainLayout() const {
     return same;
   }
   TensorValue out = allocate(dtype_, dims_);
-  if (layout_ == Layout::Blocked16) {
-    switch (elementBytes(dtype_)) {
-      case 1: blocked16ToPlain(data<uint8_t>(), out.data<uint8_t>(), n, c, spatial); break;
-      case 2: blocked16ToPlain(data<uint16_t>(), out.data<uint16_t>(), n, c, spatial); break;
-      case 4: blocked16ToPlain(data<uint32_t>(), out.data<uint32_t>(), n, c, spatial); break;
-      default: blocked16ToPlain(data<uint64_t>(), out.data<uint64_t>(), n, c, spatial); break;
-    }
-    out.device_ = device_;
-    return out;
-  }
+  // The elements moved as unsigned integers of their size.
+  auto reorder = [&](auto zero) {
+    using T = decltype(zero);
+    if (layout_ == Layout::Blocked16)
+      blocked16ToPlain(data<T>(), out.data<T>(), n, c, spatial);
+    else
+      channelsLastToPlain(data<T>(), out.data<T>(), n, c, spatial);
+  };
   switch (elementBytes(dtype_)) {
-    case 1: channelsLastToPlain(data<uint8_t>(), out.data<uint8_t>(), n, c, spatial); break;
-    case 2: channelsLastToPlain(data<uint16_t>(), out.data<uint16_t>(), n, c, spatial); break;
-    case 4: channelsLastToPlain(data<uint32_t>(), out.data<uint32_t>(), n, c, spatial); break;
-    default: channelsLastToPlain(data<uint64_t>(), out.data<uint64_t>(), n, c, spatial); break;
+    case 1: reorder(uint8_t{}); break;
+    case 2: reorder(uint16_t{}); break;
+    case 4: reorder(uint32_t{}); break;
+    default: reorder(uint64_t{}); break;
   }
   out.device_ = device_;
   return out;
