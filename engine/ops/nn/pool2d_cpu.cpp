@@ -319,8 +319,12 @@ class GlobalAveragePoolChannelsLast final : public Kernel {
     // the same partition, hence the same rounding, for any thread count.
     const int64_t block = std::max<int64_t>(1, 8192 / std::max<int64_t>(C, 1));
     const int64_t blocks = std::max<int64_t>(1, (spatial + block - 1) / block);
-    std::vector<float> sums(size_t(N * blocks * C), 0.0f);
-    std::vector<int64_t> pixels(size_t(std::min(block, spatial)));  // a block's pixels as pooling taps
+    // Kept between runs: allocated afresh each run, mobilenet_v2's last pool (1280 x 7 x 7, 9 blocks) took
+    // 0.080 ms a run at 2 threads instead of 0.018 (no page faults either way; the summing itself is ~4 us).
+    std::vector<float>& sums = sums_;
+    sums.assign(size_t(N * blocks * C), 0.0f);
+    std::vector<int64_t>& pixels = pixels_;  // a block's pixels as pooling taps
+    pixels.resize(size_t(std::min(block, spatial)));
     for (size_t p = 0; p < pixels.size(); ++p) pixels[p] = int64_t(p) * C;
     ctx.parallelFor(N * blocks, 1, [&](int64_t b, int64_t e) {
       for (int64_t job = b; job < e; ++job) {
@@ -340,6 +344,10 @@ class GlobalAveragePoolChannelsLast final : public Kernel {
     return {};
   }
   bool acceptsChannelsLast(size_t input) const override { return input == 0; }
+
+ private:
+  std::vector<float> sums_;
+  std::vector<int64_t> pixels_;
 };
 
 // 2-D windows without MaxPool's Indices output; the reference runs the rest.
