@@ -1,4 +1,4 @@
-// Convolutions that take oneDNN's Winograd algorithm (dense 3x3 stride 1, >= 16 channels in, >= 64 out,
+// Convolutions that take oneDNN's Winograd algorithm (dense 3x3 stride 1, >= 32 channels in, >= 64 out,
 // >= 14 x 14 outputs, constant weights): the profile names the algorithm, and a ResNet basic block (two
 // convs with bias, ReLU and the residual sum fused) matches the reference over runs. Convs outside the
 // rule, and those whose weights a caller may change, stay direct.
@@ -10,6 +10,7 @@
 #include <map>
 
 #include "exec_fusion_test_util.h"
+#include "ops/nn/conv_slabs_dnnl.h"
 
 namespace onyx::exec::testing {
 namespace {
@@ -92,6 +93,18 @@ TEST(ExecConvWinograd, ResNetBlockTakesItAndMatchesTheReference) {
     for (const std::string& implementation : dnnlImplementations(fast))
       EXPECT_EQ(implementation.find("wino") != std::string::npos, winogradAvailable()) << implementation;
   }
+}
+
+TEST(ExecConvWinograd, TheRuleTakesSqueezeNetsWideExpandConvsOnly) {
+  const std::vector<int64_t> k3 = {3, 3}, one = {1, 1}, dense = {0, 0};
+  // 32 -> 128 on 27 x 27 (fire modules 4 and 5): Winograd. 16 -> 64 on 55 x 55 (fire modules 2 and 3): direct,
+  // which took 0.18-0.21 ms against 0.22-0.25; 64 -> 256 on 13 x 13: direct; a stride or dilation: direct.
+  EXPECT_TRUE(convWinogradPays(32, 128, k3, one, dense, {1, 128, 27, 27}));
+  EXPECT_FALSE(convWinogradPays(16, 64, k3, one, dense, {1, 64, 55, 55}));
+  EXPECT_FALSE(convWinogradPays(64, 256, k3, one, dense, {1, 256, 13, 13}));
+  EXPECT_FALSE(convWinogradPays(64, 64, k3, {2, 2}, dense, {1, 64, 28, 28}));
+  EXPECT_FALSE(convWinogradPays(64, 64, k3, one, {1, 1}, {1, 64, 56, 56}));
+  EXPECT_FALSE(convWinogradPays(64, 64, {5, 5}, one, dense, {1, 64, 56, 56}));
 }
 
 TEST(ExecConvWinograd, OtherConvsStayDirect) {

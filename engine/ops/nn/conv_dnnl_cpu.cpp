@@ -24,11 +24,13 @@ namespace onyx::exec {
 int64_t convFlops(const KernelContext& ctx);  // conv_cpu.cpp
 
 // Whether a convolution should take oneDNN's Winograd algorithm (F(4x4, 3x3) or F(2x2, 3x3)): dense 3x3
-// stride 1 with at least 16 channels in and 64 out over at least 14 x 14 outputs. There it multiplies
-// 2.25x to 4x less: resnet18's layer1-3 convs ran 25-35% faster and squeezenet's expand convs on 55 x 55 and
-// 27 x 27 maps 10-30%, reorders to and from its blocked layout included. On 13 x 13 and 7 x 7 maps the
-// transforms cost what the products save. Its weights are transformed once, so only for constant weights.
-// Dilations as oneDNN counts them (0: dense). ONYX_NO_WINOGRAD turns it off.
+// stride 1 with at least 32 channels in and 64 out over at least 14 x 14 outputs. There it multiplies
+// 2.25x to 4x less: resnet18's layer1-3 convs ran 25-35% faster and squeezenet's 32 -> 128 expand convs on
+// 27 x 27 maps 10-15%, reorders to and from its blocked layout included. On 13 x 13 and 7 x 7 maps the
+// transforms cost what the products save, and with 16 channels in (squeezenet's 16 -> 64 expand convs on
+// 55 x 55 maps) brgconv's direct products took 0.18-0.21 ms against Winograd's 0.22-0.25 on a 2-core Xeon.
+// Its weights are transformed once, so only for constant weights. Dilations as oneDNN counts them
+// (0: dense). ONYX_NO_WINOGRAD turns it off.
 bool convWinogradPays(int64_t inChannels, int64_t outChannels, const std::vector<int64_t>& kernel,
                       const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
                       const Dims& outDims) {
@@ -36,7 +38,7 @@ bool convWinogradPays(int64_t inChannels, int64_t outChannels, const std::vector
   if (strides[0] != 1 || strides[1] != 1 || dilations[0] != 0 || dilations[1] != 0) return false;
   static const bool off = std::getenv("ONYX_NO_WINOGRAD") != nullptr;
   if (off) return false;
-  return inChannels >= 16 && outChannels >= 64 && outDims[2] * outDims[3] >= 14 * 14;
+  return inChannels >= 32 && outChannels >= 64 && outDims[2] * outDims[3] >= 14 * 14;
 }
 
 namespace {
