@@ -58,11 +58,6 @@ Tag layoutTag(const TensorValue& t) {
   return t.channelsLast() ? channelsLastTag(rank) : t.blocked16() ? blocked16Tag(rank) : plainTag(rank);
 }
 
-// PlanKey's code for a tensor's layout.
-int layoutCode(const TensorValue& t) {
-  return t.channelsLast() ? 1 : t.blocked16() ? 2 : 0;
-}
-
 // A Conv prepared for one input shape and layout. A data input joined by a Concat the executor folded
 // (KernelContext::inputParts) runs as one convolution per part, on that part's slice of the input channels
 // of the weights: a Conv is linear in its input channels, so oneDNN's sum post-op adds the parts' results
@@ -204,7 +199,7 @@ class DnnlConv final : public Kernel {
     }
     // Per thread count too: oneDNN fixes a primitive's team size when it creates it.
     PlanKey key{{}, fused, ctx.pool().dnnlThreads()};
-    for (const TensorValue* part : parts) key.parts.push_back({part->dims(), layoutCode(*part)});
+    for (const TensorValue* part : parts) key.parts.push_back({part->dims(), layoutTag(*part)});
     auto it = plans_.find(key);
     if (it == plans_.end() || !(constantWeights_ || ctx.inputIsConstant(1))) {
       auto plan = makePlan(ctx, parts, w, fused);
@@ -270,7 +265,7 @@ class DnnlConv final : public Kernel {
 
  private:
   struct PlanKey {
-    std::vector<std::pair<Dims, int>> parts;  // dims and layout (layoutCode), per part of the data input
+    std::vector<std::pair<Dims, Tag>> parts;  // dims and layout (layoutTag), per part of the data input
     bool fused = false;
     int threads = 1;
     bool operator<(const PlanKey& o) const {
