@@ -1,5 +1,7 @@
 #include "exec/elementwise.h"
 
+#include <algorithm>
+
 namespace onyx::exec {
 
 std::optional<BinaryLayout> binaryLayout(const Dims& a, const Dims& b) {
@@ -47,6 +49,34 @@ std::optional<BinaryLayout> binaryLayout(const Dims& a, const Dims& b) {
   }
   if (elementCount(*out) == 0) l.outerCount = 0;
   return l;
+}
+
+void arithLoop(const KernelContext& ctx, const BinaryLayout& l, Arith op, const float* a, const float* b, float* y) {
+  const int64_t inner = l.inner;
+  const bool hasOuter = !l.outer.empty();
+  const int64_t runRows = hasOuter ? l.outer.back() : 1;
+  const int64_t runStrideA = hasOuter ? l.outerStrideA.back() : 0;
+  const int64_t runStrideB = hasOuter ? l.outerStrideB.back() : 0;
+  auto rows = [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end;) {
+      int64_t offA = 0, offB = 0, rest = o;
+      for (size_t d = l.outer.size(); d-- > 0;) {
+        const int64_t i = rest % l.outer[d];
+        rest /= l.outer[d];
+        offA += i * l.outerStrideA[d];
+        offB += i * l.outerStrideB[d];
+      }
+      const int64_t count = std::min(end - o, runRows - o % runRows);
+      fastArithRows(op, {a + offA, b + offB, y + o * inner, count, inner, runStrideA, runStrideB, l.strideA != 0,
+                         l.strideB != 0});
+      o += count;
+    }
+  };
+  if (l.outerCount * inner < 32768) {
+    rows(0, l.outerCount);
+    return;
+  }
+  ctx.parallelFor(l.outerCount, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), rows);
 }
 
 }  // namespace onyx::exec

@@ -11,6 +11,9 @@ const std::vector<std::pair<Dims, Dims>> kBroadcastCases = {
     {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}},       {{2, 3, 4}, {3, 1}},
     {{1}, {5, 1, 7}},       {{2, 1, 4}, {1, 3, 1}}, {{0, 3}, {1, 3}},
     {{}, {2, 2}},           {{70, 300}, {300}},     {{8, 1, 33, 17}, {8, 5, 1, 17}},
+    // Large enough to split between threads: a squeeze-excitation scale over channels-last rows of 16, and
+    // rows whose chunks end inside a run of the innermost outer dim.
+    {{3, 50, 37, 16}, {3, 1, 1, 16}}, {{2, 40, 1, 100}, {1, 1, 30, 100}},
 };
 
 TEST(ExecElementwise, BinaryFastMatchesReferenceUnderBroadcasting) {

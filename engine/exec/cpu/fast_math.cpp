@@ -96,6 +96,9 @@ void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, floa
 void fastWindowSum(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
   ONYX_FAST_MATH_DISPATCH(fastWindowSum)(base, offsets, taps, out, n);
 }
+void fastSumPixels(const float* x, int64_t pixels, int64_t channels, float* out) {
+  ONYX_FAST_MATH_DISPATCH(fastSumPixels)(x, pixels, channels, out);
+}
 void fastPoolRowMax(const PoolRow& row) {
   ONYX_FAST_MATH_DISPATCH(fastPoolRowMax)(row);
 }
@@ -104,6 +107,9 @@ void fastPoolRowSum(const PoolRow& row) {
 }
 void fastGemvPanels(const float* panels, const float* x, int64_t k, int64_t n, float* y) {
   ONYX_FAST_MATH_DISPATCH(fastGemvPanels)(panels, x, k, n, y);
+}
+void fastArithRows(Arith op, const ArithRows& rows) {
+  ONYX_FAST_MATH_DISPATCH(fastArithRows)(op, rows);
 }
 float fastLayerNormRow(const float* x, float* y, int64_t n, const float* scale, const float* bias, float eps,
                        float* invStdDev) {

@@ -19,10 +19,25 @@ void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
 // and acc[i] += v[i]: the channel vectors of channels-last pooling.
 void fastMaxInto(float* acc, const float* v, int64_t n);
 void fastAddInto(float* acc, const float* v, int64_t n);
+// Float Add, Sub, Mul or Div over `rows` rows of n outputs: y[r * n + i] = a(r, i) op b(r, i), where an
+// operand that steps reads a[r * aRow + i] and one that does not reads a[r * aRow] for its whole row. y may
+// be a or b (in place). One IEEE operation per element, as the scalar loops: the results are the same.
+enum class Arith { Add, Sub, Mul, Div };
+struct ArithRows {
+  const float* a;
+  const float* b;
+  float* y;
+  int64_t rows, n, aRow, bRow;
+  bool aSteps, bSteps;
+};
+void fastArithRows(Arith op, const ArithRows& rows);
 // One pooling window over channels-last storage: out[0, n) = max (or sum) over the taps of
 // base[offsets[t] + i]; at least one tap.
 void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);
 void fastWindowSum(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);
+// Channels-last pixels summed per channel: out[c] = sum over p < pixels of x[p * channels + c], in four
+// partial sums over every fourth pixel (the same order on every instruction set).
+void fastSumPixels(const float* x, int64_t pixels, int64_t channels, float* out);
 // One output row of a 2-D pooling over channels-last storage, separably: the window's input rows are first
 // reduced element by element into `scratch` (when more than one), then each output pixel reduces its
 // columns of that row. Both passes stream contiguous memory, where a per-pixel window gathered KH * KW

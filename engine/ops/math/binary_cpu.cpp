@@ -2,6 +2,7 @@
 // walks every output index; the fast kernel collapses shapes into vectorisable runs (exec/elementwise.h).
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "exec/cpu/half_convert.h"
@@ -125,6 +126,18 @@ Expected<const TensorValue*> channelSlope(const KernelContext& ctx, const Tensor
   return &storage;
 }
 
+// The ops with a vectorised float loop (fastArithRows).
+template <class Op>
+constexpr std::optional<Arith> kArith = std::nullopt;
+template <>
+constexpr std::optional<Arith> kArith<AddOp> = Arith::Add;
+template <>
+constexpr std::optional<Arith> kArith<SubOp> = Arith::Sub;
+template <>
+constexpr std::optional<Arith> kArith<MulOp> = Arith::Mul;
+template <>
+constexpr std::optional<Arith> kArith<DivOp> = Arith::Div;
+
 template <class Op, unsigned Types>
 Expected<void> binaryKernel(KernelContext& ctx) {
   auto a = ctx.requireTensor(0);
@@ -148,8 +161,18 @@ Expected<void> binaryKernel(KernelContext& ctx) {
       std::vector<float> fa(size_t((*a)->count())), fb(size_t((*b)->count())), fy(size_t((*y)->count()));
       halvesToFloats((*a)->template data<uint16_t>(), fa.data(), (*a)->count());
       halvesToFloats((*b)->template data<uint16_t>(), fb.data(), (*b)->count());
-      binaryLoop(ctx, *layout, fa.data(), fb.data(), fy.data(), [&](float x, float z) { return op(x, z); });
+      if constexpr (kArith<Op>.has_value())
+        arithLoop(ctx, *layout, *kArith<Op>, fa.data(), fb.data(), fy.data());
+      else
+        binaryLoop(ctx, *layout, fa.data(), fb.data(), fy.data(), [&](float x, float z) { return op(x, z); });
       floatsToHalves(fy.data(), (*y)->template data<uint16_t>(), (*y)->count());
+      return {};
+    }
+  }
+  if constexpr (kArith<Op>.has_value()) {
+    if ((*a)->dtype() == DataType::Float) {
+      arithLoop(ctx, *layout, *kArith<Op>, (*a)->template data<float>(), (*b)->template data<float>(),
+                (*y)->template data<float>());
       return {};
     }
   }
