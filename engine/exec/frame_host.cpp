@@ -7,15 +7,15 @@ namespace onyx::exec {
 
 namespace {
 
-std::vector<const void*> storageIds(const RunValue& value) {
-  std::vector<const void*> ids;
-  if (auto* t = std::get_if<TensorValue>(&value)) {
-    if (t->storageId()) ids.push_back(t->storageId());
-  } else if (auto* s = std::get_if<SequenceValue>(&value)) {
+// Whether any storage the value holds satisfies `test` (ids visited in place: a vector of them cost an
+// allocation per step output every run).
+template <class Test>
+bool anyStorage(const RunValue& value, Test test) {
+  if (auto* t = std::get_if<TensorValue>(&value)) return t->storageId() && test(t->storageId());
+  if (auto* s = std::get_if<SequenceValue>(&value))
     for (const TensorValue& e : s->tensors)
-      if (e.storageId()) ids.push_back(e.storageId());
-  }
-  return ids;
+      if (e.storageId() && test(e.storageId())) return true;
+  return false;
 }
 
 void cloneStorage(RunValue& value) {
@@ -134,32 +134,29 @@ Expected<std::vector<RunValue>> FrameHost::runSubgraph(const Graph& body, std::v
 void FrameHost::trackOutput(RunValue& output, int slot) {
   if (!arena_) return;
   int last = plan_.lastUse[size_t(slot)];
-  for (const void* id : storageIds(output)) {
+  const bool copyOut = anyStorage(output, [&](const void* id) {
     auto it = arena_->requestOfStorage.find(id);
-    if (it == arena_->requestOfStorage.end()) continue;
+    if (it == arena_->requestOfStorage.end()) return false;
     size_t r = size_t(it->second);
     if (recording_) {
       if (last == kForever)
         arena_->escapes[r] = true;
       else
         arena_->requests[r].lastStep = std::max(arena_->requests[r].lastStep, last);
-    } else if (last == kForever || arena_->requests[r].lastStep < last) {
-      // An alias the first run did not show (data-dependent): copy out of the arena.
-      cloneStorage(output);
-      ++arena_->heapFallbacks;
-      break;
+      return false;
     }
+    return last == kForever || arena_->requests[r].lastStep < last;
+  });
+  if (copyOut) {  // an alias the first run did not show (data-dependent): copy out of the arena
+    cloneStorage(output);
+    ++arena_->heapFallbacks;
   }
 }
 
 void FrameHost::detachFromArena(RunValue& output) const {
   if (!arena_ || recording_) return;
-  for (const void* id : storageIds(output)) {
-    if (arena_->requestOfStorage.count(id)) {
-      cloneStorage(output);
-      break;
-    }
-  }
+  if (anyStorage(output, [&](const void* id) { return arena_->requestOfStorage.count(id) != 0; }))
+    cloneStorage(output);
 }
 
 }  // namespace onyx::exec

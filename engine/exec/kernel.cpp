@@ -269,11 +269,13 @@ Expected<TensorValue*> KernelContext::allocateOutput(size_t i, DataType dtype, D
   }
   if (i >= outputs_.size()) return error("has no output " + std::to_string(i));
   // Outputs sized from data (Expand's shape, OneHot's depth, Tile's repeats) are checked before allocating.
-  auto size = checkTensorSize(dims, int64_t(elementBytes(dtype)),
-                              node_.opType() + " output " + std::to_string(i) + " (" +
-                                  std::string(dataTypeName(dtype)) + ")",
-                              node_.describe());
-  if (!size) return size.error();
+  if (!tensorSizeFits(dims, int64_t(elementBytes(dtype)))) {
+    auto size = checkTensorSize(dims, int64_t(elementBytes(dtype)),
+                                node_.opType() + " output " + std::to_string(i) + " (" +
+                                    std::string(dataTypeName(dtype)) + ")",
+                                node_.describe());
+    if (!size) return size.error();
+  }
   auto tensor = host_.allocateOutput(i, dtype, std::move(dims));
   if (!tensor) return tensor.error();
   outputs_[i] = std::move(*tensor);

@@ -127,6 +127,14 @@ Expected<int64_t> checkTensorSize(std::span<const int64_t> dims, int64_t element
   return *bytes;
 }
 
+bool tensorSizeFits(std::span<const int64_t> dims, int64_t elementBytes) {
+  for (int64_t d : dims)
+    if (d <= 0) return false;
+  auto count = checkedElementCount(dims);
+  auto bytes = count ? checkedMul(*count, std::max<int64_t>(elementBytes, 1)) : std::nullopt;
+  return bytes && *bytes <= resourceLimits().maxTensorBytes;
+}
+
 Expected<void> checkShapeLength(int64_t length, std::string_view what, std::string where) {
   const int64_t limit = resourceLimits().maxShapeLength;
   if (length < 0 || length > limit)

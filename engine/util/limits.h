@@ -71,6 +71,9 @@ const ResourceLimits& resourceLimits();
 // do; `where` becomes the error's location (the node or input).
 Expected<int64_t> checkTensorSize(std::span<const int64_t> dims, int64_t elementBytes, std::string_view what,
                                   std::string where);
+// Whether checkTensorSize passes a tensor with at least one element, without its message's strings (an
+// executor asks for every output of every run). False for an empty one: checkTensorSize decides those.
+bool tensorSizeFits(std::span<const int64_t> dims, int64_t elementBytes);
 // Checks the length of a shape-carrying tensor (Reshape's shape, Expand's shape, ConstantOfShape's input).
 Expected<void> checkShapeLength(int64_t length, std::string_view what, std::string where);
 

@@ -97,5 +97,38 @@ TEST(ExecConvPixelGemv, OtherConvsStayOneDnns) {
   }
 }
 
+// One executor, inputs of changing spatial size: each run takes the plan (and pixel-GEMV answer) of its own
+// dims, though the kernel keeps the last run's plan, memory objects and answer for the next.
+TEST(ExecConvPixelGemv, RunsOfChangingSizesTakeTheirOwnPlans) {
+  auto model = std::make_unique<Model>();
+  model->opsetImports = {{"", 17}};
+  Rewriter rw(*model);
+  Graph& g = model->graph();
+  Value* x = rw.addGraphInput(
+      g, "x", Type::tensor(DataType::Float, Shape{Dim(1), Dim(24), Dim::symbol("H"), Dim::symbol("W")}));
+  Value* w = rw.addInitializer(g, "w", randomWeights({40, 24, 1, 1}, 5, 0.3f));
+  Value* b = rw.addInitializer(g, "b", randomWeights({40}, 6, 0.1f));
+  Value* c = addNode(rw, g, "Conv", {x, w, b}, {});
+  rw.setGraphOutputs(g, {addNode(rw, g, "Sigmoid", {c}, {})});
+  ExecutorOptions oracle;
+  oracle.kernelVariant = "reference";
+  auto reference = Executor::create(*model, oracle);
+  ASSERT_TRUE(reference.ok()) << reference.error().toString();
+  auto fast = Executor::create(*model, ExecutorOptions());
+  ASSERT_TRUE(fast.ok()) << fast.error().toString();
+  uint64_t seed = 20;
+  for (auto [h, wd] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 5}, {7, 9}, {1, 1}, {5, 5}, {7, 9}}) {
+    SCOPED_TRACE(std::to_string(h) + " x " + std::to_string(wd));
+    NamedValues inputs = {{"x", randomTensor(DataType::Float, {1, 24, h, wd}, seed++, -1.0f, 1.0f)}};
+    auto got = (*fast)->run(inputs);
+    auto want = (*reference)->run(inputs);
+    ASSERT_TRUE(got.ok()) << got.error().toString();
+    ASSERT_TRUE(want.ok()) << want.error().toString();
+    const TensorValue& y = std::get<TensorValue>((*got)[0]);
+    EXPECT_EQ(y.dims(), (Dims{1, 40, h, wd}));
+    EXPECT_TRUE(closeTensors(y, std::get<TensorValue>((*want)[0]), 1e-5, 1e-6));
+  }
+}
+
 }  // namespace
 }  // namespace onyx::exec::testing
