@@ -5,6 +5,8 @@
 #include <limits>
 #include <mutex>
 
+#include "exec/cpu/half_convert.h"
+#include "exec/elementwise.h"
 #include "exec/kernel_util.h"
 #include "exec/thread_pool.h"
 #include "util/limits.h"
@@ -73,6 +75,30 @@ TensorValue concatenate(const std::vector<const TensorValue*>& parts, int64_t ax
   return out;
 }
 
+bool isScale(const Node* folded) { return folded && folded->opType() == "Mul"; }
+
+// A folded Mul's product, for a kernel that reads the input whole (checkConcatenatedInputs checked the
+// operands: one float type, broadcasting dims).
+TensorValue multiplied(const KernelContext& ctx, const TensorValue& a0, const TensorValue& b0) {
+  const TensorValue a = a0.isPlainLayout() ? a0 : a0.toPlainLayout();
+  const TensorValue b = b0.isPlainLayout() ? b0 : b0.toPlainLayout();
+  const BinaryLayout layout = *binaryLayout(a.dims(), b.dims());
+  TensorValue out = TensorValue::allocate(a.dtype(), layout.outDims);
+  if (a.dtype() == DataType::Double) {
+    binaryLoop(ctx, layout, a.data<double>(), b.data<double>(), out.data<double>(),
+               [](double x, double y) { return x * y; });
+  } else if (a.dtype() == DataType::Float16) {
+    std::vector<float> fa(size_t(a.count())), fb(size_t(b.count())), fy(size_t(out.count()));
+    halvesToFloats(a.data<uint16_t>(), fa.data(), a.count());
+    halvesToFloats(b.data<uint16_t>(), fb.data(), b.count());
+    arithLoop(ctx, layout, Arith::Mul, fa.data(), fb.data(), fy.data());
+    floatsToHalves(fy.data(), out.data<uint16_t>(), out.count());
+  } else {
+    arithLoop(ctx, layout, Arith::Mul, a.data<float>(), b.data<float>(), out.data<float>());
+  }
+  return out;
+}
+
 std::string inputLabel(const Node& node, int index) {
   const Value* value = node.input(size_t(index));
   return "input " + std::to_string(index) + (value ? " '" + value->name() + "'" : "");
@@ -95,7 +121,10 @@ const RunValue& KernelContext::inputValue(size_t i) const {
     // The executor checks every permutation and concatenation before the kernel runs.
     if (concatenated) {
       if (!checkConcatenatedInputs()) return kAbsent;
-      made = concatenate(inputParts(i), concatAxis(i));
+      if (auto scaled = scaledInput(i))
+        made = multiplied(*this, *scaled->first, *scaled->second);
+      else
+        made = concatenate(inputParts(i), concatAxis(i));
     } else {
       auto perm = inputPermutation(i);
       if (!perm) return kAbsent;
@@ -126,8 +155,20 @@ std::span<const RunValue* const> KernelContext::partValues(size_t i) const {
   return begin + count <= parts_.size() ? parts_.subspan(begin, count) : std::span<const RunValue* const>{};
 }
 
+std::optional<std::pair<const TensorValue*, const TensorValue*>> KernelContext::scaledInput(size_t i) const {
+  if (i >= concats_.size() || !isScale(concats_[i])) return std::nullopt;
+  std::span<const RunValue* const> values = partValues(i);
+  if (values.size() != 2) return std::nullopt;
+  const auto* a = values[0] ? std::get_if<TensorValue>(values[0]) : nullptr;
+  const auto* b = values[1] ? std::get_if<TensorValue>(values[1]) : nullptr;
+  if (!a || !b) return std::nullopt;
+  if (b->count() > a->count()) std::swap(a, b);
+  return std::make_pair(a, b);
+}
+
 std::vector<const TensorValue*> KernelContext::inputParts(size_t i) const {
   std::vector<const TensorValue*> out;
+  if (i < concats_.size() && isScale(concats_[i])) return out;
   for (const RunValue* part : partValues(i)) {
     const auto* t = part ? std::get_if<TensorValue>(part) : nullptr;
     out.push_back(t ? t : &kNoTensor);
@@ -145,6 +186,22 @@ int64_t KernelContext::concatAxis(size_t i) const {
 Expected<void> KernelContext::checkConcatenatedInputs() const {
   for (size_t i = 0; i < concats_.size(); ++i) {
     if (!concats_[i]) continue;
+    if (isScale(concats_[i])) {
+      auto scaled = scaledInput(i);
+      const Node& mul = *concats_[i];
+      if (!scaled)
+        return makeError("Mul expects two tensors", mul.describe());
+      const TensorValue& x = *scaled->first;
+      const TensorValue& s = *scaled->second;
+      const DataType t = x.dtype();
+      if (s.dtype() != t || (t != DataType::Float && t != DataType::Double && t != DataType::Float16))
+        return makeError("Mul folded into " + node_.describe() + " multiplies " + x.describe() + " by " +
+                             s.describe() + ": both must be float, double or float16 of one type",
+                         mul.describe());
+      if (!binaryLayout(x.dims(), s.dims()))
+        return makeError("Mul cannot broadcast " + s.describe() + " to " + x.describe(), mul.describe());
+      continue;
+    }
     const Node& concat = *concats_[i];
     std::span<const RunValue* const> values = partValues(i);
     if (values.empty()) return makeError("has no parts to concatenate", concat.describe());
@@ -190,6 +247,10 @@ Expected<std::vector<int64_t>> KernelContext::inputPermutation(size_t i) const {
 }
 
 Dims KernelContext::inputDims(size_t i) const {
+  if (auto scaled = scaledInput(i)) {
+    auto layout = binaryLayout(scaled->first->dims(), scaled->second->dims());
+    return layout ? layout->outDims : Dims();
+  }
   if (i < concats_.size() && concats_[i]) {
     std::vector<const TensorValue*> parts = inputParts(i);
     const int64_t axis = concatAxis(i);

@@ -68,8 +68,13 @@ class KernelContext {
   // The parts of input i, in order; empty when input i is not concatenated.
   std::vector<const TensorValue*> inputParts(size_t i) const;
   // Whether every concatenated input's parts join: tensors of one type and rank whose dims differ only on
-  // the axis. The error names the Concat.
+  // the axis. The error names the Concat. (Also checks the scaled inputs below.)
   Expected<void> checkConcatenatedInputs() const;
+  // A channel scale the executor folded into this node as well (plan_fold.h: a Mul read only by a 1 x 1
+  // Conv), passed like a Concat with the Mul's two inputs as its parts: {the operand as large as the
+  // product, the other}, or nullopt when input i is no such product. input(i) is then the product, made on
+  // first use, and inputParts(i) is empty.
+  std::optional<std::pair<const TensorValue*, const TensorValue*>> scaledInput(size_t i) const;
 
   // Attributes with defaults.
   int64_t attrInt(std::string_view name, int64_t fallback) const { return node_.attrInt(name, fallback); }

@@ -56,6 +56,57 @@ void foldConcats(const std::vector<const Node*>& order, const ValueFacts& facts,
   }
 }
 
+// A Mul read only by a 1 x 1 Conv (one group, stride 1, no padding) on the CPU: the
+// squeeze-excitation scale of EfficientNet and MobileNetV3 blocks, x * s with s one value per channel. The
+// Conv may take x as it lies and s into its weights for the run (W[o][c] * s[c]: Cout x C products where the
+// Mul made C x H x W); otherwise it reads the product, made on first use (KernelContext::scaledInput).
+bool onesOrAbsent(const Node& node, std::string_view name, int64_t one) {
+  auto values = node.attrInts(name);
+  return !values || std::all_of(values->begin(), values->end(), [&](int64_t v) { return v == one; });
+}
+
+// Weights [M, C, 1, 1], as a constant or as the value's declared type says.
+bool isOneByOne(const onyx::Value* weights) {
+  if (!weights) return false;
+  if (const onyx::Tensor* constant = constantOf(weights))
+    return constant->dims().size() == 4 && constant->dims()[2] == 1 && constant->dims()[3] == 1;
+  const auto& shape = weights->type().shape();
+  return weights->type().isTensor() && shape && shape->size() == 4 && (*shape)[2].value() == 1 &&
+         (*shape)[3].value() == 1;
+}
+
+void foldChannelScales(const std::vector<const Node*>& order, const ValueFacts& facts, const PlanContext& context,
+                       InputFolds& folds) {
+  for (const Node* node : order) {
+    if (node->opType() != "Mul" || !isOnnxDomain(*node) || node->inputCount() != 2 || node->outputCount() != 1)
+      continue;
+    const onyx::Value* a = node->input(0);
+    const onyx::Value* b = node->input(1);
+    if (!a || !b || a->name().empty() || b->name().empty() || constantOf(a) || constantOf(b)) continue;
+    // A gate x * f(x) (SiLU's Mul(x, Sigmoid(x))) belongs to its producer's epilogue instead.
+    auto reads = [](const onyx::Value* value, const onyx::Value* other) {
+      const Node* producer = value->producer();
+      return producer && std::find(producer->inputs().begin(), producer->inputs().end(), other) !=
+                             producer->inputs().end();
+    };
+    if (reads(a, b) || reads(b, a)) continue;
+    const Node* user = facts.onlyUser(node->output(0));
+    if (!user || user->opType() != "Conv" || !isOnnxDomain(*user) || user->inputCount() < 2 ||
+        user->input(0) != node->output(0) || user->attrInt("group", 1) != 1)
+      continue;
+    if (!isOneByOne(user->input(1))) continue;
+    const std::string pad = user->attrString("auto_pad", "NOTSET");
+    if (!onesOrAbsent(*user, "strides", 1) || !onesOrAbsent(*user, "dilations", 1) ||
+        !onesOrAbsent(*user, "pads", 0) || (pad != "NOTSET" && pad != "VALID"))
+      continue;
+    if (!context.runsOnHost(*user) || folds.concatenatedInputsOf.count(user)) continue;
+    std::vector<const Node*>& scaled = folds.concatenatedInputsOf[user];
+    scaled.assign(user->inputCount(), nullptr);
+    scaled[0] = node;
+    folds.absorbed.insert(node);
+  }
+}
+
 Fold foldKind(const GraphPlan& plan, const Step& step) {
   static const std::unordered_set<std::string> kRandom = {
       "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
@@ -90,6 +141,7 @@ InputFolds findInputFolds(const std::vector<const Node*>& order, const ValueFact
   if (!context.fuseEpilogues) return folds;
   foldTransposes(order, facts, context, folds);
   foldConcats(order, facts, context, folds);
+  foldChannelScales(order, facts, context, folds);
   return folds;
 }
 

@@ -13,6 +13,7 @@
 #include "exec/cpu/cpu_isa.h"
 #include "exec/cpu/dnnl_common.h"
 #include "exec/cpu/window_geometry.h"
+#include "exec/elementwise.h"
 #include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
 #include "ops/nn/conv_epilogue_chain.h"
@@ -76,6 +77,11 @@ struct ConvPart {
   // an argument map per part (about a dozen allocations a Conv, 81 Convs in efficientnet_b0).
   memory userSrc;
   std::unordered_map<int, memory> args;
+  // A run that takes a channel scale into the weights (DnnlConv::takesScale): W[o][c] * s[c] written plain,
+  // then reordered into the primitive's layout, and the arguments that read it.
+  memory plainScaled, scaledWeights;
+  dnnl::reorder toScaled;
+  std::unordered_map<int, memory> scaledArgs;
 };
 
 struct ConvPlan {
@@ -153,7 +159,8 @@ class DnnlConv final : public Kernel {
   // Float tensors, and a residual of exactly the Conv's output shape (no broadcasting in a sum post-op).
   bool canFuseEpilogue(const KernelContext& ctx) const override {
     std::vector<const TensorValue*> parts = ctx.inputParts(0);
-    const TensorValue& x = parts.empty() ? ctx.input(0) : *parts[0];
+    auto scaled = ctx.scaledInput(0);  // its operand: the product is not made for this
+    const TensorValue& x = scaled ? *scaled->first : parts.empty() ? ctx.input(0) : *parts[0];
     const TensorValue& w = ctx.input(1);
     if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 ||
         w.rank() != x.rank())
@@ -181,8 +188,18 @@ class DnnlConv final : public Kernel {
   Expected<void> run(KernelContext& ctx) override {
     const TensorValue& w = ctx.input(1);
     bool fused = ctx.fusingEpilogue() && !postOps_.empty();
-    std::vector<const TensorValue*> parts = ctx.inputParts(0);
-    if (parts.empty() || !takesParts(ctx, parts, w, fused)) parts = {&ctx.input(0)};  // joined when folded
+    const TensorValue* scale = nullptr;  // a channel scale taken into the weights this run
+    std::vector<const TensorValue*> parts;
+    auto scaled = ctx.scaledInput(0);
+    if (scaled && takesScale(ctx, *scaled->first, *scaled->second, w)) {
+      parts = {scaled->first};
+      scale = scaled->second;
+    } else if (scaled && multipliesInPlace(*scaled->first, *scaled->second)) {
+      parts = {&multiply(ctx, *scaled->first, *scaled->second)};
+    } else {
+      parts = ctx.inputParts(0);
+      if (parts.empty() || !takesParts(ctx, parts, w, fused)) parts = {&ctx.input(0)};  // joined or multiplied
+    }
     const TensorValue& x = *parts[0];
     if (x.dtype() != DataType::Float || w.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 ||
         w.rank() != x.rank()) {
@@ -191,7 +208,7 @@ class DnnlConv final : public Kernel {
     }
     const std::span<const ConvEpilogueStage> stages = fused ? std::span<const ConvEpilogueStage>(stages_)
                                                             : std::span<const ConvEpilogueStage>();
-    if (parts.size() == 1 && pixelGemvApplies(ctx, x, w, stages)) {
+    if (parts.size() == 1 && !scale && pixelGemvApplies(ctx, x, w, stages)) {
       winograd_ = false;
       static const std::string kPixelGemv = "pixel-gemv:" + std::string(cpuIsaName(cpuIsa()));  // fixed per process
       implementation_ = kPixelGemv;
@@ -273,6 +290,15 @@ class DnnlConv final : public Kernel {
         src = part.srcBlocked;
         part.toBlocked.execute(stream, part.userSrc, src);
       }
+      if (scale) {
+        scaleWeights(part, w, *scale, stream);
+        if (part.scaledArgs.empty()) {
+          part.scaledArgs = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, part.scaledWeights}, {DNNL_ARG_DST, dst}};
+          if (part.bias) part.scaledArgs[DNNL_ARG_BIAS] = part.bias;
+        }
+        part.primitive.execute(stream, part.scaledArgs);
+        continue;
+      }
       if (part.args.empty()) {  // the same memory objects every run (userSrc, userDst or the blocked ones)
         part.args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, part.weights}, {DNNL_ARG_DST, dst}};
         if (part.bias) part.args[DNNL_ARG_BIAS] = part.bias;
@@ -300,6 +326,71 @@ class DnnlConv final : public Kernel {
       return true;
     }
   };
+
+  // Whether this run reads x as it lies and takes the folded channel scale s into the weights: float
+  // tensors, one image, s one value per channel of x, constant 1 x 1 weights (the fold checked stride,
+  // padding and group), and more pixels than 4x the output channels (the weights' product then costs less
+  // than the Mul's). Not in shared-cores runs (ConvSlabs takes the weights as they are).
+  bool takesScale(const KernelContext& ctx, const TensorValue& x, const TensorValue& s, const TensorValue& w) const {
+    if (x.dtype() != DataType::Float || s.dtype() != DataType::Float || w.dtype() != DataType::Float) return false;
+    if (x.rank() != 4 || w.rank() != 4 || x.dim(0) != 1 || x.blocked16() || w.dim(1) != x.dim(1) ||
+        w.dim(2) != 1 || w.dim(3) != 1 || ctx.attrInt("group", 1) != 1)
+      return false;
+    if (s.count() != x.dim(1) || s.rank() > 4) return false;
+    Dims aligned(size_t(4 - s.rank()), 1);
+    aligned.insert(aligned.end(), s.dims().begin(), s.dims().end());
+    if (aligned != Dims{1, x.dim(1), 1, 1}) return false;
+    if (!(constantWeights_ || ctx.inputIsConstant(1)) || ctx.pool().sharesCores()) return false;
+    return x.dim(2) * x.dim(3) >= 4 * w.dim(0);
+  }
+
+  // Whether multiply() makes the product of a folded channel scale: float x of rank 3-5 stored plain or
+  // channels-last, s one value per channel.
+  static bool multipliesInPlace(const TensorValue& x, const TensorValue& s) {
+    if (x.dtype() != DataType::Float || s.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 || x.blocked16())
+      return false;
+    if (s.rank() > x.rank()) return false;
+    Dims aligned(size_t(x.rank() - s.rank()), 1);  // s's dims against x's, from the right
+    aligned.insert(aligned.end(), s.dims().begin(), s.dims().end());
+    if ((aligned[0] != 1 && aligned[0] != x.dim(0)) || aligned[1] != x.dim(1)) return false;
+    return std::all_of(aligned.begin() + 2, aligned.end(), [](int64_t d) { return d == 1; });
+  }
+
+  // x * s in the kernel's own buffer (kept between runs), in x's layout: where the weights do not take the
+  // scale, the Conv reads the product as the Mul would have written it, without an allocation a run.
+  const TensorValue& multiply(const KernelContext& ctx, const TensorValue& x, const TensorValue& s) {
+    if (product_.dims() != x.dims() || product_.dtype() != DataType::Float || product_.empty())
+      product_ = TensorValue::allocate(DataType::Float, x.dims());
+    product_.setChannelsLast(x.channelsLast());
+    const int64_t n = x.dim(0), c = x.dim(1), pixels = x.count() / std::max<int64_t>(n * c, 1);
+    const bool perImage = s.count() == n * c && n > 1;  // else one scale for every image
+    const TensorValue plainScale = s.isPlainLayout() ? s : s.toPlainLayout();  // one pixel: the same bytes
+    // Storage order: channels-last is (N, pixels, C) times (N or 1, 1, C); plain is (N, C, pixels) times
+    // (N or 1, C, 1).
+    const Dims xs = x.channelsLast() ? Dims{n, pixels, c} : Dims{n, c, pixels};
+    const Dims ss = x.channelsLast() ? Dims{perImage ? n : 1, 1, c} : Dims{perImage ? n : 1, c, 1};
+    arithLoop(ctx, *binaryLayout(xs, ss), Arith::Mul, x.data<float>(), plainScale.data<float>(),
+              product_.data<float>());
+    return product_;
+  }
+
+  // W[o][c] * s[c] into part.scaledWeights (the primitive's layout) for this run.
+  void scaleWeights(ConvPart& part, const TensorValue& w, const TensorValue& s, dnnl::stream& stream) {
+    const int64_t m = w.dim(0), c = w.dim(1);
+    scaledPlain_.resize(size_t(m * c));
+    const TensorValue plainScale = s.isPlainLayout() ? s : s.toPlainLayout();  // one pixel: the same bytes
+    const float* pw = w.data<float>();
+    const float* ps = plainScale.data<float>();
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t i = 0; i < c; ++i) scaledPlain_[size_t(o * c + i)] = pw[o * c + i] * ps[i];
+    if (!part.scaledWeights) {
+      part.scaledWeights = memory(part.pd.weights_desc(), cpuEngine());
+      part.plainScaled = memory({w.dims(), memory::data_type::f32, plainTag(4)}, cpuEngine(), scaledPlain_.data());
+      part.toScaled = dnnl::reorder(part.plainScaled, part.scaledWeights);
+    }
+    part.plainScaled.set_data_handle(scaledPlain_.data());
+    part.toScaled.execute(stream, part.plainScaled, part.scaledWeights);
+  }
 
   // ConvPixelGemv::applies, kept for the last input dims (it finds the window's geometry: allocations).
   bool pixelGemvApplies(const KernelContext& ctx, const TensorValue& x, const TensorValue& w,
@@ -505,6 +596,8 @@ class DnnlConv final : public Kernel {
   Dims pixelGemvDims_;  // pixelGemvApplies' last answer, for these dims and this many stages
   size_t pixelGemvStages_ = 0;
   bool pixelGemvAnswer_ = false;
+  std::vector<float> scaledPlain_;  // scaleWeights' product, plain [M, C]
+  TensorValue product_;             // multiply()'s
   ConvSlabs slabs_;                     // shared-cores runs
 };
 
