@@ -64,8 +64,9 @@ struct Step {
   // Per input: the Transpose folded into this step (the kernel reads its input through the permutation,
   // KernelContext::setTransposedInputs), or null. Empty when none is.
   std::vector<const Node*> transposedInputs;
-  // Per input: the Concat folded into this step (KernelContext::setConcatenatedInputs), or null. Its parts
-  // are `inputs` from partsBegin on, after the node's own, in order; the folded input's own slot is -1.
+  // Per input: the Concat (or channel-scaling Mul) folded into this step (KernelContext::setConcatenatedInputs,
+  // scaledInput), or null. Its parts are `inputs` from partsBegin on, after the node's own, in order; the
+  // folded input's own slot is -1.
   std::vector<const Node*> concatenatedInputs;
   size_t partsBegin = SIZE_MAX;
   size_t ownInputs = SIZE_MAX;  // inputs past this many are epilogue operands

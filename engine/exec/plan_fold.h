@@ -3,6 +3,8 @@
 // - input folds, before the steps are made: a Transpose read only by a MatMul, and a Concat along channels
 //   read only by a Conv (one group) or a 2-D pooling, are absorbed into their reader, which takes the
 //   operands where they lie (strided, or part by part), so the transposed or joined copy is never written;
+//   so is a Mul read only by a 1 x 1 Conv, passed as a Concat is (its two inputs the parts): the channel
+//   scale the Conv may take into its weights (KernelContext::scaledInput);
 // - constant discovery, step by step: a step reading only constants (or shape arithmetic) keeps its outputs
 //   for the next runs, and the inputs a kernel may pack once are marked constant.
 #include <unordered_map>
@@ -15,10 +17,11 @@
 namespace onyx::exec {
 
 struct InputFolds {
-  // Per reader: per input, the Transpose (or Concat) it reads through, or null (Step::transposedInputs).
+  // Per reader: per input, the Transpose (or Concat, or scaling Mul) it reads through, or null
+  // (Step::transposedInputs, Step::concatenatedInputs).
   std::unordered_map<const Node*, std::vector<const Node*>> transposedInputsOf;
   std::unordered_map<const Node*, std::vector<const Node*>> concatenatedInputsOf;
-  std::unordered_set<const Node*> absorbed;  // the folded Transposes and Concats: no step of their own
+  std::unordered_set<const Node*> absorbed;  // the folded Transposes, Concats and Muls: no step of their own
 };
 
 // Nothing when context.fuseEpilogues is off (the folds are fusions too).
