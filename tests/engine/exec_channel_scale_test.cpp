@@ -121,13 +121,7 @@ TEST(ExecChannelScale, OperandsThatDoNotBroadcastAreAnErrorNamingTheMul) {
     })");
   ASSERT_TRUE(model.ok()) << model.error().toString();
   for (bool fuse : {true, false}) {
-    ExecutorOptions options;
-    options.fuseEpilogues = fuse;
-    auto executor = Executor::create(**model, options);
-    ASSERT_TRUE(executor.ok()) << executor.error().toString();
-    auto run = (*executor)->run(randomInputs(**model, 3));
-    ASSERT_FALSE(run.ok());
-    const std::string message = run.error().toString();
+    const std::string message = runError(**model, fuse);
     EXPECT_NE(message.find("Mul cannot broadcast"), std::string::npos) << message;
     EXPECT_NE(message.find("(Mul (#1)"), std::string::npos) << message;
   }

@@ -127,13 +127,7 @@ TEST(ExecConcatenatedInput, PartsThatDoNotJoinAreAnErrorNamingTheConcat) {
         )" + reader + "\n}");
     ASSERT_TRUE(model.ok()) << model.error().toString();
     for (bool fuse : {true, false}) {
-      ExecutorOptions options;
-      options.fuseEpilogues = fuse;
-      auto executor = Executor::create(**model, options);
-      ASSERT_TRUE(executor.ok()) << executor.error().toString();
-      auto run = (*executor)->run(randomInputs(**model, 3));
-      ASSERT_FALSE(run.ok()) << reader;
-      const std::string message = run.error().toString();
+      const std::string message = runError(**model, fuse);
       EXPECT_NE(message.find("Concat"), std::string::npos) << message;
       EXPECT_NE(message.find("Concat (#1), input 1 'q'"), std::string::npos) << message;
     }

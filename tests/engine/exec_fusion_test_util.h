@@ -61,6 +61,19 @@ inline NamedValues randomInputs(const Model& model, uint64_t seed) {
   return named;
 }
 
+// The message of a run that fails on seeded inputs, with the executor's fusions on or off (empty, and a
+// failed expectation, when the run succeeds).
+inline std::string runError(const Model& model, bool fuse) {
+  ExecutorOptions options;
+  options.fuseEpilogues = fuse;
+  auto executor = Executor::create(model, options);
+  EXPECT_TRUE(executor.ok()) << executor.error().toString();
+  if (!executor.ok()) return {};
+  auto run = (*executor)->run(randomInputs(model, 3));
+  EXPECT_FALSE(run.ok());
+  return run.ok() ? std::string() : run.error().toString();
+}
+
 inline void expectFusion(const std::string& text, const std::string& fusedVariant, int fusedNodes) {
   auto model = parseModelText(text);
   ASSERT_TRUE(model.ok()) << model.error().toString();
