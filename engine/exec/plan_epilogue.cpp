@@ -169,7 +169,9 @@ Expected<const onyx::Value*> fuseEpilogue(Step& step, GraphPlan& plan, const Pla
   const onyx::Value* last = node.output(0);
   while (last) {
     std::vector<const Node*> group = nextGroup(last, facts);
-    if (group.empty()) break;
+    // A node an input fold took (a channel scale read by a 1 x 1 Conv) runs in that reader's step.
+    if (group.empty() || std::any_of(group.begin(), group.end(), [&](const Node* n) { return absorbed.count(n) != 0; }))
+      break;
     std::optional<Chain> next = extended(chain, group, plan, context);
     if (!next || !step.prepared->setEpilogue(next->ops)) break;
     chain = std::move(*next);

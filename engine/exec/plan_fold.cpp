@@ -75,6 +75,17 @@ bool isOneByOne(const onyx::Value* weights) {
          (*shape)[3].value() == 1;
 }
 
+// Whether the value is computed from a global pooling through at most `depth` nodes along their first
+// inputs (GlobalAveragePool -> Conv -> Relu -> Conv -> Sigmoid): one value per channel, the excitation's
+// scale. Other Muls before a 1 x 1 Conv (a gate of two feature maps) stay where the epilogues take them.
+bool fromGlobalPool(const onyx::Value* value, int depth) {
+  const Node* producer = value ? value->producer() : nullptr;
+  if (!producer || !isOnnxDomain(*producer)) return false;
+  const std::string& op = producer->opType();
+  if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return true;
+  return depth > 0 && producer->inputCount() > 0 && fromGlobalPool(producer->input(0), depth - 1);
+}
+
 void foldChannelScales(const std::vector<const Node*>& order, const ValueFacts& facts, const PlanContext& context,
                        InputFolds& folds) {
   for (const Node* node : order) {
@@ -89,7 +100,7 @@ void foldChannelScales(const std::vector<const Node*>& order, const ValueFacts& 
       return producer && std::find(producer->inputs().begin(), producer->inputs().end(), other) !=
                              producer->inputs().end();
     };
-    if (reads(a, b) || reads(b, a)) continue;
+    if (reads(a, b) || reads(b, a) || !(fromGlobalPool(a, 6) || fromGlobalPool(b, 6))) continue;
     const Node* user = facts.onlyUser(node->output(0));
     if (!user || user->opType() != "Conv" || !isOnnxDomain(*user) || user->inputCount() < 2 ||
         user->input(0) != node->output(0) || user->attrInt("group", 1) != 1)

@@ -71,19 +71,25 @@ TEST(ExecChannelScale, FewPixelsMultiplyInTheConv) {
 }
 
 TEST(ExecChannelScale, StaysAMulWhereTheConvCannotTakeIt) {
-  // A 3 x 3 projection, a strided one, and a product that is a graph output as well.
-  expectFusion(std::string(kHeader) + R"(g (float[1,4,6,6] x, float[1,4,1,1] s, float[5,4,3,3] w) => (float[1,5,4,4] y) {
+  // The scale from a pooled t: a 3 x 3 projection, a strided one, and a product that is a graph output too.
+  const std::string scale = R"(
+      g = GlobalAveragePool (t)
+      s = Sigmoid (g)
       m = Mul (x, s)
-      y = Conv (m, w)
-    })",
+  )";
+  expectFusion(std::string(kHeader) + R"(g (float[1,4,6,6] x, float[1,4,3,3] t, float[5,4,3,3] w) => (float[1,5,4,4] y) {)" +
+                   scale + "y = Conv (m, w)\n}",
                "dnnl", 0);
-  expectFusion(std::string(kHeader) + R"(g (float[1,4,6,6] x, float[1,4,1,1] s, float[5,4,1,1] w) => (float[1,5,3,3] y) {
-      m = Mul (x, s)
-      y = Conv <strides = [2, 2]> (m, w)
-    })",
+  expectFusion(std::string(kHeader) + R"(g (float[1,4,6,6] x, float[1,4,3,3] t, float[5,4,1,1] w) => (float[1,5,3,3] y) {)" +
+                   scale + "y = Conv <strides = [2, 2]> (m, w)\n}",
                "dnnl", 0);
-  expectFusion(std::string(kHeader) + R"(g (float[1,4,6,6] x, float[1,4,1,1] s, float[5,4,1,1] w)
-                                             => (float[1,5,6,6] y, float[1,4,6,6] m) {
+  expectFusion(std::string(kHeader) +
+                   R"(g (float[1,4,6,6] x, float[1,4,3,3] t, float[5,4,1,1] w) => (float[1,5,6,6] y, float[1,4,6,6] m) {)" +
+                   scale + "y = Conv (m, w)\n}",
+               "dnnl", 0);
+  // A gate of two feature maps (no global pooling behind either): not a channel scale.
+  expectFusion(std::string(kHeader) + R"(g (float[1,4,6,6] x, float[1,4,6,6] t, float[5,4,1,1] w) => (float[1,5,6,6] y) {
+      s = Sigmoid (t)
       m = Mul (x, s)
       y = Conv (m, w)
     })",
@@ -92,13 +98,14 @@ TEST(ExecChannelScale, StaysAMulWhereTheConvCannotTakeIt) {
 
 TEST(ExecChannelScale, OtherTypesAndLayoutsReadTheProduct) {
   // Double: the Conv's reference kernel reads the product the executor makes; a scale per image of two.
-  auto model = parseModelText(std::string(kHeader) + R"(g (double[2,3,5,5] x, double[2,3,1,1] s, double[4,3,1,1] w) => (double[2,4,5,5] y) {
+  auto model = parseModelText(std::string(kHeader) + R"(g (double[2,3,5,5] x, double[2,3,4,4] t, double[4,3,1,1] w) => (double[2,4,5,5] y) {
+      s = GlobalAveragePool (t)
       m = Mul (x, s)
       y = Conv (m, w)
     })");
   ASSERT_TRUE(model.ok()) << model.error().toString();
   NamedValues inputs = {{"x", randomTensor(DataType::Double, {2, 3, 5, 5}, 1, -1.0f, 1.0f)},
-                        {"s", randomTensor(DataType::Double, {2, 3, 1, 1}, 2, -1.0f, 1.0f)},
+                        {"t", randomTensor(DataType::Double, {2, 3, 4, 4}, 2, -1.0f, 1.0f)},
                         {"w", randomTensor(DataType::Double, {4, 3, 1, 1}, 3, -1.0f, 1.0f)}};
   Outcome fused = runGraph(**model, inputs, true);
   Outcome plain = runGraph(**model, inputs, false);
@@ -107,7 +114,8 @@ TEST(ExecChannelScale, OtherTypesAndLayoutsReadTheProduct) {
   EXPECT_TRUE(closeTensors(std::get<TensorValue>(fused.outputs[0]), std::get<TensorValue>(plain.outputs[0]), 1e-12, 1e-12));
   EXPECT_EQ(fusedCount(fused), 1);
   // Float, a scale per image (batch 2): the Conv multiplies, in the plain layout of the graph input.
-  expectFusion(std::string(kHeader) + R"(g (float[2,4,9,9] x, float[2,4,1,1] s, float[3,4,1,1] w) => (float[2,3,9,9] y) {
+  expectFusion(std::string(kHeader) + R"(g (float[2,4,9,9] x, float[2,4,3,3] t, float[3,4,1,1] w) => (float[2,3,9,9] y) {
+      s = GlobalAveragePool (t)
       m = Mul (x, s)
       y = Conv (m, w)
     })",
@@ -115,7 +123,8 @@ TEST(ExecChannelScale, OtherTypesAndLayoutsReadTheProduct) {
 }
 
 TEST(ExecChannelScale, OperandsThatDoNotBroadcastAreAnErrorNamingTheMul) {
-  auto model = parseModelText(std::string(kHeader) + R"(g (float[1,4,6,6] x, float[1,3,1,1] s, float[5,4,1,1] w) => (float[1,5,6,6] y) {
+  auto model = parseModelText(std::string(kHeader) + R"(g (float[1,4,6,6] x, float[1,3,2,2] t, float[5,4,1,1] w) => (float[1,5,6,6] y) {
+      s = GlobalAveragePool (t)
       m = Mul (x, s)
       y = Conv (m, w)
     })");
@@ -123,7 +132,7 @@ TEST(ExecChannelScale, OperandsThatDoNotBroadcastAreAnErrorNamingTheMul) {
   for (bool fuse : {true, false}) {
     const std::string message = runError(**model, fuse);
     EXPECT_NE(message.find("Mul cannot broadcast"), std::string::npos) << message;
-    EXPECT_NE(message.find("(Mul (#1)"), std::string::npos) << message;
+    EXPECT_NE(message.find("(Mul (#2)"), std::string::npos) << message;
   }
 }
 
