@@ -59,24 +59,18 @@ void arithLoop(const KernelContext& ctx, const BinaryLayout& l, Arith op, const 
   const int64_t runStrideB = hasOuter ? l.outerStrideB.back() : 0;
   auto rows = [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end;) {
-      int64_t offA = 0, offB = 0, rest = o;
-      for (size_t d = l.outer.size(); d-- > 0;) {
-        const int64_t i = rest % l.outer[d];
-        rest /= l.outer[d];
-        offA += i * l.outerStrideA[d];
-        offB += i * l.outerStrideB[d];
-      }
+      int64_t offA, offB;
+      outerRowOffsets(l, o, offA, offB);
       const int64_t count = std::min(end - o, runRows - o % runRows);
       fastArithRows(op, {a + offA, b + offB, y + o * inner, count, inner, runStrideA, runStrideB, l.strideA != 0,
                          l.strideB != 0});
       o += count;
     }
   };
-  if (l.outerCount * inner < 32768) {
+  if (const int64_t grain = binaryRowGrain(l))
+    ctx.parallelFor(l.outerCount, grain, rows);
+  else
     rows(0, l.outerCount);
-    return;
-  }
-  ctx.parallelFor(l.outerCount, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), rows);
 }
 
 }  // namespace onyx::exec

@@ -1,6 +1,7 @@
 #pragma once
 // Broadcasting element-wise loops shared by arithmetic, comparison and logic kernels. Shapes are collapsed
 // so that the innermost run has each input stepping by 1 or 0 (broadcast): those loops vectorise.
+#include <algorithm>
 #include <cmath>
 
 #include "exec/cpu/fast_math.h"
@@ -19,6 +20,22 @@ struct BinaryLayout {
 
 std::optional<BinaryLayout> binaryLayout(const Dims& a, const Dims& b);
 
+// Where outer row o starts in a and in b.
+inline void outerRowOffsets(const BinaryLayout& l, int64_t o, int64_t& offA, int64_t& offB) {
+  offA = offB = 0;
+  for (size_t d = l.outer.size(); d-- > 0;) {
+    const int64_t i = o % l.outer[d];
+    o /= l.outer[d];
+    offA += i * l.outerStrideA[d];
+    offB += i * l.outerStrideB[d];
+  }
+}
+
+// Rows a thread takes at a time, or 0 when the whole product runs on the caller (under 32768 outputs).
+inline int64_t binaryRowGrain(const BinaryLayout& l) {
+  return l.outerCount * l.inner < 32768 ? 0 : std::max<int64_t>(1, 16384 / std::max<int64_t>(l.inner, 1));
+}
+
 // binaryLoop for float Add, Sub, Mul and Div through fastArithRows (vectorised per instruction set), with
 // each chunk's rows taken a run of the innermost outer dim at a time: binaryLoop finds every row's offsets by
 // division, which cost more than the row itself for channels-last rows of 16-64 floats (efficientnet_b0's
@@ -30,13 +47,8 @@ template <class A, class B, class Y, class Op>
 void binaryLoop(const KernelContext& ctx, const BinaryLayout& l, const A* a, const B* b, Y* y, Op op) {
   int64_t inner = l.inner;
   auto row = [&](int64_t o) {
-    int64_t offA = 0, offB = 0, rest = o;
-    for (size_t d = l.outer.size(); d-- > 0;) {
-      int64_t i = rest % l.outer[d];
-      rest /= l.outer[d];
-      offA += i * l.outerStrideA[d];
-      offB += i * l.outerStrideB[d];
-    }
+    int64_t offA, offB;
+    outerRowOffsets(l, o, offA, offB);
     const A* pa = a + offA;
     const B* pb = b + offB;
     Y* py = y + o * inner;
@@ -52,12 +64,11 @@ void binaryLoop(const KernelContext& ctx, const BinaryLayout& l, const A* a, con
       for (int64_t i = 0; i < inner; ++i) py[i] = op(pa[0], pb[0]);
     }
   };
-  int64_t total = l.outerCount * inner;
-  if (total < 32768) {
+  const int64_t grain = binaryRowGrain(l);
+  if (grain == 0) {
     for (int64_t o = 0; o < l.outerCount; ++o) row(o);
     return;
   }
-  int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1));
   ctx.parallelFor(l.outerCount, grain, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) row(o);
   });

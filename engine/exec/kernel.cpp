@@ -80,8 +80,8 @@ bool isScale(const Node* folded) { return folded && folded->opType() == "Mul"; }
 // A folded Mul's product, for a kernel that reads the input whole (checkConcatenatedInputs checked the
 // operands: one float type, broadcasting dims).
 TensorValue multiplied(const KernelContext& ctx, const TensorValue& a0, const TensorValue& b0) {
-  const TensorValue a = a0.isPlainLayout() ? a0 : a0.toPlainLayout();
-  const TensorValue b = b0.isPlainLayout() ? b0 : b0.toPlainLayout();
+  const TensorValue a = a0.toPlainLayout();
+  const TensorValue b = b0.toPlainLayout();
   const BinaryLayout layout = *binaryLayout(a.dims(), b.dims());
   TensorValue out = TensorValue::allocate(a.dtype(), layout.outDims);
   if (a.dtype() == DataType::Double) {

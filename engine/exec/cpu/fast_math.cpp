@@ -90,12 +90,6 @@ void fastMaxInto(float* acc, const float* v, int64_t n) {
 void fastAddInto(float* acc, const float* v, int64_t n) {
   ONYX_FAST_MATH_DISPATCH(fastAddInto)(acc, v, n);
 }
-void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
-  ONYX_FAST_MATH_DISPATCH(fastWindowMax)(base, offsets, taps, out, n);
-}
-void fastWindowSum(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n) {
-  ONYX_FAST_MATH_DISPATCH(fastWindowSum)(base, offsets, taps, out, n);
-}
 void fastSumPixels(const float* x, int64_t pixels, int64_t channels, float* out) {
   ONYX_FAST_MATH_DISPATCH(fastSumPixels)(x, pixels, channels, out);
 }

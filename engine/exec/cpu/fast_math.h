@@ -31,10 +31,6 @@ struct ArithRows {
   bool aSteps, bSteps;
 };
 void fastArithRows(Arith op, const ArithRows& rows);
-// One pooling window over channels-last storage: out[0, n) = max (or sum) over the taps of
-// base[offsets[t] + i]; at least one tap.
-void fastWindowMax(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);
-void fastWindowSum(const float* base, const int64_t* offsets, int64_t taps, float* out, int64_t n);
 // Channels-last pixels summed per channel: out[c] = sum over p < pixels of x[p * channels + c], in four
 // partial sums over every fourth pixel (the same order on every instruction set).
 void fastSumPixels(const float* x, int64_t pixels, int64_t channels, float* out);

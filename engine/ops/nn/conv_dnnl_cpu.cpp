@@ -194,7 +194,7 @@ class DnnlConv final : public Kernel {
     if (scaled && takesScale(ctx, *scaled->first, *scaled->second, w)) {
       parts = {scaled->first};
       scale = scaled->second;
-    } else if (scaled && multipliesInPlace(*scaled->first, *scaled->second)) {
+    } else if (scaled && isChannelScale(*scaled->first, *scaled->second)) {
       parts = {&multiply(ctx, *scaled->first, *scaled->second)};
     } else {
       parts = ctx.inputParts(0);
@@ -332,21 +332,16 @@ class DnnlConv final : public Kernel {
   // padding and group), and more pixels than 4x the output channels (the weights' product then costs less
   // than the Mul's). Not in shared-cores runs (ConvSlabs takes the weights as they are).
   bool takesScale(const KernelContext& ctx, const TensorValue& x, const TensorValue& s, const TensorValue& w) const {
-    if (x.dtype() != DataType::Float || s.dtype() != DataType::Float || w.dtype() != DataType::Float) return false;
-    if (x.rank() != 4 || w.rank() != 4 || x.dim(0) != 1 || x.blocked16() || w.dim(1) != x.dim(1) ||
-        w.dim(2) != 1 || w.dim(3) != 1 || ctx.attrInt("group", 1) != 1)
+    if (!isChannelScale(x, s) || x.rank() != 4 || x.dim(0) != 1 || w.dtype() != DataType::Float || w.rank() != 4 ||
+        w.dim(1) != x.dim(1) || w.dim(2) != 1 || w.dim(3) != 1 || ctx.attrInt("group", 1) != 1)
       return false;
-    if (s.count() != x.dim(1) || s.rank() > 4) return false;
-    Dims aligned(size_t(4 - s.rank()), 1);
-    aligned.insert(aligned.end(), s.dims().begin(), s.dims().end());
-    if (aligned != Dims{1, x.dim(1), 1, 1}) return false;
     if (!(constantWeights_ || ctx.inputIsConstant(1)) || ctx.pool().sharesCores()) return false;
     return x.dim(2) * x.dim(3) >= 4 * w.dim(0);
   }
 
-  // Whether multiply() makes the product of a folded channel scale: float x of rank 3-5 stored plain or
-  // channels-last, s one value per channel.
-  static bool multipliesInPlace(const TensorValue& x, const TensorValue& s) {
+  // Whether s scales x channel by channel (per image or for all images): float x of rank 3-5 stored plain
+  // or channels-last, whose product multiply() makes and whose scale takesScale may take.
+  static bool isChannelScale(const TensorValue& x, const TensorValue& s) {
     if (x.dtype() != DataType::Float || s.dtype() != DataType::Float || x.rank() < 3 || x.rank() > 5 || x.blocked16())
       return false;
     if (s.rank() > x.rank()) return false;
@@ -364,7 +359,7 @@ class DnnlConv final : public Kernel {
     product_.setChannelsLast(x.channelsLast());
     const int64_t n = x.dim(0), c = x.dim(1), pixels = x.count() / std::max<int64_t>(n * c, 1);
     const bool perImage = s.count() == n * c && n > 1;  // else one scale for every image
-    const TensorValue plainScale = s.isPlainLayout() ? s : s.toPlainLayout();  // one pixel: the same bytes
+    const TensorValue plainScale = s.toPlainLayout();  // one pixel: the same bytes, no copy
     // Storage order: channels-last is (N, pixels, C) times (N or 1, 1, C); plain is (N, C, pixels) times
     // (N or 1, C, 1).
     const Dims xs = x.channelsLast() ? Dims{n, pixels, c} : Dims{n, c, pixels};
@@ -378,7 +373,7 @@ class DnnlConv final : public Kernel {
   void scaleWeights(ConvPart& part, const TensorValue& w, const TensorValue& s, dnnl::stream& stream) {
     const int64_t m = w.dim(0), c = w.dim(1);
     scaledPlain_.resize(size_t(m * c));
-    const TensorValue plainScale = s.isPlainLayout() ? s : s.toPlainLayout();  // one pixel: the same bytes
+    const TensorValue plainScale = s.toPlainLayout();  // one pixel: the same bytes, no copy
     const float* pw = w.data<float>();
     const float* ps = plainScale.data<float>();
     for (int64_t o = 0; o < m; ++o)
