@@ -27,17 +27,10 @@ struct Run {
 Run runGraph(const Model& model, const NamedValues& inputs, bool channelsLast) {
   ExecutorOptions options;
   options.channelsLast = channelsLast;
-  auto executor = Executor::create(model, options);
-  EXPECT_TRUE(executor.ok()) << executor.error().toString();
-  if (!executor.ok()) return {};
   Run out;
-  for (int run = 0; run < 2; ++run) {  // the second run uses the arena planned by the first
-    auto result = (*executor)->run(inputs);
-    EXPECT_TRUE(result.ok()) << result.error().toString();
-    if (!result.ok()) return {};
-    out.outputs = std::move(*result);
-  }
-  for (const Assignment& a : (*executor)->assignments()) out.channelsLast[a.node->output(0)->name()] = a.channelsLastOutput;
+  auto executor = runTwice(model, inputs, options, out.outputs);
+  if (!executor) return {};
+  for (const Assignment& a : executor->assignments()) out.channelsLast[a.node->output(0)->name()] = a.channelsLastOutput;
   return out;
 }
 

@@ -137,19 +137,12 @@ struct BlocksRun {
 BlocksRun runWithChannelBlocks(const Model& model, const NamedValues& inputs, bool blocks) {
   ExecutorOptions options;
   options.channelBlocks = blocks;
-  auto executor = Executor::create(model, options);
-  EXPECT_TRUE(executor.ok()) << executor.error().toString();
-  if (!executor.ok()) return {};
   BlocksRun out;
-  for (int run = 0; run < 2; ++run) {  // the second run uses the arena planned by the first
-    auto result = (*executor)->run(inputs);
-    EXPECT_TRUE(result.ok()) << result.error().toString();
-    if (!result.ok()) return {};
-    out.outputs = std::move(*result);
-  }
-  for (const Assignment& a : (*executor)->assignments())
+  auto executor = runTwice(model, inputs, options, out.outputs);
+  if (!executor) return {};
+  for (const Assignment& a : executor->assignments())
     if (a.node->opType() == "Conv") out.planned[a.node->name()] = a.channelBlocksOutput;
-  out.written = (*executor)->lastRunReport().channelBlockValues;
+  out.written = executor->lastRunReport().channelBlockValues;
   return out;
 }
 

@@ -25,18 +25,10 @@ inline Outcome runGraph(const Model& model, const NamedValues& inputs, bool fuse
   ExecutorOptions options;
   options.fuseEpilogues = fuse;
   options.profile = true;
-  auto executor = Executor::create(model, options);
-  EXPECT_TRUE(executor.ok()) << executor.error().toString();
-  if (!executor.ok()) return {};
   Outcome out;
-  for (int run = 0; run < 2; ++run) {  // the second run uses the arena planned by the first
-    (*executor)->profiler().clear();
-    auto result = (*executor)->run(inputs);
-    EXPECT_TRUE(result.ok()) << result.error().toString();
-    if (!result.ok()) return {};
-    out.outputs = std::move(*result);
-  }
-  for (const ProfileEvent& e : (*executor)->profiler().events()) {
+  auto executor = runTwice(model, inputs, options, out.outputs);
+  if (!executor) return {};
+  for (const ProfileEvent& e : executor->profiler().events()) {
     std::string variant = e.variant;
     if (!e.implementation.empty()) {
       const size_t at = variant.find(":" + e.implementation);

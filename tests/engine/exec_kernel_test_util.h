@@ -68,6 +68,24 @@ inline Expected<std::vector<RunValue>> runNode(const NodeCase& c, const std::vec
   return (*executor)->run(named);
 }
 
+// Runs the model twice with `options` (the second run uses the arena the first planned; the profile keeps
+// the second run's events) and returns the executor, for its assignments, run report and profile, with the
+// last run's outputs in `outputs`. Null after a failed expectation.
+inline std::unique_ptr<Executor> runTwice(const Model& model, const NamedValues& inputs, const ExecutorOptions& options,
+                                          std::vector<RunValue>& outputs) {
+  auto executor = Executor::create(model, options);
+  EXPECT_TRUE(executor.ok()) << executor.error().toString();
+  if (!executor.ok()) return nullptr;
+  for (int run = 0; run < 2; ++run) {
+    (*executor)->profiler().clear();
+    auto result = (*executor)->run(inputs);
+    EXPECT_TRUE(result.ok()) << result.error().toString();
+    if (!result.ok()) return nullptr;
+    outputs = std::move(*result);
+  }
+  return std::move(*executor);
+}
+
 // The run's error, or "" where it ran.
 inline std::string runError(const NodeCase& c, const std::vector<TensorValue>& inputs,
                             const std::string& variant = "") {
