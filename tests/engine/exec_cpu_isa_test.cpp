@@ -85,7 +85,7 @@ class SharedModelIsa : public ::testing::TestWithParam<std::string> {};
 // Every kernel of a real model takes the active set's fast path: the ISA-dispatched kernels name it, no
 // oneDNN primitive falls back to its reference implementation, and nothing names a higher set.
 TEST_P(SharedModelIsa, KernelsRunTheActiveSetsFastPaths) {
-  const std::string relative = "models/" + GetParam();
+  const std::string relative = GetParam();
   ONYX_REQUIRE_SHARED(dir, relative);
   auto model = loadModel(dir / "model.onnx");
   ASSERT_TRUE(model.ok()) << model.error().toString();
@@ -114,8 +114,15 @@ TEST_P(SharedModelIsa, KernelsRunTheActiveSetsFastPaths) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Exec, SharedModelIsa,
-                         ::testing::Values("resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
-                                           "bert_small", "rnn_lstm_gru"));
+                         ::testing::Values("models/resnet18", "models/mobilenet_v2", "models/squeezenet1_1",
+                                           "models/efficientnet_b0", "models/shufflenet_v2_x1_0", "models/ssdlite320_mobilenet_v3_large",
+                                           "models/bert_small", "models/gpt2_small", "models/rnn_lstm_gru",
+                                           "models-ort/bert_small_int4", "models-ort/bert_small_ortopt_fp16"),
+                         [](const auto& info) {
+                           std::string name = info.param.substr(info.param.find('/') + 1);
+                           if (info.param.rfind("models-ort", 0) == 0) name = "ort_" + name;
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace onyx::exec
