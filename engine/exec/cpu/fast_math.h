@@ -19,7 +19,7 @@ void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
 // and acc[i] += v[i]: the channel vectors of channels-last pooling.
 void fastMaxInto(float* acc, const float* v, int64_t n);
 void fastAddInto(float* acc, const float* v, int64_t n);
-// Float Add, Sub, Mul or Div over `rows` rows of n outputs: y[r * n + i] = a(r, i) op b(r, i), where an
+// Float Add, Sub, Mul or Div over `rows` rows of n outputs: y[r * yRow + i] = a(r, i) op b(r, i), where an
 // operand that steps reads a[r * aRow + i] and one that does not reads a[r * aRow] for its whole row. y may
 // be a or b (in place). One IEEE operation per element, as the scalar loops: the results are the same.
 enum class Arith { Add, Sub, Mul, Div };
@@ -29,6 +29,7 @@ struct ArithRows {
   float* y;
   int64_t rows, n, aRow, bRow;
   bool aSteps, bSteps;
+  int64_t yRow = 0;  // 0: n (rows written one after another)
 };
 void fastArithRows(Arith op, const ArithRows& rows);
 // Channels-last pixels summed per channel: out[c] = sum over p < pixels of x[p * channels + c], in four

@@ -9,6 +9,7 @@
 
 #include "ops/contrib/contrib_kernels.h"
 #include "ops/contrib/nbits_gemm.h"
+#include "ops/math/matmul_epilogue_cpu.h"
 #include "util/limits.h"
 
 namespace onyx::exec::contrib {
@@ -184,29 +185,62 @@ int64_t matMulNBitsFlops(const KernelContext& ctx) {
 }
 
 // The panel kernel (nbits_gemm.h): the weights are read where they lie, scales and zero points widened to
-// float32 when they are not (a float16 model's scales, packed uint8 zero points: n x blocks values).
-Expected<void> runPanelMatMulNBits(KernelContext& ctx) {
-  auto call = startNBitsCall(ctx);
-  if (!call) return call.error();
-  const TensorValue& a = *call->a;
-  const NBitsLayout& l = call->layout;
-  TensorValue* y = call->y;
-  const int64_t m = call->m;
-  if (m == 0) return {};
-  std::vector<float> scaleScratch, aScratch, yScratch;
-  const std::vector<float> zeros = ctx.hasInput(kZeroPoints) ? zeroPointsOf(ctx, l) : std::vector<float>();
-  NBitsWeights weights;
-  weights.shape = {l.k, l.n, l.bits, l.blockSize};
-  weights.codes = ctx.input(kB).data<uint8_t>();
-  weights.scales = floatData(ctx.input(kScales), scaleScratch);
-  weights.zeros = zeros.empty() ? nullptr : zeros.data();
-  weights.groups = ctx.hasInput(kGroupIndex) ? ctx.input(kGroupIndex).data<int32_t>() : nullptr;
-  const std::vector<float> bias = floatsOf(ctx.input(kBias));
-  const float* af = floatData(a, aScratch);
-  float* yf = a.dtype() == DataType::Float ? y->data<float>() : (yScratch.resize(size_t(m * l.n)), yScratch.data());
-  nbitsGemm(ctx.pool(), af, m, l.k, weights, bias.empty() ? nullptr : bias.data(), yf, l.n, nativeNBitsIsa());
-  if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, y->raw(), m * l.n);
-  return {};
+// float32 when they are not (a float16 model's scales, packed uint8 zero points: n x blocks values). With
+// float32 A it computes the nodes after it that matmulEpilogueChain reads (a bias Add, GELU, a residual
+// Add...) on each tile of Y as the tile is done (matmul_epilogue_cpu.h).
+class PanelMatMulNBits final : public Kernel {
+ public:
+  bool setEpilogue(const std::vector<EpilogueOp>& ops) override {
+    auto epilogue = CpuMatmulEpilogue::of(ops);
+    if (!epilogue) return false;
+    epilogue_ = std::move(*epilogue);
+    return true;
+  }
+
+  bool canFuseEpilogue(const KernelContext& ctx) const override {
+    const TensorValue& a = ctx.input(kA);
+    const int64_t n = ctx.attrInt("N", -1);
+    if (a.dtype() != DataType::Float || a.rank() < 1 || n <= 0) return false;
+    Dims outDims = a.dims();
+    outDims.back() = n;
+    return epilogue_.fits(ctx, outDims);
+  }
+
+  Expected<void> run(KernelContext& ctx) override {
+    auto call = startNBitsCall(ctx);
+    if (!call) return call.error();
+    const TensorValue& a = *call->a;
+    const NBitsLayout& l = call->layout;
+    TensorValue* y = call->y;
+    const int64_t m = call->m;
+    if (m == 0) return {};
+    std::vector<float> scaleScratch, aScratch, yScratch;
+    const std::vector<float> zeros = ctx.hasInput(kZeroPoints) ? zeroPointsOf(ctx, l) : std::vector<float>();
+    NBitsWeights weights;
+    weights.shape = {l.k, l.n, l.bits, l.blockSize};
+    weights.codes = ctx.input(kB).data<uint8_t>();
+    weights.scales = floatData(ctx.input(kScales), scaleScratch);
+    weights.zeros = zeros.empty() ? nullptr : zeros.data();
+    weights.groups = ctx.hasInput(kGroupIndex) ? ctx.input(kGroupIndex).data<int32_t>() : nullptr;
+    const std::vector<float> bias = floatsOf(ctx.input(kBias));
+    const float* af = floatData(a, aScratch);
+    float* yf = a.dtype() == DataType::Float ? y->data<float>() : (yScratch.resize(size_t(m * l.n)), yScratch.data());
+    NBitsTileDone epilogue;
+    if (ctx.fusingEpilogue())
+      epilogue = [&](int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+        epilogue_.apply(ctx, yf, l.n, l.n, row0, rows, col0, cols);
+      };
+    nbitsGemm(ctx.pool(), af, m, l.k, weights, bias.empty() ? nullptr : bias.data(), yf, l.n, nativeNBitsIsa(), epilogue);
+    if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, y->raw(), m * l.n);
+    return {};
+  }
+
+ private:
+  CpuMatmulEpilogue epilogue_;
+};
+
+Expected<std::unique_ptr<Kernel>> makePanelMatMulNBits(const PrepareContext&) {
+  return std::unique_ptr<Kernel>(std::make_unique<PanelMatMulNBits>());
 }
 
 }  // namespace
@@ -215,7 +249,8 @@ void registerMatMulNBitsCpuKernels(KernelRegistry& registry) {
   KernelDef reference = microsoftKernel("MatMulNBits", runMatMulNBits);
   reference.flops = matMulNBitsFlops;
   registry.add(std::move(reference));
-  KernelDef panels = microsoftKernel("MatMulNBits", runPanelMatMulNBits);
+  KernelDef panels = kernelFactory("MatMulNBits", makePanelMatMulNBits, 1);
+  panels.domain = kMicrosoftDomain;
   panels.variant = "panels";
   panels.isaDispatched = true;
   panels.priority = 20;

@@ -8,6 +8,7 @@
 // Panels are spread over the pool's threads.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace onyx::exec {
 class ThreadPool;
@@ -36,9 +37,13 @@ struct NBitsWeights {
   const int32_t* groups = nullptr;   // g_idx: the block of each row k (checked by the caller); null: k / blockSize
 };
 
+// Called on the thread that computed it with each finished tile of Y, rows [row0, row0 + rows) and
+// columns [col0, col0 + cols), while it is in cache (the kernel's fused epilogue).
+using NBitsTileDone = std::function<void(int64_t row0, int64_t rows, int64_t col0, int64_t cols)>;
+
 // Y (ldy floats per row) = A (lda floats per row, m rows) * W^T (+ bias[n] when not null), with the given
 // instruction set (the tests run each; the kernel passes nativeNBitsIsa()).
 void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const NBitsWeights& w, const float* bias,
-               float* y, int64_t ldy, NBitsIsa isa);
+               float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone = {});
 
 }  // namespace onyx::exec::contrib

@@ -139,12 +139,13 @@ struct PanelScratch {
 }  // namespace
 
 void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const NBitsWeights& w, const float* bias,
-               float* y, int64_t ldy, NBitsIsa isa) {
+               float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone) {
   const NBitsShape& s = w.shape;
   if (m == 0 || s.n == 0) return;
   if (s.k == 0) {
     for (int64_t r = 0; r < m; ++r)
       for (int64_t j = 0; j < s.n; ++j) y[r * ldy + j] = bias ? bias[j] : 0.0f;
+    if (tileDone) tileDone(0, m, 0, s.n);
     return;
   }
   const int64_t panels = (s.n + kNBitsPanelWidth - 1) / kNBitsPanelWidth;
@@ -167,9 +168,10 @@ void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const N
         kernels.decode(w, panel, scratch.scales, scratch.zeros, scratch.zeroBlob, scratch.bytes, scratch.panel);
         decoded = panel;
       }
-      const int64_t n0 = panel * kNBitsPanelWidth;
+      const int64_t n0 = panel * kNBitsPanelWidth, columns = std::min(kNBitsPanelWidth, s.n - n0);
       kernels.multiply(a + r0 * lda, lda, rows, scratch.panel, s.k, bias ? paddedBias.data() + n0 : nullptr,
-                       y + r0 * ldy + n0, ldy, int(std::min(kNBitsPanelWidth, s.n - n0)));
+                       y + r0 * ldy + n0, ldy, int(columns));
+      if (tileDone) tileDone(r0, rows, n0, columns);
     }
   });
 }
