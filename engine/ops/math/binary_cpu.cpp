@@ -361,6 +361,7 @@ void addBinary(KernelRegistry& r, const char* op, int since) {
   r.add(ref);
   KernelDef fast = kernel(op, binaryKernel<Op, Types>, since);
   fast.variant = "fast";
+  fast.isaDispatched = kArith<Op>.has_value();  // the float loops: profiles name the set ("fast:avx2")
   fast.priority = 10;
   fast.inPlace = {{0, 0}, {0, 1}};
   fast.flops = outputCount;
