@@ -161,8 +161,8 @@ TEST(ContribOps, QLinearReduceMeanIsTheRequantizedMeanOverTheAxes) {
   EXPECT_EQ(c.data<uint8_t>()[2], 74);
 }
 
-// MatMul and Gemm with float16 weights (ops/math/matmul_half_cpu.cpp, the panel product these ops share):
-// the same results as the reference kernel, with more than one 64-column panel and a partial one.
+// MatMul and Gemm with float16 weights (ops/math/matmul_half_cpu.cpp, the panel products these ops share):
+// the same results as the reference kernel, with more than one panel and a partial one.
 TEST(ContribOps, HalfWeightMatMulAndGemmMatchTheReferenceKernel) {
   TensorValue a = randomTensor(DataType::Float16, {2, 3, 70}, 9), w = randomTensor(DataType::Float16, {70, 130}, 10);
   expectMatchesReference({"MatMul"}, {a, w}, "f16", 2e-3, 2e-2);
@@ -178,6 +178,14 @@ TEST(ContribOps, HalfWeightMatMulAndGemmMatchTheReferenceKernel) {
     expectMatchesReference({"Gemm", {Attribute::ofFloat("beta", 0.5f)}}, {a3, w3, c3}, "f16", 2e-3, 2e-2);
   }
   expectMatchesReference({"Gemm", {Attribute::ofFloat("alpha", 3.0f)}}, {a3, w3}, "f16", 2e-3, 2e-2);
+  // C as a bias row with alpha = beta = 1 (ONNX Runtime's MatMul + Add fusion), which the micro-kernel adds.
+  for (Dims cDims : {Dims{130}, Dims{1, 130}}) {
+    TensorValue c4 = randomTensor(DataType::Float16, cDims, 19);
+    expectMatchesReference({"Gemm"}, {a3, w3, c4}, "f16", 2e-3, 2e-2);
+  }
+  // More rows than one task of the product takes (256).
+  TensorValue tall = randomTensor(DataType::Float16, {300, 70}, 20);
+  expectMatchesReference({"MatMul"}, {tall, w3}, "f16", 2e-3, 2e-2);
   TensorValue ab = randomTensor(DataType::BFloat16, {5, 70}, 17), wb = randomTensor(DataType::BFloat16, {70, 130}, 18);
   expectMatchesReference({"MatMul"}, {ab, wb}, "f16", 2e-2, 5e-2);
 }

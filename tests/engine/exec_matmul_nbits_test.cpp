@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
+#include "exec/half.h"
 #include "exec/thread_pool.h"
 #include "exec_kernel_test_util.h"
 #include "ops/contrib/nbits_gemm.h"
@@ -97,6 +99,40 @@ TEST(NBitsGemm, EveryInstructionSetMatchesTheDequantizedProduct) {
               << " column " << j;
         }
         for (int64_t j = c.n; j < ldy; ++j) ASSERT_EQ(y[size_t(i * ldy + j)], 123.0f) << "column " << j << " past n";
+      }
+    }
+  }
+}
+
+// Float16 weights [k, n] through the same micro-kernel (halfWeightsGemm): every instruction set against
+// the product in double of the widened weights; partial panels, two row chunks, a bias, and k = 0.
+TEST(NBitsGemm, HalfWeightsMatchTheirProductOnEveryInstructionSet) {
+  ThreadPool pool(2);
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (auto [m, k, n, withBias] : {std::tuple<int64_t, int64_t, int64_t, bool>{1, 64, 32, false},
+                                   {13, 45, 33, true}, {300, 70, 100, true}, {7, 0, 40, true}, {5, 17, 7, false}}) {
+    std::vector<float> a(static_cast<size_t>(m * k)), bias(static_cast<size_t>(n));
+    std::vector<uint16_t> w(static_cast<size_t>(k * n));
+    for (float& v : a) v = value(rng);
+    for (float& v : bias) v = value(rng);
+    for (uint16_t& h : w) h = Half::fromFloat(value(rng));
+    for (NBitsIsa isa : supportedIsas()) {
+      const int64_t ldy = n + 3;
+      std::vector<float> y(size_t(m * ldy), 123.0f);
+      contrib::halfWeightsGemm(pool, a.data(), m, k, w.data(), k, n, withBias ? bias.data() : nullptr, y.data(), ldy, isa);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double expected = withBias ? bias[size_t(j)] : 0.0, magnitude = std::fabs(expected);
+          for (int64_t r = 0; r < k; ++r) {
+            const double term = double(a[size_t(i * k + r)]) * Half::toFloat(w[size_t(r * n + j)]);
+            expected += term;
+            magnitude += std::fabs(term);
+          }
+          ASSERT_NEAR(y[size_t(i * ldy + j)], expected, 1e-5 * magnitude + 1e-6)
+              << "isa " << int(isa) << " m " << m << " k " << k << " n " << n << " row " << i << " column " << j;
+        }
+        for (int64_t j = n; j < ldy; ++j) ASSERT_EQ(y[size_t(i * ldy + j)], 123.0f) << "column " << j << " past n";
       }
     }
   }

@@ -169,12 +169,16 @@ Expected<void> runAttention(KernelContext& ctx) {
   auto extraBias = attentionBias(ctx, d, abBatchStride, abHeadStride);
   if (!extraBias) return extraBias.error();
 
-  std::vector<float> xScratch;
-  const float* xf = floatData(x, xScratch);
-  std::vector<float> qkv(size_t(d.batch * d.seq * wide));
-  gemmWeights(ctx, xf, d.batch * d.seq, d.inHidden, w, false, bias.empty() ? nullptr : bias.data(), qkv.data(), wide);
+  thread_local std::vector<float> xScratch;  // kept between runs (page faults)
+  const float* xf = floatData(ctx, x, xScratch);
+  // Q, K and V, and the heads' outputs below: buffers kept between runs on this thread (new ones were page
+  // faults), named by pointer in the lambda, which runs on the pool's threads too.
+  thread_local std::vector<float> qkvKept, outKept;
+  qkvKept.resize(size_t(d.batch * d.seq * wide));
+  float* qkv = qkvKept.data();
+  gemmWeights(ctx, xf, d.batch * d.seq, d.inHidden, w, false, bias.empty() ? nullptr : bias.data(), qkv, wide);
   if (ctx.attrInt("do_rotary", 0) != 0) {
-    if (auto rotated = rotateQueriesAndKeys(ctx, d, qkv.data(), wide); !rotated) return rotated.error();
+    if (auto rotated = rotateQueriesAndKeys(ctx, d, qkv, wide); !rotated) return rotated.error();
   }
 
   auto y = ctx.allocateOutput(0, x.dtype(), {d.batch, d.seq, d.vHidden});
@@ -186,7 +190,9 @@ Expected<void> runAttention(KernelContext& ctx) {
     if (!p) return p.error();
     present = *p;
   }
-  std::vector<float> out(size_t(d.batch * d.seq * d.vHidden));
+  const int64_t outCount = d.batch * d.seq * d.vHidden;
+  outKept.resize(size_t(outCount));
+  float* out = outKept.data();
   const TensorValue& past = ctx.input(kPast);
   const float scale = ctx.attrFloat("scale", 1.0f / std::sqrt(float(d.headSize)));
   ctx.parallelFor(d.batch * d.heads, 1, [&](int64_t pb, int64_t pe) {
@@ -194,7 +200,7 @@ Expected<void> runAttention(KernelContext& ctx) {
     std::vector<float> scores(size_t(d.seq * d.total));
     for (int64_t p = pb; p < pe; ++p) {
       const int64_t b = p / d.heads, h = p % d.heads;
-      const float* rows = qkv.data() + b * d.seq * wide;
+      const float* rows = qkv + b * d.seq * wide;
       if (d.past) {
         const size_t bytes = elementBytes(past.dtype());
         const auto* base = static_cast<const uint8_t*>(past.raw());
@@ -226,10 +232,10 @@ Expected<void> runAttention(KernelContext& ctx) {
         fastAddInto(scores.data(), extraBias->data() + b * abBatchStride + h * abHeadStride, d.seq * d.total);
       fastSoftmaxRows(scores.data(), scores.data(), d.seq, d.total, false);
       sgemmSerial(false, false, d.seq, d.vHeadSize, d.total, 1.0f, scores.data(), d.total, values.data(), d.vHeadSize, 0.0f,
-                  out.data() + b * d.seq * d.vHidden + h * d.vHeadSize, d.vHidden);
+                  out + b * d.seq * d.vHidden + h * d.vHeadSize, d.vHidden);
     }
   });
-  fromFloats(x.dtype(), out.data(), (*y)->raw(), int64_t(out.size()));
+  fromFloats(x.dtype(), out, (*y)->raw(), outCount);
   return {};
 }
 

@@ -24,6 +24,9 @@ std::vector<float> floatsOf(const TensorValue& t);
 // A tensor's elements as float32: a pointer into the tensor when it is float32, else widened into `scratch`
 // (as floatsOf does).
 const float* floatData(const TensorValue& t, std::vector<float>& scratch);
+// The same with large tensors widened on the context's threads (a float16 model's activations: 128 x 1024
+// halves took one thread 25 us). Callers that keep `scratch` between runs save its page faults too.
+const float* floatData(const KernelContext& ctx, const TensorValue& t, std::vector<float>& scratch);
 
 // The right-hand side of a product Y[m, n] = A[m, k] * W[k, n] whose W is produced on demand, a panel of
 // columns [n0, n1) at a time: quantized (MatMulNBits) or 16-bit (float16 weights) storage stays as it is.
@@ -39,7 +42,8 @@ struct WeightPanels {
 void gemmPanels(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const WeightPanels& w,
                 const float* bias, float* y, int64_t ldy);
 // The same for W given as a float, float16 or bfloat16 tensor [k, n] (row-major, or [n, k] when
-// transposed): float32 goes straight to sgemm, 16-bit storage is widened one panel at a time.
+// transposed): float32 goes straight to sgemm, float16 [k, n] to the panel micro-kernel (halfWeightsGemm,
+// nbits_gemm.h), other 16-bit storage is widened one panel at a time for sgemm.
 void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t lda, const TensorValue& w,
                  bool transposed, const float* bias, float* y, int64_t ldy);
 // Receives each finished panel of Y, columns [n0, n1) of all m rows (row r at panel + r * (n1 - n0)), to

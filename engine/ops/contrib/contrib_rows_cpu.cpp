@@ -8,6 +8,7 @@
 #include "exec/thread_pool.h"
 #include "ops/contrib/contrib_flops.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/nbits_gemm.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -77,6 +78,19 @@ const float* floatData(const TensorValue& t, std::vector<float>& scratch) {
   if (t.dtype() == DataType::Float) return t.data<float>();
   scratch = floatsOf(t);
   return scratch.data();
+}
+
+const float* floatData(const KernelContext& ctx, const TensorValue& t, std::vector<float>& scratch) {
+  constexpr int64_t kPart = 16384;  // elements a thread widens at least
+  if (t.dtype() == DataType::Float || !isFloatStorage(t.dtype()) || t.count() < 2 * kPart) return floatData(t, scratch);
+  scratch.resize(size_t(t.count()));
+  const auto* base = static_cast<const uint8_t*>(t.raw());
+  const size_t bytes = elementBytes(t.dtype());
+  float* out = scratch.data();
+  ctx.parallelFor(t.count(), kPart, [&](int64_t begin, int64_t end) {
+    toFloats(t.dtype(), base + size_t(begin) * bytes, out + begin, end - begin);
+  });
+  return out;
 }
 
 namespace {
@@ -166,6 +180,10 @@ void gemmWeights(const KernelContext& ctx, const float* a, int64_t m, int64_t ld
       for (int64_t r = 0; r < m; ++r)
         for (int64_t j = 0; j < n; ++j) y[r * ldy + j] += bias[j];
     }
+    return;
+  }
+  if (w.dtype() == DataType::Float16 && !transposed) {
+    halfWeightsGemm(ctx.pool(), a, m, lda, static_cast<const uint16_t*>(w.raw()), k, n, bias, y, ldy, nativeNBitsIsa());
     return;
   }
   gemmPanels(ctx, a, m, lda, sixteenBitPanels(w, transposed), bias, y, ldy);

@@ -1,6 +1,6 @@
 #pragma once
 // The product of MatMulNBits: Y[m, n] = A[m, k] * dequantize(B)^T (+ bias), its 2-, 4- or 8-bit weights read
-// where they lie, in MatMulNBits' own layout (no copy). The output columns are taken in panels of 32: a
+// where they lie, in MatMulNBits' own layout (no copy); float16 weights take the same path (halfWeightsGemm). The output columns are taken in panels of 32: a
 // panel's codes are transposed block by block (16 x 16 byte transposes) and decoded into a k x 32 float
 // buffer that stays in the core's cache, and a register-tiled micro-kernel (rows of A broadcast, the
 // panel's 32 columns in vector registers, fused multiply-adds) multiplies every row of A by it. A weight is
@@ -45,5 +45,12 @@ using NBitsTileDone = std::function<void(int64_t row0, int64_t rows, int64_t col
 // instruction set (the tests run each; the kernel passes nativeNBitsIsa()).
 void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const NBitsWeights& w, const float* bias,
                float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone = {});
+
+// The same product for float16 weights W (k x n, row-major, as MatMul's B): each panel's rows are 32
+// halves side by side, widened into the panel buffer with F16C (AVX2 and AVX-512; the baseline converts
+// one by one). So a float16 model's MatMul, Gemm and Attention projections run on this micro-kernel and
+// read their weights at 16 bits.
+void halfWeightsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const uint16_t* w, int64_t k, int64_t n,
+                     const float* bias, float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone = {});
 
 }  // namespace onyx::exec::contrib

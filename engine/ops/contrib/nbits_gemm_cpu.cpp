@@ -11,11 +11,12 @@
 #include <utility>
 
 #include "exec/cpu/isa_dispatch.h"
+#include "exec/half.h"
 #include "exec/thread_pool.h"
 
 namespace onyx::exec::contrib {
 
-ONYX_ISA_TARGET_BEGIN("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
+ONYX_ISA_TARGET_BEGIN("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma,f16c")
 namespace nbits_avx512 {
 using Vec = __m512;
 constexpr int kLanes = 16;
@@ -26,11 +27,17 @@ inline void vstore(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 inline Vec vbroadcast(float x) { return _mm512_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 inline Vec vadd(Vec a, Vec b) { return _mm512_add_ps(a, b); }
+inline void widen32(const uint16_t* src, float* dst) {  // 32 float16 values
+  for (int i = 0; i < 2; ++i)
+    // maskz: GCC 12 warns that the plain form's undefined source "may be used uninitialized".
+    _mm512_storeu_ps(dst + 16 * i,
+                     _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 16 * i))));
+}
 #include "ops/contrib/nbits_gemm_kernels.inc"
 }  // namespace nbits_avx512
 ONYX_ISA_TARGET_END
 
-ONYX_ISA_TARGET_BEGIN("avx2,fma")
+ONYX_ISA_TARGET_BEGIN("avx2,fma,f16c")  // the AVX2 level has F16C (exec/cpu/cpu_isa.h)
 namespace nbits_avx2 {
 using Vec = __m256;
 constexpr int kLanes = 8;
@@ -41,6 +48,10 @@ inline void vstore(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 inline Vec vbroadcast(float x) { return _mm256_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 inline Vec vadd(Vec a, Vec b) { return _mm256_add_ps(a, b); }
+inline void widen32(const uint16_t* src, float* dst) {
+  for (int i = 0; i < 4; ++i)
+    _mm256_storeu_ps(dst + 8 * i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 8 * i))));
+}
 #include "ops/contrib/nbits_gemm_kernels.inc"
 }  // namespace nbits_avx2
 ONYX_ISA_TARGET_END
@@ -55,6 +66,9 @@ inline void vstore(float* p, Vec v) { _mm_storeu_ps(p, v); }
 inline Vec vbroadcast(float x) { return _mm_set1_ps(x); }
 inline Vec vfma(Vec a, Vec b, Vec c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 inline Vec vadd(Vec a, Vec b) { return _mm_add_ps(a, b); }
+inline void widen32(const uint16_t* src, float* dst) {
+  for (int i = 0; i < 32; ++i) dst[i] = Half::toFloat(src[i]);
+}
 #include "ops/contrib/nbits_gemm_kernels.inc"
 }  // namespace nbits_baseline
 
@@ -62,19 +76,20 @@ namespace {
 
 struct NBitsKernels {
   void (*decode)(const NBitsWeights&, int64_t, const float*, const float*, const uint8_t*, uint8_t*, float*);
+  void (*decodeHalves)(const uint16_t*, int64_t, int64_t, int64_t, float*);
   void (*multiply)(const float*, int64_t, int64_t, const float*, int64_t, const float*, float*, int64_t, int);
 };
 
 NBitsKernels kernelsFor(NBitsIsa isa) {
   switch (isa) {
     case NBitsIsa::Avx512:
-      return {nbits_avx512::decodePanel, nbits_avx512::multiplyPanel};
+      return {nbits_avx512::decodePanel, nbits_avx512::decodeHalfPanel, nbits_avx512::multiplyPanel};
     case NBitsIsa::Avx2:
-      return {nbits_avx2::decodePanel, nbits_avx2::multiplyPanel};
+      return {nbits_avx2::decodePanel, nbits_avx2::decodeHalfPanel, nbits_avx2::multiplyPanel};
     case NBitsIsa::Baseline:
       break;
   }
-  return {nbits_baseline::decodePanel, nbits_baseline::multiplyPanel};
+  return {nbits_baseline::decodePanel, nbits_baseline::decodeHalfPanel, nbits_baseline::multiplyPanel};
 }
 
 // Rows of A per task: each task decodes its panel once for them; more rows than this are split so that a
@@ -113,67 +128,94 @@ void gatherPanelScales(const NBitsWeights& w, int64_t panel, float* scales, floa
     }
 }
 
-// A thread's buffers: the decoded panel (64-byte aligned, so that each of its rows is one or two whole
-// cache lines), the panel's scales and zero points, a block of it transposed, and a block of zero codes.
-struct PanelScratch {
+// A thread's decoded panel, 64-byte aligned so that each of its rows is one or two whole cache lines.
+struct PanelBuffer {
+  std::vector<float> storage;
+  float* panel = nullptr;
+  void reserve(int64_t k) {
+    storage.resize(size_t(k * kNBitsPanelWidth) + 16);
+    panel = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
+  }
+};
+
+// A thread's buffers for decoding codes: the panel's scales and zero points, a block of it transposed, and
+// a block of zero codes.
+struct CodeScratch {
   std::vector<float> storage;
   std::vector<uint8_t> byteStorage;
-  float* panel = nullptr;
   float* scales = nullptr;
   float* zeros = nullptr;
   uint8_t* bytes = nullptr;
   const uint8_t* zeroBlob = nullptr;
   void reserve(const NBitsShape& s) {
-    const size_t panelFloats = size_t(s.k * kNBitsPanelWidth), blockFloats = size_t(s.blocks() * kNBitsPanelWidth);
-    storage.resize(panelFloats + 2 * blockFloats + 16);
-    panel = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
-    scales = panel + panelFloats;
+    const size_t blockFloats = size_t(s.blocks() * kNBitsPanelWidth);
+    storage.resize(2 * blockFloats);
+    scales = storage.data();
     zeros = scales + blockFloats;
     const size_t blobBytes = size_t(s.blockSize * s.bits / 8);
-    byteStorage.assign(blobBytes * (kNBitsPanelWidth + 1), 0);
+    // Sized once per shape: the last block stays zero (only the transposes write the rest).
+    if (byteStorage.size() != blobBytes * (kNBitsPanelWidth + 1)) byteStorage.assign(blobBytes * (kNBitsPanelWidth + 1), 0);
     bytes = byteStorage.data();
     zeroBlob = bytes + blobBytes * kNBitsPanelWidth;
   }
 };
 
-}  // namespace
-
-void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const NBitsWeights& w, const float* bias,
-               float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone) {
-  const NBitsShape& s = w.shape;
-  if (m == 0 || s.n == 0) return;
-  if (s.k == 0) {
+// Y = A * W (+ bias) by panels of W that `decode(panel, dst)` writes as k x 32 floats on the thread that
+// multiplies them; tasks are a panel and up to kRowsPerTask rows, spread over the pool.
+template <class Decode>
+void panelProduct(ThreadPool& pool, const float* a, int64_t m, int64_t lda, int64_t k, int64_t n, const float* bias,
+                  float* y, int64_t ldy, const NBitsKernels& kernels, const NBitsTileDone& tileDone, Decode decode) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
     for (int64_t r = 0; r < m; ++r)
-      for (int64_t j = 0; j < s.n; ++j) y[r * ldy + j] = bias ? bias[j] : 0.0f;
-    if (tileDone) tileDone(0, m, 0, s.n);
+      for (int64_t j = 0; j < n; ++j) y[r * ldy + j] = bias ? bias[j] : 0.0f;
+    if (tileDone) tileDone(0, m, 0, n);
     return;
   }
-  const int64_t panels = (s.n + kNBitsPanelWidth - 1) / kNBitsPanelWidth;
+  const int64_t panels = (n + kNBitsPanelWidth - 1) / kNBitsPanelWidth;
   // The micro-kernel adds a panel's 32 bias values with vector loads: padded with zeros past n.
   std::vector<float> paddedBias;
   if (bias) {
     paddedBias.assign(size_t(panels * kNBitsPanelWidth), 0.0f);
-    std::copy(bias, bias + s.n, paddedBias.begin());
+    std::copy(bias, bias + n, paddedBias.begin());
   }
-  const NBitsKernels kernels = kernelsFor(isa);
   const int64_t chunks = (m + kRowsPerTask - 1) / kRowsPerTask, tasks = panels * chunks;
   pool.parallelFor(tasks, 1, [&](int64_t begin, int64_t end) {
-    thread_local PanelScratch scratch;
-    scratch.reserve(s);
+    thread_local PanelBuffer buffer;
+    buffer.reserve(k);
     int64_t decoded = -1;
     for (int64_t t = begin; t < end; ++t) {
       const int64_t panel = t / chunks, r0 = t % chunks * kRowsPerTask, rows = std::min(kRowsPerTask, m - r0);
       if (panel != decoded) {
-        gatherPanelScales(w, panel, scratch.scales, scratch.zeros);
-        kernels.decode(w, panel, scratch.scales, scratch.zeros, scratch.zeroBlob, scratch.bytes, scratch.panel);
+        decode(panel, buffer.panel);
         decoded = panel;
       }
-      const int64_t n0 = panel * kNBitsPanelWidth, columns = std::min(kNBitsPanelWidth, s.n - n0);
-      kernels.multiply(a + r0 * lda, lda, rows, scratch.panel, s.k, bias ? paddedBias.data() + n0 : nullptr,
+      const int64_t n0 = panel * kNBitsPanelWidth, columns = std::min(kNBitsPanelWidth, n - n0);
+      kernels.multiply(a + r0 * lda, lda, rows, buffer.panel, k, bias ? paddedBias.data() + n0 : nullptr,
                        y + r0 * ldy + n0, ldy, int(columns));
       if (tileDone) tileDone(r0, rows, n0, columns);
     }
   });
+}
+
+}  // namespace
+
+void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const NBitsWeights& w, const float* bias,
+               float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone) {
+  const NBitsKernels kernels = kernelsFor(isa);
+  panelProduct(pool, a, m, lda, w.shape.k, w.shape.n, bias, y, ldy, kernels, tileDone, [&](int64_t panel, float* dst) {
+    thread_local CodeScratch scratch;
+    scratch.reserve(w.shape);
+    gatherPanelScales(w, panel, scratch.scales, scratch.zeros);
+    kernels.decode(w, panel, scratch.scales, scratch.zeros, scratch.zeroBlob, scratch.bytes, dst);
+  });
+}
+
+void halfWeightsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const uint16_t* w, int64_t k, int64_t n,
+                     const float* bias, float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone) {
+  const NBitsKernels kernels = kernelsFor(isa);
+  panelProduct(pool, a, m, lda, k, n, bias, y, ldy, kernels, tileDone,
+               [&](int64_t panel, float* dst) { kernels.decodeHalves(w, k, n, panel, dst); });
 }
 
 }  // namespace onyx::exec::contrib

@@ -6,7 +6,9 @@
 // conversions are the contrib family's (ops/contrib/contrib_kernels.h), shared with MatMulNBits.
 #include <cstring>
 
+#include "exec/cpu/half_convert.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/nbits_gemm.h"
 
 namespace onyx::exec {
 namespace {
@@ -15,6 +17,7 @@ using contrib::floatData;
 using contrib::floatsOf;
 using contrib::fromFloats;
 using contrib::gemmPanelsTo;
+using contrib::halfWeightsGemm;
 using contrib::sixteenBitPanels;
 
 bool halfWeights(const Node& node, int) {
@@ -42,10 +45,22 @@ Expected<void> runHalfMatMul(KernelContext& ctx) {
     if ((*y)->byteSize()) std::memset((*y)->raw(), 0, (*y)->byteSize());
     return {};
   }
-  std::vector<float> aScratch;
-  const float* af = floatData(a, aScratch);
+  thread_local std::vector<float> aScratch;  // kept between runs (page faults)
+  const float* af = floatData(ctx, a, aScratch);
   const DataType dtype = a.dtype();
   auto* y16 = static_cast<uint16_t*>((*y)->raw());
+  if (dtype == DataType::Float16) {
+    // Kept between runs (a new one was a page fault per 4 KiB); the lambda runs on the pool's threads, whose
+    // thread_local would be their own, so it takes the pointer.
+    thread_local std::vector<float> kept;
+    kept.resize(size_t(m * n));
+    float* product = kept.data();
+    halfWeightsGemm(ctx.pool(), af, m, k, static_cast<const uint16_t*>(b.raw()), k, n, nullptr, product, n,
+                    contrib::nativeNBitsIsa(), [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+                      floatRowsToHalves(product + r0 * n + c0, n, y16 + r0 * n + c0, n, rows, cols);
+                    });
+    return {};
+  }
   // Each panel goes to 16 bits while it is in cache, on the thread that computed it.
   gemmPanelsTo(ctx, af, m, k, sixteenBitPanels(b, false), [&](int64_t n0, int64_t n1, float* panel) {
     const int64_t width = n1 - n0;
@@ -76,8 +91,8 @@ Expected<void> runHalfGemm(KernelContext& ctx) {
   }
   auto y = ctx.allocateOutput(0, a.dtype(), {m, n});
   if (!y) return y.error();
-  std::vector<float> aScratch;
-  const float* af = floatData(a, aScratch);
+  thread_local std::vector<float> aScratch;  // kept between runs (page faults)
+  const float* af = floatData(ctx, a, aScratch);
   std::vector<float> transposed;
   if (transA) {
     transposed.resize(size_t(m * k));
@@ -88,25 +103,43 @@ Expected<void> runHalfGemm(KernelContext& ctx) {
   const float alpha = ctx.attrFloat("alpha", 1.0f), beta = ctx.attrFloat("beta", 1.0f);
   const DataType dtype = a.dtype();
   auto* y16 = static_cast<uint16_t*>((*y)->raw());
-  // alpha, beta * C and the conversion to 16 bits on each panel while it is in cache, on the thread that
-  // computed it (they were three single-threaded passes over Y).
-  gemmPanelsTo(ctx, af, m, k, sixteenBitPanels(b, transB), [&](int64_t n0, int64_t n1, float* panel) {
-    const int64_t width = n1 - n0;
-    for (int64_t r = 0; r < m; ++r) {
-      float* row = panel + r * width;
-      if (!cf.empty()) {
-        const float* cRow = cf.data() + r * cStrides[0] + n0 * cStrides[1];
-        if (cStrides[1] == 1) {
-          for (int64_t j = 0; j < width; ++j) row[j] = alpha * row[j] + beta * cRow[j];
-        } else {
-          const float scalar = beta * cRow[0];
-          for (int64_t j = 0; j < width; ++j) row[j] = alpha * row[j] + scalar;
-        }
-      } else if (alpha != 1.0f) {
-        for (int64_t j = 0; j < width; ++j) row[j] *= alpha;
+  // alpha, beta * C and the conversion to 16 bits on each part of Y while it is in cache, on the thread that
+  // computed it (they were three single-threaded passes over Y): row r, columns [n0, n0 + width).
+  auto finishRow = [&](float* row, int64_t r, int64_t n0, int64_t width) {
+    if (!cf.empty()) {
+      const float* cRow = cf.data() + r * cStrides[0] + n0 * cStrides[1];
+      if (cStrides[1] == 1) {
+        for (int64_t j = 0; j < width; ++j) row[j] = alpha * row[j] + beta * cRow[j];
+      } else {
+        const float scalar = beta * cRow[0];
+        for (int64_t j = 0; j < width; ++j) row[j] = alpha * row[j] + scalar;
       }
-      fromFloats(dtype, row, y16 + r * n + n0, width);
+    } else if (alpha != 1.0f) {
+      for (int64_t j = 0; j < width; ++j) row[j] *= alpha;
     }
+    fromFloats(dtype, row, y16 + r * n + n0, width);
+  };
+  if (dtype == DataType::Float16 && !transB) {
+    // Kept between runs (a new one was a page fault per 4 KiB); the lambda runs on the pool's threads, whose
+    // thread_local would be their own, so it takes the pointer.
+    thread_local std::vector<float> kept;
+    kept.resize(size_t(m * n));
+    float* product = kept.data();
+    // C as a bias row (a MatMul + Add that ONNX Runtime fused into Gemm): the micro-kernel adds it in its
+    // registers, and the tiles only go to 16 bits.
+    const bool biasRow = !cf.empty() && cStrides[0] == 0 && cStrides[1] == 1 && alpha == 1.0f && beta == 1.0f;
+    halfWeightsGemm(ctx.pool(), af, m, k, static_cast<const uint16_t*>(b.raw()), k, n, biasRow ? cf.data() : nullptr,
+                    product, n, contrib::nativeNBitsIsa(), [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+                      if (biasRow) {
+                        floatRowsToHalves(product + r0 * n + c0, n, y16 + r0 * n + c0, n, rows, cols);
+                        return;
+                      }
+                      for (int64_t r = r0; r < r0 + rows; ++r) finishRow(product + r * n + c0, r, c0, cols);
+                    });
+    return {};
+  }
+  gemmPanelsTo(ctx, af, m, k, sixteenBitPanels(b, transB), [&](int64_t n0, int64_t n1, float* panel) {
+    for (int64_t r = 0; r < m; ++r) finishRow(panel + r * (n1 - n0), r, n0, n1 - n0);
   });
   return {};
 }
