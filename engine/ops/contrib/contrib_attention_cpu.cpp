@@ -169,13 +169,11 @@ Expected<void> runAttention(KernelContext& ctx) {
   auto extraBias = attentionBias(ctx, d, abBatchStride, abHeadStride);
   if (!extraBias) return extraBias.error();
 
-  thread_local std::vector<float> xScratch;  // kept between runs (page faults)
-  const float* xf = floatData(ctx, x, xScratch);
-  // Q, K and V, and the heads' outputs below: buffers kept between runs on this thread (new ones were page
-  // faults), named by pointer in the lambda, which runs on the pool's threads too.
-  thread_local std::vector<float> qkvKept, outKept;
-  qkvKept.resize(size_t(d.batch * d.seq * wide));
-  float* qkv = qkvKept.data();
+  thread_local std::vector<float> xKept, qkvKept, outKept;
+  KeptFloats xScratch(xKept), qkvLease(qkvKept), outLease(outKept);
+  const float* xf = floatData(ctx, x, xScratch.vector());
+  // Q, K and V, and the heads' outputs below, in buffers kept between runs (named by pointer in the lambda).
+  float* qkv = qkvLease.resize(size_t(d.batch * d.seq * wide));
   gemmWeights(ctx, xf, d.batch * d.seq, d.inHidden, w, false, bias.empty() ? nullptr : bias.data(), qkv, wide);
   if (ctx.attrInt("do_rotary", 0) != 0) {
     if (auto rotated = rotateQueriesAndKeys(ctx, d, qkv, wide); !rotated) return rotated.error();
@@ -191,8 +189,7 @@ Expected<void> runAttention(KernelContext& ctx) {
     present = *p;
   }
   const int64_t outCount = d.batch * d.seq * d.vHidden;
-  outKept.resize(size_t(outCount));
-  float* out = outKept.data();
+  float* out = outLease.resize(size_t(outCount));
   const TensorValue& past = ctx.input(kPast);
   const float scale = ctx.attrFloat("scale", 1.0f / std::sqrt(float(d.headSize)));
   ctx.parallelFor(d.batch * d.heads, 1, [&](int64_t pb, int64_t pe) {

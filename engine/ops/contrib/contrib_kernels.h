@@ -24,6 +24,29 @@ std::vector<float> floatsOf(const TensorValue& t);
 // A tensor's elements as float32: a pointer into the tensor when it is float32, else widened into `scratch`
 // (as floatsOf does).
 const float* floatData(const TensorValue& t, std::vector<float>& scratch);
+// A float buffer of the calling thread kept between a kernel's runs through a thread_local vector: a new
+// one each run cost a page fault per 4 KiB. Past kLimit the vector is given back when the lease ends, so one
+// large product does not stay resident. Lambdas run on the pool's threads must use the data pointer: a
+// thread_local named inside them is that thread's own.
+class KeptFloats {
+ public:
+  static constexpr size_t kLimit = size_t(4) << 20;  // floats (16 MiB)
+  explicit KeptFloats(std::vector<float>& storage) : storage_(storage) {}
+  ~KeptFloats() {
+    if (storage_.capacity() > kLimit) std::vector<float>().swap(storage_);
+  }
+  KeptFloats(const KeptFloats&) = delete;
+  KeptFloats& operator=(const KeptFloats&) = delete;
+  std::vector<float>& vector() { return storage_; }
+  float* resize(size_t n) {
+    storage_.resize(n);
+    return storage_.data();
+  }
+
+ private:
+  std::vector<float>& storage_;
+};
+
 // The same with large tensors widened on the context's threads (a float16 model's activations: 128 x 1024
 // halves took one thread 25 us). Callers that keep `scratch` between runs save its page faults too.
 const float* floatData(const KernelContext& ctx, const TensorValue& t, std::vector<float>& scratch);

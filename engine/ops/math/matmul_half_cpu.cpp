@@ -18,6 +18,7 @@ using contrib::floatsOf;
 using contrib::fromFloats;
 using contrib::gemmPanelsTo;
 using contrib::halfWeightsGemm;
+using contrib::KeptFloats;
 using contrib::sixteenBitPanels;
 
 bool halfWeights(const Node& node, int) {
@@ -45,16 +46,15 @@ Expected<void> runHalfMatMul(KernelContext& ctx) {
     if ((*y)->byteSize()) std::memset((*y)->raw(), 0, (*y)->byteSize());
     return {};
   }
-  thread_local std::vector<float> aScratch;  // kept between runs (page faults)
-  const float* af = floatData(ctx, a, aScratch);
+  thread_local std::vector<float> aKept;
+  KeptFloats aScratch(aKept);
+  const float* af = floatData(ctx, a, aScratch.vector());
   const DataType dtype = a.dtype();
   auto* y16 = static_cast<uint16_t*>((*y)->raw());
   if (dtype == DataType::Float16) {
-    // Kept between runs (a new one was a page fault per 4 KiB); the lambda runs on the pool's threads, whose
-    // thread_local would be their own, so it takes the pointer.
-    thread_local std::vector<float> kept;
-    kept.resize(size_t(m * n));
-    float* product = kept.data();
+    thread_local std::vector<float> productKept;
+    KeptFloats productLease(productKept);
+    float* product = productLease.resize(size_t(m * n));
     halfWeightsGemm(ctx.pool(), af, m, k, static_cast<const uint16_t*>(b.raw()), k, n, nullptr, product, n,
                     contrib::nativeNBitsIsa(), [&](int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
                       floatRowsToHalves(product + r0 * n + c0, n, y16 + r0 * n + c0, n, rows, cols);
@@ -91,8 +91,9 @@ Expected<void> runHalfGemm(KernelContext& ctx) {
   }
   auto y = ctx.allocateOutput(0, a.dtype(), {m, n});
   if (!y) return y.error();
-  thread_local std::vector<float> aScratch;  // kept between runs (page faults)
-  const float* af = floatData(ctx, a, aScratch);
+  thread_local std::vector<float> aKept;
+  KeptFloats aScratch(aKept);
+  const float* af = floatData(ctx, a, aScratch.vector());
   std::vector<float> transposed;
   if (transA) {
     transposed.resize(size_t(m * k));
@@ -120,11 +121,9 @@ Expected<void> runHalfGemm(KernelContext& ctx) {
     fromFloats(dtype, row, y16 + r * n + n0, width);
   };
   if (dtype == DataType::Float16 && !transB) {
-    // Kept between runs (a new one was a page fault per 4 KiB); the lambda runs on the pool's threads, whose
-    // thread_local would be their own, so it takes the pointer.
-    thread_local std::vector<float> kept;
-    kept.resize(size_t(m * n));
-    float* product = kept.data();
+    thread_local std::vector<float> productKept;
+    KeptFloats productLease(productKept);
+    float* product = productLease.resize(size_t(m * n));
     // C as a bias row (a MatMul + Add that ONNX Runtime fused into Gemm): the micro-kernel adds it in its
     // registers, and the tiles only go to 16 bits.
     const bool biasRow = !cf.empty() && cStrides[0] == 0 && cStrides[1] == 1 && alpha == 1.0f && beta == 1.0f;
