@@ -132,7 +132,7 @@ std::vector<float> zeroPointsOf(const KernelContext& ctx, const NBitsLayout& l) 
 
 // What both kernels check and allocate first: A's storage and K, the layout, Y (A's dims with N last).
 struct NBitsCall {
-  const TensorValue* a = nullptr;
+  const TensorValue& a;
   NBitsLayout layout;
   TensorValue* y = nullptr;
   int64_t m = 0;  // rows of A
@@ -151,16 +151,13 @@ Expected<NBitsCall> startNBitsCall(KernelContext& ctx) {
   outDims.back() = layout->n;
   auto y = ctx.allocateOutput(0, a.dtype(), outDims);
   if (!y) return y.error();
-  return NBitsCall{&a, *layout, *y, a.count() / layout->k};
+  return NBitsCall{a, *layout, *y, a.count() / layout->k};
 }
 
 Expected<void> runMatMulNBits(KernelContext& ctx) {
   auto call = startNBitsCall(ctx);
   if (!call) return call.error();
-  const TensorValue& a = *call->a;
-  const NBitsLayout& l = call->layout;
-  TensorValue* y = call->y;
-  const int64_t m = call->m;
+  const auto& [a, l, y, m] = *call;
   if (m == 0) return {};
   NBitsDecoder decoder{l, ctx.input(kB).data<uint8_t>(), floatsOf(ctx.input(kScales)), zeroPointsOf(ctx, l),
                        ctx.hasInput(kGroupIndex) ? ctx.input(kGroupIndex).data<int32_t>() : nullptr};
@@ -209,10 +206,7 @@ class PanelMatMulNBits final : public Kernel {
   Expected<void> run(KernelContext& ctx) override {
     auto call = startNBitsCall(ctx);
     if (!call) return call.error();
-    const TensorValue& a = *call->a;
-    const NBitsLayout& l = call->layout;
-    TensorValue* y = call->y;
-    const int64_t m = call->m;
+    const auto& [a, l, y, m] = *call;
     if (m == 0) return {};
     std::vector<float> scaleScratch, aScratch, yScratch;
     const std::vector<float> zeros = ctx.hasInput(kZeroPoints) ? zeroPointsOf(ctx, l) : std::vector<float>();
@@ -226,9 +220,10 @@ class PanelMatMulNBits final : public Kernel {
     const float* af = floatData(a, aScratch);
     float* yf = a.dtype() == DataType::Float ? y->data<float>() : (yScratch.resize(size_t(m * l.n)), yScratch.data());
     NBitsTileDone epilogue;
+    const int64_t n = l.n;  // clang before 16 cannot capture structured bindings in lambdas
     if (ctx.fusingEpilogue())
-      epilogue = [&](int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
-        epilogue_.apply(ctx, yf, l.n, l.n, row0, rows, col0, cols);
+      epilogue = [&, n](int64_t row0, int64_t rows, int64_t col0, int64_t cols) {
+        epilogue_.apply(ctx, yf, n, n, row0, rows, col0, cols);
       };
     nbitsGemm(ctx.pool(), af, m, l.k, weights, bias.empty() ? nullptr : bias.data(), yf, l.n, nativeNBitsIsa(), epilogue);
     if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, y->raw(), m * l.n);
