@@ -78,6 +78,9 @@ void fastExp(const float* x, float* y, int64_t n, float a, float b) {
 void fastErf(const float* x, float* y, int64_t n, float a, float b) {
   ONYX_FAST_MATH_DISPATCH(fastErf)(x, y, n, a, b);
 }
+void fastGeluErf(const float* x, float* y, int64_t n, float a, float b) {
+  ONYX_FAST_MATH_DISPATCH(fastGeluErf)(x, y, n, a, b);
+}
 void fastSilu(const float* x, float* y, int64_t n, float a, float b) {
   ONYX_FAST_MATH_DISPATCH(fastSilu)(x, y, n, a, b);
 }

@@ -13,6 +13,9 @@ void fastHardSigmoid(const float* x, float* y, int64_t n, float alpha, float bet
 void fastHardSwish(const float* x, float* y, int64_t n, float, float);
 void fastExp(const float* x, float* y, int64_t n, float, float);
 void fastErf(const float* x, float* y, int64_t n, float, float);
+// x * (erf(x / sqrt 2) + 1) * 0.5 in one pass, in the order of the five nodes exporters write for GELU
+// (Div, Erf, Add, Mul, Mul), so it gives what they give with the fast Erf.
+void fastGeluErf(const float* x, float* y, int64_t n, float, float);
 void fastSilu(const float* x, float* y, int64_t n, float, float);  // x * sigmoid(x)
 void fastClip(const float* x, float* y, int64_t n, float lo, float hi);
 // acc[i] = max(acc[i], v[i]) (a NaN in v is kept only where acc is not larger: the pooling kernels' rule)

@@ -16,9 +16,7 @@ enum class Gelu { Erf, Tanh, Quick };
 void applyGelu(Gelu kind, float alpha, float* v, float* tmp, int64_t n) {
   switch (kind) {
     case Gelu::Erf:
-      for (int64_t i = 0; i < n; ++i) tmp[i] = v[i] * float(M_SQRT1_2);
-      fastErf(tmp, tmp, n, 0, 0);
-      for (int64_t i = 0; i < n; ++i) v[i] = 0.5f * v[i] * (1.0f + tmp[i]);
+      fastGeluErf(v, v, n, 0, 0);
       break;
     case Gelu::Tanh:
       for (int64_t i = 0; i < n; ++i) tmp[i] = 0.7978845608028654f * (v[i] + 0.044715f * v[i] * v[i] * v[i]);

@@ -1,7 +1,5 @@
 #include "ops/math/matmul_epilogue_cpu.h"
 
-#include <cmath>
-
 #include "exec/cpu/fast_math.h"
 
 namespace onyx::exec {
@@ -55,7 +53,6 @@ void CpuMatmulEpilogue::apply(const KernelContext& ctx, float* y, int64_t ldy, i
   auto eachRow = [&](void (*f)(const float*, float*, int64_t, float, float)) {
     for (int64_t r = 0; r < rows; ++r) f(tile + r * ldy, tile + r * ldy, cols, 0, 0);
   };
-  thread_local std::vector<float> scratch;
   for (const Stage& s : stages_) {
     switch (s.kind) {
       case MatmulEpilogueKind::Linear:
@@ -69,18 +66,7 @@ void CpuMatmulEpilogue::apply(const KernelContext& ctx, float* y, int64_t ldy, i
         for (int64_t r = 0; r < rows; ++r)
           for (float* v = tile + r * ldy; v < tile + r * ldy + cols; ++v) *v = *v < 0 ? *v * s.a : *v;
         break;
-      case MatmulEpilogueKind::GeluErf: {
-        // The five nodes' operations in their order, erf over the tile copied into one run:
-        // x * (erf(x / sqrt 2) + 1) * 0.5.
-        scratch.resize(size_t(rows * cols));
-        const float root2 = float(M_SQRT2), one = 1.0f, half = 0.5f;
-        arith(Arith::Div, &root2, 0, false, scratch.data(), cols);
-        fastErf(scratch.data(), scratch.data(), rows * cols, 0, 0);
-        fastArithRows(Arith::Add, {scratch.data(), &one, scratch.data(), 1, rows * cols, 0, 0, true, false});
-        arith(Arith::Mul, scratch.data(), cols, true, tile, ldy);
-        arith(Arith::Mul, &half, 0, false, tile, ldy);
-        break;
-      }
+      case MatmulEpilogueKind::GeluErf: eachRow(fastGeluErf); break;
       case MatmulEpilogueKind::Bias: arith(Arith::Add, s.bias.data() + col0, 0, true, tile, ldy); break;
       case MatmulEpilogueKind::Residual: {
         const TensorValue& t = ctx.epilogueOperand(size_t(s.residual));
