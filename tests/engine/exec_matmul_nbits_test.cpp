@@ -138,6 +138,41 @@ TEST(NBitsGemm, HalfWeightsMatchTheirProductOnEveryInstructionSet) {
   }
 }
 
+// Float32 weights packed once (packPanels: row-major or transposed, scaled) and multiplied on the calling
+// thread (multiplyPacked), as attention's heads do: every instruction set against the product in double.
+TEST(NBitsGemm, PackedWeightsMatchTheirProductOnEveryInstructionSet) {
+  std::mt19937 rng(41);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (auto [m, k, n, transposed] : {std::tuple<int64_t, int64_t, int64_t, bool>{128, 64, 128, true}, {13, 45, 33, false},
+                                     {5, 70, 7, true}, {1, 16, 64, false}}) {
+    const int64_t ldw = (transposed ? k : n) + 5;  // rows wider than the weights, as a head's in Q, K, V
+    std::vector<float> a(static_cast<size_t>(m * k)), w(static_cast<size_t>((transposed ? n : k) * ldw));
+    for (float& v : a) v = value(rng);
+    for (float& v : w) v = value(rng);
+    const float scale = transposed ? 0.125f : 1.0f;
+    std::vector<float> panels(static_cast<size_t>((n + 31) / 32 * k * 32), 99.0f);
+    contrib::packPanels(w.data(), ldw, k, n, transposed, panels.data(), scale);
+    for (NBitsIsa isa : supportedIsas()) {
+      const int64_t ldy = n + 3;
+      std::vector<float> y(static_cast<size_t>(m * ldy), 123.0f);
+      contrib::multiplyPacked(a.data(), k, m, panels.data(), k, n, y.data(), ldy, isa);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double expected = 0, magnitude = 0;
+          for (int64_t r = 0; r < k; ++r) {
+            const double weight = double(scale) * (transposed ? w[size_t(j * ldw + r)] : w[size_t(r * ldw + j)]);
+            expected += double(a[size_t(i * k + r)]) * weight;
+            magnitude += std::fabs(double(a[size_t(i * k + r)]) * weight);
+          }
+          ASSERT_NEAR(y[size_t(i * ldy + j)], expected, 1e-5 * magnitude + 1e-6)
+              << "isa " << int(isa) << " m " << m << " k " << k << " n " << n << " row " << i << " column " << j;
+        }
+        for (int64_t j = n; j < ldy; ++j) ASSERT_EQ(y[size_t(i * ldy + j)], 123.0f) << "column " << j << " past n";
+      }
+    }
+  }
+}
+
 Expected<std::vector<RunValue>> runMicrosoftNode(const testing::NodeCase& c, const std::vector<TensorValue>& inputs,
                                                  const std::string& variant) {
   return testing::runNode(c, inputs, variant);

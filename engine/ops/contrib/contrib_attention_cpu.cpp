@@ -9,8 +9,8 @@
 #include <limits>
 
 #include "exec/cpu/fast_math.h"
-#include "exec/cpu/gemm.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/nbits_gemm.h"
 #include "util/limits.h"
 
 namespace onyx::exec::contrib {
@@ -192,44 +192,61 @@ Expected<void> runAttention(KernelContext& ctx) {
   float* out = outLease.resize(size_t(outCount));
   const TensorValue& past = ctx.input(kPast);
   const float scale = ctx.attrFloat("scale", 1.0f / std::sqrt(float(d.headSize)));
+  const NBitsIsa isa = nativeNBitsIsa();
+  auto panelFloats = [](int64_t k, int64_t n) { return size_t((n + kNBitsPanelWidth - 1) / kNBitsPanelWidth * k * kNBitsPanelWidth); };
+  const bool gathered = d.past || present;  // K and V copied into one block each, with the past, for present
   ctx.parallelFor(d.batch * d.heads, 1, [&](int64_t pb, int64_t pe) {
-    std::vector<float> keys(size_t(d.total * d.headSize)), values(size_t(d.total * d.vHeadSize));
-    std::vector<float> scores(size_t(d.seq * d.total));
+    // Each of the pool's threads keeps its own buffers between calls (a thread_local named in this lambda is
+    // the running thread's).
+    thread_local std::vector<float> keysKept, valuesKept, scoresKept, keyPanelsKept, valuePanelsKept;
+    KeptFloats keysLease(keysKept), valuesLease(valuesKept), scoresLease(scoresKept), keyPanelsLease(keyPanelsKept),
+        valuePanelsLease(valuePanelsKept);
+    float* keys = gathered ? keysLease.resize(size_t(d.total * d.headSize)) : nullptr;
+    float* values = gathered ? valuesLease.resize(size_t(d.total * d.vHeadSize)) : nullptr;
+    float* scores = scoresLease.resize(size_t(d.seq * d.total));
+    float* keyPanels = keyPanelsLease.resize(panelFloats(d.headSize, d.total));
+    float* valuePanels = valuePanelsLease.resize(panelFloats(d.total, d.vHeadSize));
     for (int64_t p = pb; p < pe; ++p) {
       const int64_t b = p / d.heads, h = p % d.heads;
       const float* rows = qkv + b * d.seq * wide;
-      if (d.past) {
-        const size_t bytes = elementBytes(past.dtype());
-        const auto* base = static_cast<const uint8_t*>(past.raw());
-        const int64_t block = d.past * d.headSize;
-        toFloats(past.dtype(), base + size_t((b * d.heads + h) * block) * bytes, keys.data(), block);
-        toFloats(past.dtype(), base + size_t(((d.batch + b) * d.heads + h) * block) * bytes, values.data(), block);
-      }
-      for (int64_t s = 0; s < d.seq; ++s) {
-        std::memcpy(&keys[size_t((d.past + s) * d.headSize)], rows + s * wide + d.qHidden + h * d.headSize, size_t(d.headSize) * 4);
-        std::memcpy(&values[size_t((d.past + s) * d.vHeadSize)], rows + s * wide + d.qHidden + d.kHidden + h * d.vHeadSize,
-                    size_t(d.vHeadSize) * 4);
+      if (gathered) {
+        if (d.past) {
+          const size_t bytes = elementBytes(past.dtype());
+          const auto* base = static_cast<const uint8_t*>(past.raw());
+          const int64_t block = d.past * d.headSize;
+          toFloats(past.dtype(), base + size_t((b * d.heads + h) * block) * bytes, keys, block);
+          toFloats(past.dtype(), base + size_t(((d.batch + b) * d.heads + h) * block) * bytes, values, block);
+        }
+        for (int64_t s = 0; s < d.seq; ++s) {
+          std::memcpy(keys + (d.past + s) * d.headSize, rows + s * wide + d.qHidden + h * d.headSize, size_t(d.headSize) * 4);
+          std::memcpy(values + (d.past + s) * d.vHeadSize, rows + s * wide + d.qHidden + d.kHidden + h * d.vHeadSize,
+                      size_t(d.vHeadSize) * 4);
+        }
       }
       if (present) {
         const size_t bytes = elementBytes(x.dtype());
         auto* base = static_cast<uint8_t*>(present->raw());
         const int64_t block = d.total * d.headSize;
-        fromFloats(x.dtype(), keys.data(), base + size_t((b * d.heads + h) * block) * bytes, block);
-        fromFloats(x.dtype(), values.data(), base + size_t(((d.batch + b) * d.heads + h) * block) * bytes, block);
+        fromFloats(x.dtype(), keys, base + size_t((b * d.heads + h) * block) * bytes, block);
+        fromFloats(x.dtype(), values, base + size_t(((d.batch + b) * d.heads + h) * block) * bytes, block);
       }
       if (d.seq == 0) continue;
       if (d.total == 0) {
         for (int64_t s = 0; s < d.seq; ++s) std::fill_n(&out[size_t((b * d.seq + s) * d.vHidden + h * d.vHeadSize)], d.vHeadSize, 0.0f);
         continue;
       }
-      sgemmSerial(false, true, d.seq, d.total, d.headSize, scale, rows + h * d.headSize, wide, keys.data(), d.headSize, 0.0f,
-                  scores.data(), d.total);
-      if (!mask->empty()) fastAddInto(scores.data(), mask->data() + b * d.seq * d.total, d.seq * d.total);
-      if (!extraBias->empty())
-        fastAddInto(scores.data(), extraBias->data() + b * abBatchStride + h * abHeadStride, d.seq * d.total);
-      fastSoftmaxRows(scores.data(), scores.data(), d.seq, d.total, false);
-      sgemmSerial(false, false, d.seq, d.vHeadSize, d.total, 1.0f, scores.data(), d.total, values.data(), d.vHeadSize, 0.0f,
-                  out + b * d.seq * d.vHidden + h * d.vHeadSize, d.vHidden);
+      // Q (scale K)^T, then P V, on the panel micro-kernel (nbits_gemm.h): K and V packed into its panels
+      // from their blocks, or from their rows in qkv.
+      const float* k = gathered ? keys : rows + d.qHidden + h * d.headSize;
+      const float* v = gathered ? values : rows + d.qHidden + d.kHidden + h * d.vHeadSize;
+      packPanels(k, gathered ? d.headSize : wide, d.headSize, d.total, true, keyPanels, scale);
+      multiplyPacked(rows + h * d.headSize, wide, d.seq, keyPanels, d.headSize, d.total, scores, d.total, isa);
+      if (!mask->empty()) fastAddInto(scores, mask->data() + b * d.seq * d.total, d.seq * d.total);
+      if (!extraBias->empty()) fastAddInto(scores, extraBias->data() + b * abBatchStride + h * abHeadStride, d.seq * d.total);
+      fastSoftmaxRows(scores, scores, d.seq, d.total, false);
+      packPanels(v, gathered ? d.vHeadSize : wide, d.total, d.vHeadSize, false, valuePanels);
+      multiplyPacked(scores, d.total, d.seq, valuePanels, d.total, d.vHeadSize, out + b * d.seq * d.vHidden + h * d.vHeadSize,
+                     d.vHidden, isa);
     }
   });
   fromFloats(x.dtype(), out, (*y)->raw(), outCount);

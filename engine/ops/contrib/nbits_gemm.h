@@ -50,6 +50,15 @@ void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const N
 // halves side by side, widened into the panel buffer with F16C (AVX2 and AVX-512; the baseline converts
 // one by one). So a float16 model's MatMul, Gemm and Attention projections run on this micro-kernel and
 // read their weights at 16 bits.
+// Serial products with float32 weights packed into the same panels, for callers that split the work
+// themselves (attention's heads). packPanels writes W (k x n) as ceil(n / 32) panels of k x 32 floats, zero
+// past n; W's rows are ldw apart, or W is given transposed (n rows of k, ldw apart). Each value is
+// multiplied by `scale` on the way (attention's 1 / sqrt(head size)).
+void packPanels(const float* w, int64_t ldw, int64_t k, int64_t n, bool transposed, float* panels, float scale = 1.0f);
+// Y (m x n, rows ldy apart) = A (m x k, rows lda apart) * W packed by packPanels, on the calling thread.
+void multiplyPacked(const float* a, int64_t lda, int64_t m, const float* panels, int64_t k, int64_t n, float* y,
+                    int64_t ldy, NBitsIsa isa);
+
 void halfWeightsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const uint16_t* w, int64_t k, int64_t n,
                      const float* bias, float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone = {});
 

@@ -218,4 +218,27 @@ void halfWeightsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, c
                [&](int64_t panel, float* dst) { kernels.decodeHalves(w, k, n, panel, dst); });
 }
 
+void packPanels(const float* w, int64_t ldw, int64_t k, int64_t n, bool transposed, float* panels, float scale) {
+  const int64_t count = (n + kNBitsPanelWidth - 1) / kNBitsPanelWidth;
+  for (int64_t p = 0; p < count; ++p) {
+    float* panel = panels + p * k * kNBitsPanelWidth;
+    const int64_t n0 = p * kNBitsPanelWidth, columns = std::min(kNBitsPanelWidth, n - n0);
+    if (columns < kNBitsPanelWidth) std::fill(panel, panel + k * kNBitsPanelWidth, 0.0f);
+    if (transposed) {
+      for (int64_t c = 0; c < columns; ++c)
+        for (int64_t r = 0; r < k; ++r) panel[r * kNBitsPanelWidth + c] = scale * w[(n0 + c) * ldw + r];
+    } else {
+      for (int64_t r = 0; r < k; ++r)
+        for (int64_t c = 0; c < columns; ++c) panel[r * kNBitsPanelWidth + c] = scale * w[r * ldw + n0 + c];
+    }
+  }
+}
+
+void multiplyPacked(const float* a, int64_t lda, int64_t m, const float* panels, int64_t k, int64_t n, float* y,
+                    int64_t ldy, NBitsIsa isa) {
+  const NBitsKernels kernels = kernelsFor(isa);
+  for (int64_t n0 = 0; n0 < n; n0 += kNBitsPanelWidth)
+    kernels.multiply(a, lda, m, panels + n0 * k, k, nullptr, y + n0, ldy, int(std::min(kNBitsPanelWidth, n - n0)));
+}
+
 }  // namespace onyx::exec::contrib
