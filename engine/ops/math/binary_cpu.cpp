@@ -126,6 +126,36 @@ Expected<const TensorValue*> channelSlope(const KernelContext& ctx, const Tensor
   return &storage;
 }
 
+// Both kernels' inputs: present tensors of one element type, PRelu's per-channel slope reshaped (into
+// `storage`) to broadcast.
+Expected<std::pair<const TensorValue*, const TensorValue*>> binaryOperands(const KernelContext& ctx,
+                                                                           TensorValue& storage) {
+  auto a = ctx.requireTensor(0);
+  if (!a) return a.error();
+  auto b0 = ctx.requireTensor(1);
+  if (!b0) return b0.error();
+  auto b = channelSlope(ctx, **a, *b0, storage);
+  if (!b) return b.error();
+  if ((*a)->dtype() != (*b)->dtype())
+    return ctx.error("inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
+  return std::pair{*a, *b};
+}
+
+// The same with their broadcast as the fast loops walk it (exec/elementwise.h).
+struct BroadcastOperands {
+  const TensorValue* a;
+  const TensorValue* b;
+  BinaryLayout layout;
+};
+Expected<BroadcastOperands> broadcastOperands(const KernelContext& ctx, TensorValue& storage) {
+  auto operands = binaryOperands(ctx, storage);
+  if (!operands) return operands.error();
+  const auto [a, b] = *operands;
+  auto layout = binaryLayout(a->dims(), b->dims());
+  if (!layout) return ctx.error("cannot broadcast " + a->describe() + " with " + b->describe(), 1);
+  return BroadcastOperands{a, b, std::move(*layout)};
+}
+
 // The ops with a vectorised float loop (fastArithRows).
 template <class Op>
 constexpr std::optional<Arith> kArith = std::nullopt;
@@ -140,45 +170,39 @@ constexpr std::optional<Arith> kArith<DivOp> = Arith::Div;
 
 template <class Op, unsigned Types>
 Expected<void> binaryKernel(KernelContext& ctx) {
-  auto a = ctx.requireTensor(0);
-  if (!a) return a.error();
-  auto b0 = ctx.requireTensor(1);
-  if (!b0) return b0.error();
   TensorValue slopeStorage;
-  auto b = channelSlope(ctx, **a, *b0, slopeStorage);
-  if ((*a)->dtype() != (*b)->dtype())
-    return ctx.error(
-        "inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
-  auto layout = binaryLayout((*a)->dims(), (*b)->dims());
-  if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
-  auto y = ctx.allocateOutput(0, (*a)->dtype(), layout->outDims);
+  auto operands = broadcastOperands(ctx, slopeStorage);
+  if (!operands) return operands.error();
+  const TensorValue *a = operands->a, *b = operands->b;  // not a structured binding: the lambdas capture them
+  const BinaryLayout& layout = operands->layout;
+  auto y = ctx.allocateOutput(0, a->dtype(), layout.outDims);
   if (!y) return y.error();
   Op op;
   if constexpr ((Types & kFloats) != 0) {
     // float16 operands are widened once (F16C) and the float32 loop runs: through Half, every element paid
     // a conversion call per operand (bert_small_ortopt_fp16's embedding Add, 32K elements: 185 us).
-    if ((*a)->dtype() == DataType::Float16) {
-      std::vector<float> fa(size_t((*a)->count())), fb(size_t((*b)->count())), fy(size_t((*y)->count()));
-      halvesToFloats((*a)->template data<uint16_t>(), fa.data(), (*a)->count());
-      halvesToFloats((*b)->template data<uint16_t>(), fb.data(), (*b)->count());
+    if (a->dtype() == DataType::Float16) {
+      std::vector<float> fa(size_t(a->count())), fb(size_t(b->count())), fy(size_t((*y)->count()));
+      halvesToFloats(a->template data<uint16_t>(), fa.data(), a->count());
+      halvesToFloats(b->template data<uint16_t>(), fb.data(), b->count());
       if constexpr (kArith<Op>.has_value())
-        arithLoop(ctx, *layout, *kArith<Op>, fa.data(), fb.data(), fy.data());
+        arithLoop(ctx, layout, *kArith<Op>, fa.data(), fb.data(), fy.data());
       else
-        binaryLoop(ctx, *layout, fa.data(), fb.data(), fy.data(), [&](float x, float z) { return op(x, z); });
+        binaryLoop(ctx, layout, fa.data(), fb.data(), fy.data(), [&](float x, float z) { return op(x, z); });
       floatsToHalves(fy.data(), (*y)->template data<uint16_t>(), (*y)->count());
       return {};
     }
   }
   if constexpr (kArith<Op>.has_value()) {
-    if ((*a)->dtype() == DataType::Float) {
-      arithLoop(ctx, *layout, *kArith<Op>, (*a)->template data<float>(), (*b)->template data<float>(),
+    if (a->dtype() == DataType::Float) {
+      arithLoop(ctx, layout, *kArith<Op>, a->template data<float>(), b->template data<float>(),
                 (*y)->template data<float>());
       return {};
     }
   }
-  bool ok = dispatchType<Types>((*a)->dtype(), [&](auto tag) {
+  bool ok = dispatchType<Types>(a->dtype(), [&](auto tag) {
     using T = decltype(tag);
-    binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<T>(),
+    binaryLoop(ctx, layout, a->template data<T>(), b->template data<T>(), (*y)->template data<T>(),
                [&](T x, T z) { return op(x, z); });
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -187,26 +211,21 @@ Expected<void> binaryKernel(KernelContext& ctx) {
 // The oracle: one output index at a time through broadcast strides.
 template <class Op, unsigned Types>
 Expected<void> binaryReference(KernelContext& ctx) {
-  auto a = ctx.requireTensor(0);
-  if (!a) return a.error();
-  auto b0 = ctx.requireTensor(1);
-  if (!b0) return b0.error();
   TensorValue slopeStorage;
-  auto b = channelSlope(ctx, **a, *b0, slopeStorage);
-  if ((*a)->dtype() != (*b)->dtype())
-    return ctx.error(
-        "inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
-  auto out = broadcastShapes({&(*a)->dims(), &(*b)->dims()});
-  if (!out) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
-  auto y = ctx.allocateOutput(0, (*a)->dtype(), *out);
+  auto operands = binaryOperands(ctx, slopeStorage);
+  if (!operands) return operands.error();
+  const TensorValue *a = operands->first, *b = operands->second;  // the lambda below captures them
+  auto out = broadcastShapes({&a->dims(), &b->dims()});
+  if (!out) return ctx.error("cannot broadcast " + a->describe() + " with " + b->describe(), 1);
+  auto y = ctx.allocateOutput(0, a->dtype(), *out);
   if (!y) return y.error();
-  std::array<std::vector<int64_t>, 2> strides{broadcastStrides((*a)->dims(), *out),
-                                              broadcastStrides((*b)->dims(), *out)};
+  std::array<std::vector<int64_t>, 2> strides{broadcastStrides(a->dims(), *out),
+                                              broadcastStrides(b->dims(), *out)};
   Op op;
-  bool ok = dispatchType<Types>((*a)->dtype(), [&](auto tag) {
+  bool ok = dispatchType<Types>(a->dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* pa = (*a)->template data<T>();
-    const T* pb = (*b)->template data<T>();
+    const T* pa = a->template data<T>();
+    const T* pb = b->template data<T>();
     T* py = (*y)->template data<T>();
     forEachBroadcast<2>(*out, strides, [&](int64_t o, const std::array<int64_t, 2>& off) {
       py[o] = op(pa[off[0]], pb[off[1]]);
@@ -216,20 +235,18 @@ Expected<void> binaryReference(KernelContext& ctx) {
 }
 
 Expected<void> modKernel(KernelContext& ctx) {
-  auto a = ctx.requireTensor(0);
-  if (!a) return a.error();
-  auto b = ctx.requireTensor(1);
-  if (!b) return b.error();
-  if ((*a)->dtype() != (*b)->dtype()) return ctx.error("inputs have different element types", 1);
-  auto layout = binaryLayout((*a)->dims(), (*b)->dims());
-  if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
+  TensorValue unused;  // no slope: not PRelu
+  auto operands = broadcastOperands(ctx, unused);
+  if (!operands) return operands.error();
+  const TensorValue *a = operands->a, *b = operands->b;  // not a structured binding: the lambdas capture them
+  const BinaryLayout& layout = operands->layout;
   bool fmod = ctx.attrInt("fmod", 0) != 0;
-  if (!fmod && isFloatingPoint((*a)->dtype())) return ctx.error("needs fmod=1 for floating-point inputs", 0);
-  auto y = ctx.allocateOutput(0, (*a)->dtype(), layout->outDims);
+  if (!fmod && isFloatingPoint(a->dtype())) return ctx.error("needs fmod=1 for floating-point inputs", 0);
+  auto y = ctx.allocateOutput(0, a->dtype(), layout.outDims);
   if (!y) return y.error();
-  bool ok = dispatchType<kNumbers>((*a)->dtype(), [&](auto tag) {
+  bool ok = dispatchType<kNumbers>(a->dtype(), [&](auto tag) {
     using T = decltype(tag);
-    binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<T>(),
+    binaryLoop(ctx, layout, a->template data<T>(), b->template data<T>(), (*y)->template data<T>(),
                [&](T x, T z) { return modOp(x, z, fmod); });
   });
   return ok ? Expected<void>() : ctx.unsupportedType(0);
@@ -325,22 +342,18 @@ Expected<void> variadicKernel(KernelContext& ctx) {
 }
 
 Expected<void> bitShiftKernel(KernelContext& ctx) {
-  auto a = ctx.requireTensor(0);
-  if (!a) return a.error();
-  auto b = ctx.requireTensor(1);
-  if (!b) return b.error();
-  // The shifts are read as X's type (fuzz_run, ASan: uint16 X with shifts of another type read past them).
-  if ((*a)->dtype() != (*b)->dtype())
-    return ctx.error(
-        "inputs have different element types (" + (*a)->describe() + ", " + (*b)->describe() + ")", 1);
-  auto layout = binaryLayout((*a)->dims(), (*b)->dims());
-  if (!layout) return ctx.error("cannot broadcast " + (*a)->describe() + " with " + (*b)->describe(), 1);
+  // One element type: the shifts are read as X's (fuzz_run, ASan: uint16 X with shifts of another type read past them).
+  TensorValue unused;  // no slope: not PRelu
+  auto operands = broadcastOperands(ctx, unused);
+  if (!operands) return operands.error();
+  const TensorValue *a = operands->a, *b = operands->b;  // not a structured binding: the lambdas capture them
+  const BinaryLayout& layout = operands->layout;
   bool left = ctx.attrString("direction", "") == "LEFT";
-  auto y = ctx.allocateOutput(0, (*a)->dtype(), layout->outDims);
+  auto y = ctx.allocateOutput(0, a->dtype(), layout.outDims);
   if (!y) return y.error();
-  bool ok = dispatchType<kUnsignedInts>((*a)->dtype(), [&](auto tag) {
+  bool ok = dispatchType<kUnsignedInts>(a->dtype(), [&](auto tag) {
     using T = decltype(tag);
-    binaryLoop(ctx, *layout, (*a)->template data<T>(), (*b)->template data<T>(), (*y)->template data<T>(),
+    binaryLoop(ctx, layout, a->template data<T>(), b->template data<T>(), (*y)->template data<T>(),
                [&](T x, T s) {
                  if (s >= T(sizeof(T) * 8)) return T(0);
                  return left ? T(x << s) : T(x >> s);
