@@ -30,7 +30,7 @@ const float* floatData(const TensorValue& t, std::vector<float>& scratch);
 // thread_local named inside them is that thread's own.
 class KeptFloats {
  public:
-  static constexpr size_t kLimit = size_t(4) << 20;  // floats (16 MiB)
+  static constexpr size_t kLimit = size_t(1) << 20;  // floats (4 MiB): bert's largest is 0.5 MiB
   explicit KeptFloats(std::vector<float>& storage) : storage_(storage) {}
   ~KeptFloats() {
     if (storage_.capacity() > kLimit) std::vector<float>().swap(storage_);
