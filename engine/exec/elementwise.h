@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "exec/cpu/fast_math.h"
+#include "exec/cpu/half_convert.h"
 #include "exec/kernel_util.h"
 
 namespace onyx::exec {
@@ -72,6 +73,18 @@ void binaryLoop(const KernelContext& ctx, const BinaryLayout& l, const A* a, con
   ctx.parallelFor(l.outerCount, grain, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) row(o);
   });
+}
+
+// A float16 operation computed in float32: a and b widened once (F16C), `loop(fa, fb, fy)` runs the float
+// loop, and fy is narrowed into y. Through Half, every element paid a conversion call per operand
+// (bert_small_ortopt_fp16's embedding Add, 32K elements: 185 us).
+template <class Loop>
+void throughFloats(const TensorValue& a, const TensorValue& b, TensorValue& y, Loop loop) {
+  std::vector<float> fa(size_t(a.count())), fb(size_t(b.count())), fy(size_t(y.count()));
+  halvesToFloats(a.data<uint16_t>(), fa.data(), a.count());
+  halvesToFloats(b.data<uint16_t>(), fb.data(), b.count());
+  loop(fa.data(), fb.data(), fy.data());
+  floatsToHalves(fy.data(), y.data<uint16_t>(), y.count());
 }
 
 }  // namespace onyx::exec

@@ -5,7 +5,6 @@
 #include <limits>
 #include <mutex>
 
-#include "exec/cpu/half_convert.h"
 #include "exec/elementwise.h"
 #include "exec/kernel_util.h"
 #include "exec/thread_pool.h"
@@ -88,11 +87,8 @@ TensorValue multiplied(const KernelContext& ctx, const TensorValue& a0, const Te
     binaryLoop(ctx, layout, a.data<double>(), b.data<double>(), out.data<double>(),
                [](double x, double y) { return x * y; });
   } else if (a.dtype() == DataType::Float16) {
-    std::vector<float> fa(size_t(a.count())), fb(size_t(b.count())), fy(size_t(out.count()));
-    halvesToFloats(a.data<uint16_t>(), fa.data(), a.count());
-    halvesToFloats(b.data<uint16_t>(), fb.data(), b.count());
-    arithLoop(ctx, layout, Arith::Mul, fa.data(), fb.data(), fy.data());
-    floatsToHalves(fy.data(), out.data<uint16_t>(), out.count());
+    throughFloats(a, b, out,
+                  [&](const float* fa, const float* fb, float* fy) { arithLoop(ctx, layout, Arith::Mul, fa, fb, fy); });
   } else {
     arithLoop(ctx, layout, Arith::Mul, a.data<float>(), b.data<float>(), out.data<float>());
   }
