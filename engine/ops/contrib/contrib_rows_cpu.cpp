@@ -62,21 +62,28 @@ void fromFloats(DataType dtype, const float* src, void* dst, int64_t n) {
 
 // A tensor of any numeric type reads through doubleAt, which knows every element size; float storage takes
 // the fast conversion.
-std::vector<float> floatsOf(const TensorValue& t) {
-  std::vector<float> out;
-  if (t.empty()) return out;
-  out.resize(size_t(t.count()));
+namespace {
+// t's elements into `out` (resized to them: a kept vector keeps its storage).
+void widenInto(const TensorValue& t, std::vector<float>& out) {
+  out.resize(size_t(t.empty() ? 0 : t.count()));
+  if (out.empty()) return;
   if (isFloatStorage(t.dtype())) {
     toFloats(t.dtype(), t.raw(), out.data(), t.count());
   } else {
     for (int64_t i = 0; i < t.count(); ++i) out[size_t(i)] = float(t.doubleAt(i));
   }
+}
+}  // namespace
+
+std::vector<float> floatsOf(const TensorValue& t) {
+  std::vector<float> out;
+  widenInto(t, out);
   return out;
 }
 
 const float* floatData(const TensorValue& t, std::vector<float>& scratch) {
   if (t.dtype() == DataType::Float) return t.data<float>();
-  scratch = floatsOf(t);
+  widenInto(t, scratch);
   return scratch.data();
 }
 
