@@ -55,9 +55,7 @@ NamedValues inputsOf(const Model& model, const Block& b, uint64_t seed) {
 
 void expectMatchesReference(const Block& b, bool gemv) {
   auto model = excitation(b);
-  ExecutorOptions oracle;
-  oracle.kernelVariant = "reference";
-  auto reference = Executor::create(*model, oracle);
+  auto reference = referenceExecutor(*model);
   ASSERT_TRUE(reference.ok()) << reference.error().toString();
   for (uint64_t seed : {7, 8}) {
     NamedValues inputs = inputsOf(*model, b, seed);
@@ -110,9 +108,7 @@ TEST(ExecConvPixelGemv, RunsOfChangingSizesTakeTheirOwnPlans) {
   Value* b = rw.addInitializer(g, "b", randomWeights({40}, 6, 0.1f));
   Value* c = addNode(rw, g, "Conv", {x, w, b}, {});
   rw.setGraphOutputs(g, {addNode(rw, g, "Sigmoid", {c}, {})});
-  ExecutorOptions oracle;
-  oracle.kernelVariant = "reference";
-  auto reference = Executor::create(*model, oracle);
+  auto reference = referenceExecutor(*model);
   ASSERT_TRUE(reference.ok()) << reference.error().toString();
   auto fast = Executor::create(*model, ExecutorOptions());
   ASSERT_TRUE(fast.ok()) << fast.error().toString();

@@ -70,9 +70,7 @@ bool winogradAvailable() {  // oneDNN 2.6 has Winograd kernels for AVX-512 only
 
 TEST(ExecConvWinograd, ResNetBlockTakesItAndMatchesTheReference) {
   auto model = basicBlock(64, 16, false);
-  ExecutorOptions oracle;
-  oracle.kernelVariant = "reference";
-  auto reference = Executor::create(*model, oracle);
+  auto reference = referenceExecutor(*model);
   ASSERT_TRUE(reference.ok()) << reference.error().toString();
   for (uint64_t seed : {5, 6}) {
     NamedValues inputs = randomInputs(*model, seed);
@@ -149,9 +147,7 @@ BlocksRun runWithChannelBlocks(const Model& model, const NamedValues& inputs, bo
 // Checks a model's outputs with channel blocks against the reference and against a run without them (the
 // same arithmetic in another layout: equal to the bit); returns the run with them.
 BlocksRun expectChannelBlocksChangeNoValue(const Model& model) {
-  ExecutorOptions oracle;
-  oracle.kernelVariant = "reference";
-  auto reference = Executor::create(model, oracle);
+  auto reference = referenceExecutor(model);
   EXPECT_TRUE(reference.ok()) << reference.error().toString();
   if (!reference.ok()) return {};
   NamedValues inputs = randomInputs(model, 21);

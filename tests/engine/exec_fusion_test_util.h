@@ -41,6 +41,13 @@ inline Outcome runGraph(const Model& model, const NamedValues& inputs, bool fuse
   return out;
 }
 
+// An executor of the reference kernels only: the oracle the fast paths are checked against.
+inline Expected<std::unique_ptr<Executor>> referenceExecutor(const Model& model) {
+  ExecutorOptions oracle;
+  oracle.kernelVariant = "reference";
+  return Executor::create(model, oracle);
+}
+
 // Inputs named in the graph's signature, random of the declared shapes.
 inline NamedValues randomInputs(const Model& model, uint64_t seed) {
   NamedValues named;

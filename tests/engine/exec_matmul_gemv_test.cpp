@@ -49,9 +49,7 @@ std::unique_ptr<Model> productModel(const Product& p) {
 void expectMatchesReference(const Product& p) {
   SCOPED_TRACE(p.why);
   auto model = productModel(p);
-  ExecutorOptions oracle;
-  oracle.kernelVariant = "reference";
-  auto reference = Executor::create(*model, oracle);
+  auto reference = referenceExecutor(*model);
   ASSERT_TRUE(reference.ok()) << reference.error().toString();
   for (uint64_t seed : {3, 4}) {
     NamedValues inputs = randomInputs(*model, seed);
