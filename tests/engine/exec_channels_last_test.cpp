@@ -211,6 +211,43 @@ TEST(ExecChannelsLast, SqueezeExcitationBlock) {
   EXPECT_EQ(planned.count("m"), 0u);
 }
 
+TEST(ExecChannelsLast, InvertedResidualConvsRunOnItWithoutReordering) {
+  // MobileNetV2's block: expand, depthwise, project with the residual. The depthwise and projecting Convs
+  // read channels-last as it lies and write it, on every instruction set: without AVX-512 oneDNN prefers
+  // channel blocks of 8, and each Conv reordered into them and back (engine.forced_avx2 runs this).
+  const std::string text = std::string(kHeader) + R"(g (float[1,16,14,14] x, float[48,16,1,1] we, float[48,1,3,3] wd, float[16,48,1,1] wp, float[8,16,1,1] wo) => (float[1,8,14,14] y) {
+      e = Conv (x, we)
+      er = Relu (e)
+      d = Conv <group = 48, pads = [1, 1, 1, 1]> (er, wd)
+      dr = Relu (d)
+      p = Conv (dr, wp)
+      r = Add (p, x)
+      y = Conv (r, wo)
+    })";
+  auto planned = expectSameValues(text);
+  EXPECT_TRUE(planned["e"]);  // with its Relu
+  EXPECT_TRUE(planned["d"]);
+  auto model = parseModelText(text);
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  ExecutorOptions options;
+  options.profile = true;
+  std::vector<RunValue> outputs;
+  auto executor = runTwice(**model, randomInputs(**model, 5), options, outputs);
+  ASSERT_TRUE(executor);
+  int convs = 0;
+  for (const ProfileEvent& e : executor->profiler().events()) {
+    if (e.opType != "Conv") continue;
+    SCOPED_TRACE(e.name + ": " + e.variant);
+    EXPECT_NE(e.implementation.rfind("ref", 0), 0u);
+    const bool readsItsInputAsItLies = convs == 1 || convs == 2;  // not the graph's input nor its output
+    if (readsItsInputAsItLies) {
+      EXPECT_EQ(e.implementation.find("reorders"), std::string::npos);
+    }
+    ++convs;
+  }
+  EXPECT_EQ(convs, 4);
+}
+
 TEST(ExecChannelsLast, GlobalAveragePoolSumsPixelBlocksInParallel) {
   // 13 channels (an 8-lane and a scalar part) over 900 pixels: two blocks of pixels per image, two images.
   auto planned = expectSameValues(std::string(kHeader) + R"(g (float[2,3,30,30] x, float[13,3,1,1] w) => (float[2,13,1,1] y) {

@@ -4,6 +4,7 @@
 // kernels.
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -49,6 +50,11 @@ Tag channelsLastTag(size_t rank) {
   return rank == 3 ? Tag::acb : rank == 4 ? Tag::acdb : rank == 5 ? Tag::acdeb : Tag::undef;
 }
 
+// oneDNN's preferred layout without AVX-512 (prefersBlocksOf8).
+Tag blocked8Tag(size_t rank) {
+  return rank == 3 ? Tag::aBc8b : rank == 4 ? Tag::aBcd8b : rank == 5 ? Tag::aBcde8b : Tag::undef;
+}
+
 // The tag of storage in channel blocks of 16 (TensorValue::blocked16) for a rank.
 Tag blocked16Tag(size_t rank) {
   return rank == 3 ? Tag::aBc16b : rank == 4 ? Tag::aBcd16b : rank == 5 ? Tag::aBcde16b : Tag::undef;
@@ -88,7 +94,7 @@ struct ConvPlan {
   std::vector<ConvPart> parts;
   Dims outDims;
   bool winograd = false;    // the first part's algorithm
-  std::string implementation;  // the first part's, as oneDNN names it ("brg:avx2")
+  std::string implementation;  // the first part's, as oneDNN names it ("brg:avx2"), and its reorders
   Tag dstTag = Tag::undef;  // the layout of the tensor we write
   bool dstReorder = false;
   memory dstBlocked;
@@ -135,6 +141,18 @@ bool takesWinogradBlocks(const Node& node, const onyx::Tensor* weights) {
     for (size_t axis = 2; axis < 4; ++axis)
       if (auto extent = (*y->type().shape())[axis].value()) out[axis] = *extent;
   return convWinogradPays(w[1], w[0], {w[2], w[3]}, strides, dilations, out);
+}
+
+// Whether a Conv should run on layouts of ours rather than on the one oneDNN prefers, which it prefers
+// without AVX-512: channel blocks of 8. No other kernel of ours reads those, so each Conv reordered its input
+// into them and its output back, 113 reorders a run of mobilenet_v2, which took 3x its AVX-512 time where the
+// vector width accounts for 2x. oneDNN's AVX2 kernels take channels-last at about the speed of their blocks:
+// on a 2-core Xeon under ONEDNN_MAX_CPU_ISA=AVX2 that model went from 11.1 to 4.7 ms, squeezenet1_1 6.3 -> 5.1
+// and resnet18 23.2 -> 20.8. (With AVX-512 some of resnet18's convs prefer blocks of 16; making those keep
+// channels-last made the model 14% slower.)
+bool prefersBlocksOf8(const dnnl::convolution_forward::primitive_desc& pd) {
+  const memory::desc dst = pd.dst_desc();
+  return dst == memory::desc(dst.dims(), memory::data_type::f32, blocked8Tag(size_t(dst.dims().size())));
 }
 
 class DnnlConv final : public Kernel {
@@ -463,6 +481,7 @@ class DnnlConv final : public Kernel {
     try {
       dnnl::stream stream(cpuEngine());
       int64_t offset = 0;  // input channels of the parts before
+      bool ownLayouts = false;  // the parts run on our layouts (prefersBlocksOf8)
       for (size_t p = 0; p < parts.size(); ++p) {
         const TensorValue& in = *parts[p];
         const bool first = p == 0, last = p + 1 == parts.size();
@@ -488,13 +507,12 @@ class DnnlConv final : public Kernel {
         offset += in.dim(1);
         memory::desc wAny(wDims, memory::data_type::f32, Tag::any);
         const bool biased = first && !bias.empty();
-        auto describe = [&](dnnl::algorithm algorithm) {
-          return biased ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm,
-                                                          srcAny, wAny, biasMd, dstMd, g->strides, dil,
-                                                          g->padsBegin, g->padsEnd)
-                        : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm,
-                                                          srcAny, wAny, dstMd, g->strides, dil, g->padsBegin,
-                                                          g->padsEnd);
+        auto describe = [&](dnnl::algorithm algorithm, const memory::desc& src, const memory::desc& dst) {
+          return biased ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src,
+                                                          wAny, biasMd, dst, g->strides, dil, g->padsBegin,
+                                                          g->padsEnd)
+                        : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, src,
+                                                          wAny, dst, g->strides, dil, g->padsBegin, g->padsEnd);
         };
         dnnl::primitive_attr attr;
         dnnl::post_ops post;
@@ -516,15 +534,40 @@ class DnnlConv final : public Kernel {
         if (tryWinograd) {
           try {
             part.pd = dnnl::convolution_forward::primitive_desc(
-                describe(dnnl::algorithm::convolution_winograd), attr, cpuEngine());
+                describe(dnnl::algorithm::convolution_winograd, srcAny, dstMd), attr, cpuEngine());
             made = true;
             if (first) plan.winograd = true;
           } catch (const dnnl::error&) {
           }
         }
         if (!made)
-          part.pd = dnnl::convolution_forward::primitive_desc(describe(dnnl::algorithm::convolution_direct),
-                                                              attr, cpuEngine());
+          part.pd = dnnl::convolution_forward::primitive_desc(
+              describe(dnnl::algorithm::convolution_direct, srcAny, dstMd), attr, cpuEngine());
+        // Our layouts instead: the input as it lies (or channels-last, a cheap reorder of a plain image) and
+        // the output as its readers take it (or channels-last, reordered for them: one reorder, not two). The
+        // later parts add into the first's output, so they take its choice (a part on blocks of 8 that writes
+        // channels-last has only oneDNN's reference kernel).
+        if (first ? !made && !in.blocked16() && prefersBlocksOf8(part.pd) : ownLayouts) {
+          const Tag lastTag = channelsLastTag(size_t(in.rank()));
+          const Tag readersTag = ctx.outputMayBeChannelsLast() ? lastTag : tag;
+          const std::pair<Tag, Tag> layouts[] = {{layoutTag(in), readersTag}, {lastTag, readersTag},
+                                                 {layoutTag(in), lastTag}, {lastTag, lastTag}};
+          for (const auto& [srcTag, dstTag] : layouts) {
+            try {
+              dnnl::convolution_forward::primitive_desc direct(
+                  describe(dnnl::algorithm::convolution_direct,
+                           memory::desc(in.dims(), memory::data_type::f32, srcTag),
+                           first ? memory::desc(plan.outDims, memory::data_type::f32, dstTag) : dstMd),
+                  attr, cpuEngine());
+              if (std::string_view(direct.impl_info_str()).starts_with("jit")) {
+                part.pd = direct;
+                ownLayouts = true;
+                break;
+              }
+            } catch (const dnnl::error&) {
+            }
+          }
+        }
         part.primitive = dnnl::convolution_forward(part.pd);
         if (first) plan.implementation = part.pd.impl_info_str();
         part.channelOffset = offset - in.dim(1);
@@ -559,6 +602,13 @@ class DnnlConv final : public Kernel {
       else
         plan.dstTag = ctx.outputMayBeChannelsLast() && !writesPlain ? last : tag;
       plan.dstReorder = written != memory::desc(plan.outDims, memory::data_type::f32, plan.dstTag);
+      // The profile says when the time includes reordering: per run, not a cost of the product itself.
+      const bool srcReorder =
+          std::any_of(plan.parts.begin(), plan.parts.end(), [](const ConvPart& part) { return part.srcReorder; });
+      if (srcReorder || plan.dstReorder)
+        plan.implementation += srcReorder && plan.dstReorder ? " (reorders src, dst)"
+                               : srcReorder                  ? " (reorders src)"
+                                                             : " (reorders dst)";
     } catch (const dnnl::error& e) {
       return ctx.error(std::string("oneDNN could not create the convolution: ") + e.what());
     }
