@@ -147,9 +147,9 @@ bool takesWinogradBlocks(const Node& node, const onyx::Tensor* weights) {
 // without AVX-512: channel blocks of 8. No other kernel of ours reads those, so each Conv reordered its input
 // into them and its output back, 113 reorders a run of mobilenet_v2, which took 3x its AVX-512 time where the
 // vector width accounts for 2x. oneDNN's AVX2 kernels take channels-last at about the speed of their blocks:
-// on a 2-core Xeon under ONEDNN_MAX_CPU_ISA=AVX2 that model went from 11.1 to 4.7 ms, squeezenet1_1 6.3 -> 5.1
-// and resnet18 23.2 -> 20.8. (With AVX-512 some of resnet18's convs prefer blocks of 16; making those keep
-// channels-last made the model 14% slower.)
+// on a 2-core Xeon under ONYX_CPU_ISA=avx2 that model went from 10.4 to 4.6 ms, efficientnet_b0 18.8 -> 9.5,
+// squeezenet1_1 6.9 -> 5.5 and resnet18 22.6 -> 21.9. (With AVX-512 some of resnet18's convs prefer blocks of
+// 16; making those keep channels-last made the model 14% slower.)
 bool prefersBlocksOf8(const dnnl::convolution_forward::primitive_desc& pd) {
   const memory::desc dst = pd.dst_desc();
   return dst == memory::desc(dst.dims(), memory::data_type::f32, blocked8Tag(size_t(dst.dims().size())));
