@@ -28,4 +28,8 @@ bool adoptChannelsLast(RunValue& output, const Dims& logical);
 // The value with channels-last tensors converted to plain storage (sequences never hold them).
 RunValue plainLayout(const RunValue& value);
 
+// A batch of (rows x cols) float matrices transposed to (cols x rows), in tiles that keep both sides in cache:
+// channels-last to plain storage (rows = pixels, cols = channels) and back (tensor_value.cpp).
+void transposeBatches(const float* src, float* dst, int64_t batches, int64_t rows, int64_t cols);
+
 }  // namespace onyx::exec

@@ -6,6 +6,7 @@
 #include <limits>
 #include <new>
 
+#include "exec/channels_last.h"
 #include "ir/tensor.h"
 #include "util/clamp_or_zero.h"
 #include "util/limits.h"
@@ -313,6 +314,10 @@ TensorValue TensorValue::toPlainLayout() const {
   }
   out.device_ = device_;
   return out;
+}
+
+void transposeBatches(const float* src, float* dst, int64_t batches, int64_t rows, int64_t cols) {
+  channelsLastToPlain(src, dst, batches, cols, rows);
 }
 
 TensorValue TensorValue::clone() const {

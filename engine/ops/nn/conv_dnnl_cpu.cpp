@@ -17,6 +17,7 @@
 #include "exec/elementwise.h"
 #include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
+#include "ops/nn/conv_dilated_taps.h"
 #include "ops/nn/conv_epilogue_chain.h"
 #include "ops/nn/conv_pixel_gemv.h"
 #include "ops/nn/conv_slabs_dnnl.h"
@@ -155,6 +156,30 @@ bool prefersBlocksOf8(const dnnl::convolution_forward::primitive_desc& pd) {
   return dst == memory::desc(dst.dims(), memory::data_type::f32, blocked8Tag(size_t(dst.dims().size())));
 }
 
+// Whether oneDNN's direct convolution for this Conv's geometry is its im2col GEMM ("gemm:jit").
+bool directConvIsGemm(const KernelContext& ctx, const TensorValue& x, const TensorValue& w) {
+  std::vector<int64_t> spatial(x.dims().begin() + 2, x.dims().end());
+  std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
+  auto g = windowGeometry(ctx, spatial, kernel, false);
+  if (!g) return false;
+  memory::dims dil;
+  for (int64_t d : g->dilations) dil.push_back(d - 1);
+  Dims outDims = {x.dim(0), w.dim(0)};
+  for (int64_t o : g->outSize) outDims.push_back(o);
+  try {
+    const memory::desc src(x.dims(), memory::data_type::f32, Tag::any);
+    const memory::desc weights(w.dims(), memory::data_type::f32, Tag::any);
+    const memory::desc dst(outDims, memory::data_type::f32, Tag::any);
+    dnnl::convolution_forward::primitive_desc pd(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                                        weights, dst, g->strides, dil, g->padsBegin, g->padsEnd),
+        cpuEngine());
+    return std::string_view(pd.impl_info_str()).find("gemm") != std::string_view::npos;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
 class DnnlConv final : public Kernel {
  public:
   DnnlConv(const onyx::Tensor* constantWeights, bool winogradBlocks)
@@ -231,6 +256,12 @@ class DnnlConv final : public Kernel {
       static const std::string kPixelGemv = "pixel-gemv:" + std::string(cpuIsaName(cpuIsa()));  // fixed per process
       implementation_ = kPixelGemv;
       return pixelGemv_.run(ctx, x, w, stages);
+    }
+    if (parts.size() == 1 && !scale && dilatedTapsPay(ctx, x, w, stages)) {
+      winograd_ = false;
+      static const std::string kTaps = "dilated-taps:" + std::string(cpuIsaName(cpuIsa()));  // fixed per process
+      implementation_ = kTaps;
+      return dilatedTaps_.run(ctx, x, w, stages);
     }
     if (ctx.pool().sharesCores()) {
       auto slabbed =
@@ -415,6 +446,19 @@ class DnnlConv final : public Kernel {
       pixelGemvStages_ = stages.size();
     }
     return pixelGemvAnswer_;
+  }
+
+  // Whether a dilated Conv runs as ConvDilatedTaps: where it fits and oneDNN's direct convolution for it is its
+  // im2col GEMM (no AVX-512), which multiplies the padding too. Asked once per input shape and layout.
+  bool dilatedTapsPay(const KernelContext& ctx, const TensorValue& x, const TensorValue& w,
+                      std::span<const ConvEpilogueStage> stages) {
+    if (x.dims() != tapsDims_ || x.channelsLast() != tapsChannelsLast_ || stages.size() != tapsStages_) {
+      tapsAnswer_ = ConvDilatedTaps::applies(ctx, x, w, stages) && directConvIsGemm(ctx, x, w);
+      tapsDims_ = x.dims();
+      tapsChannelsLast_ = x.channelsLast();
+      tapsStages_ = stages.size();
+    }
+    return tapsAnswer_;
   }
 
   // Whether the parts of a concatenated data input run as they lie: float tensors that join along channels
@@ -641,6 +685,11 @@ class DnnlConv final : public Kernel {
   Dims pixelGemvDims_;  // pixelGemvApplies' last answer, for these dims and this many stages
   size_t pixelGemvStages_ = 0;
   bool pixelGemvAnswer_ = false;
+  ConvDilatedTaps dilatedTaps_;
+  Dims tapsDims_;  // dilatedTapsPay's last answer, for these dims, layout and stage count
+  bool tapsChannelsLast_ = false;
+  size_t tapsStages_ = 0;
+  bool tapsAnswer_ = false;
   std::vector<float> scaledPlain_;  // scaleWeights' product, plain [M, C]
   TensorValue product_;             // multiply()'s
   ConvSlabs slabs_;                     // shared-cores runs

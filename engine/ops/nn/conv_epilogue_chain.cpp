@@ -1,5 +1,7 @@
 #include "ops/nn/conv_epilogue_chain.h"
 
+#include "exec/cpu/fast_math.h"
+
 namespace onyx::exec {
 
 std::optional<std::vector<ConvEpilogueStage>> convEpilogueChain(const std::vector<EpilogueOp>& ops) {
@@ -45,6 +47,20 @@ std::optional<std::vector<ConvEpilogueStage>> convEpilogueChain(const std::vecto
     }
   }
   return out;
+}
+
+void applyConvEpilogueStage(const ConvEpilogueStage& stage, float* y, int64_t n) {
+  switch (stage.kind) {
+    case ConvEpilogueKind::Relu: fastRelu(y, y, n, 0, 0); break;
+    case ConvEpilogueKind::LeakyRelu:
+      for (int64_t i = 0; i < n; ++i) y[i] = y[i] < 0 ? y[i] * stage.a : y[i];
+      break;
+    case ConvEpilogueKind::Clip: fastClip(y, y, n, stage.a, stage.b); break;
+    case ConvEpilogueKind::Sigmoid: fastSigmoid(y, y, n, 0, 0); break;
+    case ConvEpilogueKind::Silu: fastSilu(y, y, n, 0, 0); break;
+    case ConvEpilogueKind::Tanh: fastTanh(y, y, n, 0, 0); break;
+    case ConvEpilogueKind::AddResidual: break;  // needs its operand: the callers exclude it
+  }
 }
 
 }  // namespace onyx::exec

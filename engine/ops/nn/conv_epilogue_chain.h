@@ -22,4 +22,7 @@ struct ConvEpilogueStage {
 // run-time residual. Each kernel adds its own limits (repeats, stage count) on top.
 std::optional<std::vector<ConvEpilogueStage>> convEpilogueChain(const std::vector<EpilogueOp>& ops);
 
+// One stage over n floats in place, on the CPU's vector code; AddResidual is not one it can apply.
+void applyConvEpilogueStage(const ConvEpilogueStage& stage, float* y, int64_t n);
+
 }  // namespace onyx::exec

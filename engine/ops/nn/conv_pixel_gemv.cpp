@@ -14,19 +14,6 @@ bool allOnes(const Dims& dims, size_t from) {
   return std::all_of(dims.begin() + std::ptrdiff_t(from), dims.end(), [](int64_t d) { return d == 1; });
 }
 
-void applyStage(const ConvEpilogueStage& stage, float* y, int64_t n) {
-  switch (stage.kind) {
-    case ConvEpilogueKind::Relu: fastRelu(y, y, n, 0, 0); break;
-    case ConvEpilogueKind::LeakyRelu:
-      for (int64_t i = 0; i < n; ++i) y[i] = y[i] < 0 ? y[i] * stage.a : y[i];
-      break;
-    case ConvEpilogueKind::Clip: fastClip(y, y, n, stage.a, stage.b); break;
-    case ConvEpilogueKind::Sigmoid: fastSigmoid(y, y, n, 0, 0); break;
-    case ConvEpilogueKind::Silu: fastSilu(y, y, n, 0, 0); break;
-    case ConvEpilogueKind::Tanh: fastTanh(y, y, n, 0, 0); break;
-    case ConvEpilogueKind::AddResidual: break;  // excluded by applies()
-  }
-}
 
 }  // namespace
 
@@ -62,7 +49,7 @@ Expected<void> ConvPixelGemv::run(KernelContext& ctx, const TensorValue& x, cons
   const TensorValue& bias = ctx.input(2);
   if (!bias.empty())
     for (int64_t o = 0; o < n; ++o) out[o] += bias.data<float>()[o];
-  for (const ConvEpilogueStage& stage : stages) applyStage(stage, out, n);
+  for (const ConvEpilogueStage& stage : stages) applyConvEpilogueStage(stage, out, n);
   return {};
 }
 
