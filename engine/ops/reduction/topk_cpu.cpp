@@ -54,7 +54,10 @@ Expected<void> topKKernel(KernelContext& ctx) {
           if (va != vb) return largest ? va > vb : va < vb;
           return a < b;
         };
-        std::partial_sort(order.begin(), order.begin() + k, order.end(), cmp);
+        // The k first by `cmp` (a total order: ties go to the lower index), then those k sorted: linear in len
+        // plus k log k, where partial_sort's heap took len log k (detection heads: 1000 of 19125 scores).
+        if (k < len) std::nth_element(order.begin(), order.begin() + k, order.end(), cmp);
+        std::sort(order.begin(), order.begin() + k, cmp);
         for (int64_t j = 0; j < k; ++j) {
           dv[(o * k + j) * inner + i] = src[(o * len + order[size_t(j)]) * inner + i];
           di[(o * k + j) * inner + i] = order[size_t(j)];
