@@ -21,6 +21,13 @@ inline dnnl::engine& cpuEngine() {
   return engine;
 }
 
+// ONNX dilations (1: dense) as oneDNN counts them (0: dense).
+inline dnnl::memory::dims oneDnnDilations(const std::vector<int64_t>& onnx) {
+  dnnl::memory::dims out;
+  for (int64_t d : onnx) out.push_back(d - 1);
+  return out;
+}
+
 inline Tag plainTag(size_t rank) {
   switch (rank) {
     case 1:

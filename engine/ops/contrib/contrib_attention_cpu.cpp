@@ -193,7 +193,6 @@ Expected<void> runAttention(KernelContext& ctx) {
   const TensorValue& past = ctx.input(kPast);
   const float scale = ctx.attrFloat("scale", 1.0f / std::sqrt(float(d.headSize)));
   const NBitsIsa isa = nativeNBitsIsa();
-  auto panelFloats = [](int64_t k, int64_t n) { return size_t((n + kNBitsPanelWidth - 1) / kNBitsPanelWidth * k * kNBitsPanelWidth); };
   const bool gathered = d.past || present;  // K and V copied into one block each, with the past, for present
   ctx.parallelFor(d.batch * d.heads, 1, [&](int64_t pb, int64_t pe) {
     // Each of the pool's threads keeps its own buffers between calls (a thread_local named in this lambda is
@@ -204,8 +203,8 @@ Expected<void> runAttention(KernelContext& ctx) {
     float* keys = gathered ? keysLease.resize(size_t(d.total * d.headSize)) : nullptr;
     float* values = gathered ? valuesLease.resize(size_t(d.total * d.vHeadSize)) : nullptr;
     float* scores = scoresLease.resize(size_t(d.seq * d.total));
-    float* keyPanels = keyPanelsLease.resize(panelFloats(d.headSize, d.total));
-    float* valuePanels = valuePanelsLease.resize(panelFloats(d.total, d.vHeadSize));
+    float* keyPanels = keyPanelsLease.resize(size_t(packedPanelFloats(d.headSize, d.total)));
+    float* valuePanels = valuePanelsLease.resize(size_t(packedPanelFloats(d.total, d.vHeadSize)));
     for (int64_t p = pb; p < pe; ++p) {
       const int64_t b = p / d.heads, h = p % d.heads;
       const float* rows = qkv + b * d.seq * wide;

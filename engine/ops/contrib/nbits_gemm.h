@@ -55,6 +55,10 @@ void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const N
 // past n; W's rows are ldw apart, or W is given transposed (n rows of k, ldw apart). Each value is
 // multiplied by `scale` on the way (attention's 1 / sqrt(head size)).
 void packPanels(const float* w, int64_t ldw, int64_t k, int64_t n, bool transposed, float* panels, float scale = 1.0f);
+// The floats packPanels writes for W (k x n).
+inline int64_t packedPanelFloats(int64_t k, int64_t n) {
+  return (n + kNBitsPanelWidth - 1) / kNBitsPanelWidth * kNBitsPanelWidth * k;
+}
 // Y (m x n, rows ldy apart) = A (m x k, rows lda apart) * W packed by packPanels, on the calling thread.
 void multiplyPacked(const float* a, int64_t lda, int64_t m, const float* panels, int64_t k, int64_t n, float* y,
                     int64_t ldy, NBitsIsa isa);

@@ -11,11 +11,6 @@ namespace onyx::exec {
 
 namespace {
 
-int64_t panelFloats(int64_t channels, int64_t outputs) {
-  const int64_t width = contrib::kNBitsPanelWidth;
-  return (outputs + width - 1) / width * width * channels;
-}
-
 // The outputs o in [0, outSize) whose input o * stride - pad + tap lies in [0, size): [first, end).
 std::pair<int64_t, int64_t> insideOutputs(int64_t outSize, int64_t stride, int64_t pad, int64_t tap, int64_t size) {
   const int64_t low = pad - tap, high = size + pad - tap;  // o * stride in [low, high)
@@ -43,7 +38,7 @@ bool ConvDilatedTaps::applies(const KernelContext& ctx, const TensorValue& x, co
 void ConvDilatedTaps::pack(const TensorValue& w) {
   if (packedFrom_ == w.raw()) return;
   const int64_t outputs = w.dim(0), channels = w.dim(1), taps = w.dim(2) * w.dim(3);
-  const int64_t size = panelFloats(channels, outputs);
+  const int64_t size = contrib::packedPanelFloats(channels, outputs);
   panels_.assign(size_t(taps * size), 0.0f);
   std::vector<float> tapWeights(size_t(outputs * channels));
   const float* weights = w.data<float>();
@@ -69,7 +64,7 @@ Expected<void> ConvDilatedTaps::run(KernelContext& ctx, const TensorValue& x, co
   const bool lastOut = ctx.outputMayBeChannelsLast();
   (*y)->setChannelsLast(lastOut);
   pack(w);
-  const int64_t panelSize = panelFloats(C, M);
+  const int64_t panelSize = contrib::packedPanelFloats(C, M);
   const TensorValue& bias = ctx.input(2);
   // The products read and write channels-last rows: a plain input or output goes through a kept buffer.
   const float* px = x.data<float>();

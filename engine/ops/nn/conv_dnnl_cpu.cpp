@@ -162,8 +162,7 @@ bool directConvIsGemm(const KernelContext& ctx, const TensorValue& x, const Tens
   std::vector<int64_t> kernel(w.dims().begin() + 2, w.dims().end());
   auto g = windowGeometry(ctx, spatial, kernel, false);
   if (!g) return false;
-  memory::dims dil;
-  for (int64_t d : g->dilations) dil.push_back(d - 1);
+  const memory::dims dil = oneDnnDilations(g->dilations);
   Dims outDims = {x.dim(0), w.dim(0)};
   for (int64_t o : g->outSize) outDims.push_back(o);
   try {
@@ -180,6 +179,31 @@ bool directConvIsGemm(const KernelContext& ctx, const TensorValue& x, const Tens
   }
 }
 
+// A fast path's answer for a Conv (asking finds the window's geometry: allocations), kept for the last input
+// dims, layout and epilogue length where `keep` says the answer cannot change otherwise (constant weights).
+class KeptAnswer {
+ public:
+  template <class Ask>
+  bool get(const TensorValue& x, size_t stages, bool keep, const Ask& ask) {
+    if (!keep || !known_ || x.dims() != dims_ || x.channelsLast() != channelsLast_ || stages != stages_) {
+      answer_ = ask();
+      known_ = keep;
+      dims_ = x.dims();
+      channelsLast_ = x.channelsLast();
+      stages_ = stages;
+    }
+    return answer_;
+  }
+  void forget() { known_ = false; }  // a new epilogue
+
+ private:
+  Dims dims_;
+  bool channelsLast_ = false;
+  size_t stages_ = 0;
+  bool answer_ = false;
+  bool known_ = false;
+};
+
 class DnnlConv final : public Kernel {
  public:
   DnnlConv(const onyx::Tensor* constantWeights, bool winogradBlocks)
@@ -194,7 +218,8 @@ class DnnlConv final : public Kernel {
     stages_ = std::move(*chain);
     plans_.clear();
     last_ = nullptr;
-    pixelGemvDims_.clear();
+    pixelGemvAnswer_.forget();
+    dilatedTapsAnswer_.forget();
     slabs_.clear();
     return true;
   }
@@ -436,29 +461,20 @@ class DnnlConv final : public Kernel {
     part.toScaled.execute(stream, part.plainScaled, part.scaledWeights);
   }
 
-  // ConvPixelGemv::applies, kept for the last input dims (it finds the window's geometry: allocations).
+  // ConvPixelGemv::applies, kept (KeptAnswer).
   bool pixelGemvApplies(const KernelContext& ctx, const TensorValue& x, const TensorValue& w,
                         std::span<const ConvEpilogueStage> stages) {
-    const bool constant = constantWeights_ || ctx.inputIsConstant(1);
-    if (!constant || x.dims() != pixelGemvDims_ || stages.size() != pixelGemvStages_) {
-      pixelGemvAnswer_ = ConvPixelGemv::applies(ctx, x, w, stages);
-      pixelGemvDims_ = constant ? x.dims() : Dims();
-      pixelGemvStages_ = stages.size();
-    }
-    return pixelGemvAnswer_;
+    return pixelGemvAnswer_.get(x, stages.size(), constantWeights_ || ctx.inputIsConstant(1),
+                                [&] { return ConvPixelGemv::applies(ctx, x, w, stages); });
   }
 
   // Whether a dilated Conv runs as ConvDilatedTaps: where it fits and oneDNN's direct convolution for it is its
-  // im2col GEMM (no AVX-512), which multiplies the padding too. Asked once per input shape and layout.
+  // im2col GEMM (no AVX-512), which multiplies the padding too. Kept (KeptAnswer).
   bool dilatedTapsPay(const KernelContext& ctx, const TensorValue& x, const TensorValue& w,
                       std::span<const ConvEpilogueStage> stages) {
-    if (x.dims() != tapsDims_ || x.channelsLast() != tapsChannelsLast_ || stages.size() != tapsStages_) {
-      tapsAnswer_ = ConvDilatedTaps::applies(ctx, x, w, stages) && directConvIsGemm(ctx, x, w);
-      tapsDims_ = x.dims();
-      tapsChannelsLast_ = x.channelsLast();
-      tapsStages_ = stages.size();
-    }
-    return tapsAnswer_;
+    return dilatedTapsAnswer_.get(x, stages.size(), constantWeights_ || ctx.inputIsConstant(1), [&] {
+      return ConvDilatedTaps::applies(ctx, x, w, stages) && directConvIsGemm(ctx, x, w);
+    });
   }
 
   // Whether the parts of a concatenated data input run as they lie: float tensors that join along channels
@@ -514,8 +530,7 @@ class DnnlConv final : public Kernel {
     ConvPlan plan;
     plan.outDims = {xDims[0], m};
     for (int64_t o : g->outSize) plan.outDims.push_back(o);
-    memory::dims dil;
-    for (int64_t d : g->dilations) dil.push_back(d - 1);
+    const memory::dims dil = oneDnnDilations(g->dilations);
     Tag tag = plainTag(size_t(x.rank()));
     const TensorValue& bias = ctx.input(2);
     memory::desc biasMd({m}, memory::data_type::f32, Tag::a);
@@ -682,14 +697,9 @@ class DnnlConv final : public Kernel {
   std::map<PlanKey, ConvPlan> plans_;  // per input shape and layout (per part), epilogue or not
   std::pair<const PlanKey, ConvPlan>* last_ = nullptr;  // the last run's (map nodes stay where they are)
   dnnl::stream stream_;
-  Dims pixelGemvDims_;  // pixelGemvApplies' last answer, for these dims and this many stages
-  size_t pixelGemvStages_ = 0;
-  bool pixelGemvAnswer_ = false;
+  KeptAnswer pixelGemvAnswer_;
   ConvDilatedTaps dilatedTaps_;
-  Dims tapsDims_;  // dilatedTapsPay's last answer, for these dims, layout and stage count
-  bool tapsChannelsLast_ = false;
-  size_t tapsStages_ = 0;
-  bool tapsAnswer_ = false;
+  KeptAnswer dilatedTapsAnswer_;
   std::vector<float> scaledPlain_;  // scaleWeights' product, plain [M, C]
   TensorValue product_;             // multiply()'s
   ConvSlabs slabs_;                     // shared-cores runs

@@ -205,8 +205,7 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
     return nullptr;
   auto g = windowGeometry(ctx, {height, width}, {w.dim(2), w.dim(3)}, false);
   if (!g) return nullptr;
-  memory::dims dilations;
-  for (int64_t d : g->dilations) dilations.push_back(d - 1);
+  const memory::dims dilations = oneDnnDilations(g->dilations);
   const Dims outDims = {1, m, g->outSize[0], g->outSize[1]};
   // oneDNN 2.6 has Winograd for AVX-512 only.
   if (groups == 1 && cpuIsa() == CpuIsa::Avx512 &&
