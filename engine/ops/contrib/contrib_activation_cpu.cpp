@@ -1,10 +1,11 @@
 // The com.microsoft activations and bias fusions, computed in float32 a chunk at a time whatever the storage
 // type: Gelu (erf), FastGelu (tanh approximation, optional bias), BiasGelu, QuickGelu (x * sigmoid(alpha x)),
-// BiasAdd (X + bias + skip) and BiasSoftmax (softmax of data + broadcast bias).
+// BiasAdd (X + bias + skip) and BiasSoftmax (softmax of data + broadcast bias). Each but BiasAdd has a fast
+// variant and its reference (contrib_math.h).
 #include <cmath>
 
-#include "exec/cpu/fast_math.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -13,26 +14,27 @@ constexpr int64_t kChunk = 1024;
 
 enum class Gelu { Erf, Tanh, Quick };
 
-void applyGelu(Gelu kind, float alpha, float* v, float* tmp, int64_t n) {
+void applyGelu(const ContribMath& math, Gelu kind, float alpha, float* v, float* tmp, int64_t n) {
   switch (kind) {
     case Gelu::Erf:
-      fastGeluErf(v, v, n, 0, 0);
+      math.geluErf(v, v, n, 0, 0);
       break;
     case Gelu::Tanh:
       for (int64_t i = 0; i < n; ++i) tmp[i] = 0.7978845608028654f * (v[i] + 0.044715f * v[i] * v[i] * v[i]);
-      fastTanh(tmp, tmp, n, 0, 0);
+      math.tanh(tmp, tmp, n, 0, 0);
       for (int64_t i = 0; i < n; ++i) v[i] = 0.5f * v[i] * (1.0f + tmp[i]);
       break;
     case Gelu::Quick:
       for (int64_t i = 0; i < n; ++i) tmp[i] = alpha * v[i];
-      fastSigmoid(tmp, tmp, n, 0, 0);
+      math.sigmoid(tmp, tmp, n, 0, 0);
       for (int64_t i = 0; i < n; ++i) v[i] *= tmp[i];
       break;
   }
 }
 
 // y = act(x + bias (+ skip)): bias is a vector over the last dim (absent: none), skip has x's shape.
-Expected<void> biasActivation(KernelContext& ctx, Gelu kind, bool hasAct, size_t biasInput, int skipInput) {
+Expected<void> biasActivation(KernelContext& ctx, const ContribMath& math, Gelu kind, bool hasAct, size_t biasInput,
+                              int skipInput) {
   auto xs = ctx.requireTensor(0);
   if (!xs) return xs.error();
   const TensorValue& x = **xs;
@@ -63,29 +65,35 @@ Expected<void> biasActivation(KernelContext& ctx, Gelu kind, bool hasAct, size_t
         toFloats(skip.dtype(), static_cast<const uint8_t*>(skip.raw()) + size_t(begin) * elementBytes(skip.dtype()), tmp.data(), n);
         for (int64_t i = 0; i < n; ++i) v[size_t(i)] += tmp[size_t(i)];
       }
-      if (hasAct) applyGelu(kind, alpha, v.data(), tmp.data(), n);
+      if (hasAct) applyGelu(math, kind, alpha, v.data(), tmp.data(), n);
       fromFloats(x.dtype(), v.data(), static_cast<uint8_t*>((*y)->raw()) + size_t(begin) * bytes, n);
     }
   });
   return {};
 }
 
-Expected<void> runGelu(KernelContext& ctx) { return biasActivation(ctx, Gelu::Erf, true, 1, -1); }
-Expected<void> runFastGelu(KernelContext& ctx) { return biasActivation(ctx, Gelu::Tanh, true, 1, -1); }
-Expected<void> runQuickGelu(KernelContext& ctx) { return biasActivation(ctx, Gelu::Quick, true, 1, -1); }
+template <bool Fast>
+Expected<void> runGelu(KernelContext& ctx) { return biasActivation(ctx, contribMath<Fast>(), Gelu::Erf, true, 1, -1); }
+template <bool Fast>
+Expected<void> runFastGelu(KernelContext& ctx) { return biasActivation(ctx, contribMath<Fast>(), Gelu::Tanh, true, 1, -1); }
+template <bool Fast>
+Expected<void> runQuickGelu(KernelContext& ctx) { return biasActivation(ctx, contribMath<Fast>(), Gelu::Quick, true, 1, -1); }
+// Additions only, one variant.
 Expected<void> runBiasAdd(KernelContext& ctx) {
   if (!ctx.hasInput(1) || !ctx.hasInput(2)) return ctx.error("BiasAdd needs its bias and skip inputs");
-  return biasActivation(ctx, Gelu::Erf, false, 1, 2);
+  return biasActivation(ctx, referenceContribMath(), Gelu::Erf, false, 1, 2);
 }
 
 // BiasGelu: bias must be present; same as Gelu(A + B) with B over the last dim.
+template <bool Fast>
 Expected<void> runBiasGelu(KernelContext& ctx) {
   if (!ctx.hasInput(1)) return ctx.error("BiasGelu needs its bias input B");
-  return biasActivation(ctx, Gelu::Erf, true, 1, -1);
+  return biasActivation(ctx, contribMath<Fast>(), Gelu::Erf, true, 1, -1);
 }
 
 // BiasSoftmax: softmax over the dims from `axis` on (flattened, as Softmax before opset 13) of data + bias,
 // bias broadcasting to data numpy-style.
+template <bool Fast>
 Expected<void> runBiasSoftmax(KernelContext& ctx) {
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
@@ -106,7 +114,7 @@ Expected<void> runBiasSoftmax(KernelContext& ctx) {
                    [&](int64_t out, const std::array<int64_t, 1>& offsets) { sum[size_t(out)] += biasValues[size_t(offsets[0])]; });
   int64_t len = 1;
   for (int64_t d = *axis; d < x.rank(); ++d) len *= x.dim(d);
-  if (len > 0 && x.count() > 0) fastSoftmaxRows(sum.data(), sum.data(), x.count() / len, len, false);
+  if (len > 0 && x.count() > 0) contribMath<Fast>().softmaxRows(sum.data(), sum.data(), x.count() / len, len, false);
   fromFloats(x.dtype(), sum.data(), (*y)->raw(), x.count());
   return {};
 }
@@ -114,12 +122,12 @@ Expected<void> runBiasSoftmax(KernelContext& ctx) {
 }  // namespace
 
 void registerContribActivationCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("Gelu", runGelu));
-  registry.add(microsoftKernel("FastGelu", runFastGelu));
-  registry.add(microsoftKernel("BiasGelu", runBiasGelu));
-  registry.add(microsoftKernel("QuickGelu", runQuickGelu));
+  addMicrosoftKernels(registry, "Gelu", runGelu<false>, runGelu<true>);
+  addMicrosoftKernels(registry, "FastGelu", runFastGelu<false>, runFastGelu<true>);
+  addMicrosoftKernels(registry, "BiasGelu", runBiasGelu<false>, runBiasGelu<true>);
+  addMicrosoftKernels(registry, "QuickGelu", runQuickGelu<false>, runQuickGelu<true>);
   registry.add(microsoftKernel("BiasAdd", runBiasAdd));
-  registry.add(microsoftKernel("BiasSoftmax", runBiasSoftmax));
+  addMicrosoftKernels(registry, "BiasSoftmax", runBiasSoftmax<false>, runBiasSoftmax<true>);
 }
 
 }  // namespace onyx::exec::contrib

@@ -4,12 +4,13 @@
 // all in float32. Masks: right-padding lengths (batch), end and start positions (2 * batch), a raw 0/1
 // mask (batch, total) or (batch, sequence, total), and the unidirectional (causal) mask; past and present
 // key/value (2, batch, heads, length, head_size); do_rotary rotates Q and K by position (rotary_embedding_dim).
+// The fast variant multiplies on the panel micro-kernel (nbits_gemm.h); the reference in plain loops.
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "exec/cpu/fast_math.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 #include "ops/contrib/nbits_gemm.h"
 #include "util/limits.h"
 
@@ -147,7 +148,9 @@ Expected<void> rotateQueriesAndKeys(const KernelContext& ctx, const AttentionDim
   return {};
 }
 
+template <bool Fast>
 Expected<void> runAttention(KernelContext& ctx) {
+  const ContribMath& math = contribMath<Fast>();
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
   const auto& [xInput, wInput] = *inputs;
@@ -174,7 +177,13 @@ Expected<void> runAttention(KernelContext& ctx) {
   const float* xf = floatData(ctx, x, xScratch.vector());
   // Q, K and V, and the heads' outputs below, in buffers kept between runs (named by pointer in the lambda).
   float* qkv = qkvLease.resize(size_t(d.batch * d.seq * wide));
-  gemmWeights(ctx, xf, d.batch * d.seq, d.inHidden, w, false, bias.empty() ? nullptr : bias.data(), qkv, wide);
+  if constexpr (Fast) {
+    gemmWeights(ctx, xf, d.batch * d.seq, d.inHidden, w, false, bias.empty() ? nullptr : bias.data(), qkv, wide);
+  } else {
+    const std::vector<float> weights = floatsOf(w);
+    math.gemm(false, false, d.batch * d.seq, wide, d.inHidden, 1.0f, xf, d.inHidden, weights.data(), wide, 0.0f, qkv, wide);
+    for (int64_t r = 0; r < d.batch * d.seq && !bias.empty(); ++r) math.addInto(qkv + r * wide, bias.data(), wide);
+  }
   if (ctx.attrInt("do_rotary", 0) != 0) {
     if (auto rotated = rotateQueriesAndKeys(ctx, d, qkv, wide); !rotated) return rotated.error();
   }
@@ -203,8 +212,8 @@ Expected<void> runAttention(KernelContext& ctx) {
     float* keys = gathered ? keysLease.resize(size_t(d.total * d.headSize)) : nullptr;
     float* values = gathered ? valuesLease.resize(size_t(d.total * d.vHeadSize)) : nullptr;
     float* scores = scoresLease.resize(size_t(d.seq * d.total));
-    float* keyPanels = keyPanelsLease.resize(size_t(packedPanelFloats(d.headSize, d.total)));
-    float* valuePanels = valuePanelsLease.resize(size_t(packedPanelFloats(d.total, d.vHeadSize)));
+    float* keyPanels = keyPanelsLease.resize(Fast ? size_t(packedPanelFloats(d.headSize, d.total)) : 0);
+    float* valuePanels = valuePanelsLease.resize(Fast ? size_t(packedPanelFloats(d.total, d.vHeadSize)) : 0);
     for (int64_t p = pb; p < pe; ++p) {
       const int64_t b = p / d.heads, h = p % d.heads;
       const float* rows = qkv + b * d.seq * wide;
@@ -238,14 +247,23 @@ Expected<void> runAttention(KernelContext& ctx) {
       // from their blocks, or from their rows in qkv.
       const float* k = gathered ? keys : rows + d.qHidden + h * d.headSize;
       const float* v = gathered ? values : rows + d.qHidden + d.kHidden + h * d.vHeadSize;
-      packPanels(k, gathered ? d.headSize : wide, d.headSize, d.total, true, keyPanels, scale);
-      multiplyPacked(rows + h * d.headSize, wide, d.seq, keyPanels, d.headSize, d.total, scores, d.total, isa);
-      if (!mask->empty()) fastAddInto(scores, mask->data() + b * d.seq * d.total, d.seq * d.total);
-      if (!extraBias->empty()) fastAddInto(scores, extraBias->data() + b * abBatchStride + h * abHeadStride, d.seq * d.total);
-      fastSoftmaxRows(scores, scores, d.seq, d.total, false);
-      packPanels(v, gathered ? d.vHeadSize : wide, d.total, d.vHeadSize, false, valuePanels);
-      multiplyPacked(scores, d.total, d.seq, valuePanels, d.total, d.vHeadSize, out + b * d.seq * d.vHidden + h * d.vHeadSize,
-                     d.vHidden, isa);
+      const int64_t ldk = gathered ? d.headSize : wide, ldv = gathered ? d.vHeadSize : wide;
+      float* headOut = out + b * d.seq * d.vHidden + h * d.vHeadSize;
+      if constexpr (Fast) {
+        packPanels(k, ldk, d.headSize, d.total, true, keyPanels, scale);
+        multiplyPacked(rows + h * d.headSize, wide, d.seq, keyPanels, d.headSize, d.total, scores, d.total, isa);
+      } else {
+        math.gemmSerial(false, true, d.seq, d.total, d.headSize, scale, rows + h * d.headSize, wide, k, ldk, 0.0f, scores, d.total);
+      }
+      if (!mask->empty()) math.addInto(scores, mask->data() + b * d.seq * d.total, d.seq * d.total);
+      if (!extraBias->empty()) math.addInto(scores, extraBias->data() + b * abBatchStride + h * abHeadStride, d.seq * d.total);
+      math.softmaxRows(scores, scores, d.seq, d.total, false);
+      if constexpr (Fast) {
+        packPanels(v, ldv, d.total, d.vHeadSize, false, valuePanels);
+        multiplyPacked(scores, d.total, d.seq, valuePanels, d.total, d.vHeadSize, headOut, d.vHidden, isa);
+      } else {
+        math.gemmSerial(false, false, d.seq, d.vHeadSize, d.total, 1.0f, scores, d.total, v, ldv, 0.0f, headOut, d.vHidden);
+      }
     }
   });
   fromFloats(x.dtype(), out, (*y)->raw(), outCount);
@@ -255,7 +273,7 @@ Expected<void> runAttention(KernelContext& ctx) {
 }  // namespace
 
 void registerContribAttentionCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("Attention", runAttention));
+  addMicrosoftKernels(registry, "Attention", runAttention<false>, runAttention<true>);
 }
 
 }  // namespace onyx::exec::contrib

@@ -3,13 +3,13 @@
 // is seqlens_k + 1 and the new tokens sit after the past ones (past length = total - sequence). present_key
 // and present_value are the past rows followed by the new ones (rotated when do_rotary); attention is
 // causal, optionally limited to a local window and soft-capped. float32 arithmetic on any float storage.
+// A fast variant and its reference (contrib_math.h).
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "exec/cpu/fast_math.h"
-#include "exec/cpu/gemm.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -102,7 +102,9 @@ Expected<RotaryTables> rotaryTables(const KernelContext& ctx, const GqaDims& d, 
   return r;
 }
 
+template <bool Fast>
 Expected<void> runGroupQueryAttention(KernelContext& ctx) {
+  const ContribMath& math = contribMath<Fast>();
   auto qs = ctx.requireTensor(kQuery);
   if (!qs) return qs.error();
   const TensorValue& q = **qs;
@@ -186,7 +188,7 @@ Expected<void> runGroupQueryAttention(KernelContext& ctx) {
       const int64_t b = p / d.heads, h = p % d.heads, kvh = h / group, start = (*starts)[size_t(b)], total = start + d.seq;
       const float* k = &keys[size_t((b * d.kvHeads + kvh) * d.present * hs)];
       const float* v = &values[size_t((b * d.kvHeads + kvh) * d.present * hs)];
-      sgemmSerial(false, true, d.seq, total, hs, scale, &queries[size_t(p * d.seq * hs)], hs, k, hs, 0.0f, scores.data(), total);
+      math.gemmSerial(false, true, d.seq, total, hs, scale, &queries[size_t(p * d.seq * hs)], hs, k, hs, 0.0f, scores.data(), total);
       for (int64_t s = 0; s < d.seq; ++s) {
         float* row = scores.data() + s * total;
         for (int64_t t = 0; t < total; ++t) {
@@ -195,8 +197,8 @@ Expected<void> runGroupQueryAttention(KernelContext& ctx) {
           if (future || outside) row[t] = -std::numeric_limits<float>::infinity();
         }
       }
-      fastSoftmaxRows(scores.data(), scores.data(), d.seq, total, false);
-      sgemmSerial(false, false, d.seq, hs, total, 1.0f, scores.data(), total, v, hs, 0.0f, result.data() + b * d.seq * d.heads * hs + h * hs,
+      math.softmaxRows(scores.data(), scores.data(), d.seq, total, false);
+      math.gemmSerial(false, false, d.seq, hs, total, 1.0f, scores.data(), total, v, hs, 0.0f, result.data() + b * d.seq * d.heads * hs + h * hs,
                   d.heads * hs);
     }
   });
@@ -207,7 +209,7 @@ Expected<void> runGroupQueryAttention(KernelContext& ctx) {
 }  // namespace
 
 void registerGroupQueryAttentionCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("GroupQueryAttention", runGroupQueryAttention));
+  addMicrosoftKernels(registry, "GroupQueryAttention", runGroupQueryAttention<false>, runGroupQueryAttention<true>);
 }
 
 }  // namespace onyx::exec::contrib

@@ -2,13 +2,13 @@
 // optionally added here), 3D (B, S, heads * H) or, for key and value, (B, heads, L, H). key_padding_mask:
 // lengths (B), or 0/1 (B, total) / (B, S, total); attention_bias; past_key/past_value with present =
 // past + L; unidirectional. float32 arithmetic on any float storage.
+// A fast variant and its reference (contrib_math.h).
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "exec/cpu/fast_math.h"
-#include "exec/cpu/gemm.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -95,7 +95,9 @@ void gatherHead(const float* src, bool bnsh, int64_t b, int64_t h, int64_t rows,
   }
 }
 
+template <bool Fast>
 Expected<void> runMultiHeadAttention(KernelContext& ctx) {
+  const ContribMath& math = contribMath<Fast>();
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
   const auto& [qInput, kInput, vInput] = *inputs;
@@ -165,12 +167,12 @@ Expected<void> runMultiHeadAttention(KernelContext& ctx) {
                    d.total * d.vHeadSize);
       }
       if (d.seq == 0 || d.total == 0) continue;
-      sgemmSerial(false, true, d.seq, d.total, d.headSize, scale, queries.data(), d.headSize, keys.data(), d.headSize, 0.0f, scores.data(),
+      math.gemmSerial(false, true, d.seq, d.total, d.headSize, scale, queries.data(), d.headSize, keys.data(), d.headSize, 0.0f, scores.data(),
                   d.total);
-      if (!mask->empty()) fastAddInto(scores.data(), mask->data() + b * d.seq * d.total, d.seq * d.total);
-      if (!extra.empty()) fastAddInto(scores.data(), extra.data() + b * extraBatch + h * extraHead, d.seq * d.total);
-      fastSoftmaxRows(scores.data(), scores.data(), d.seq, d.total, false);
-      sgemmSerial(false, false, d.seq, d.vHeadSize, d.total, 1.0f, scores.data(), d.total, values.data(), d.vHeadSize, 0.0f,
+      if (!mask->empty()) math.addInto(scores.data(), mask->data() + b * d.seq * d.total, d.seq * d.total);
+      if (!extra.empty()) math.addInto(scores.data(), extra.data() + b * extraBatch + h * extraHead, d.seq * d.total);
+      math.softmaxRows(scores.data(), scores.data(), d.seq, d.total, false);
+      math.gemmSerial(false, false, d.seq, d.vHeadSize, d.total, 1.0f, scores.data(), d.total, values.data(), d.vHeadSize, 0.0f,
                   result.data() + b * d.seq * vHidden + h * d.vHeadSize, vHidden);
     }
   });
@@ -181,7 +183,7 @@ Expected<void> runMultiHeadAttention(KernelContext& ctx) {
 }  // namespace
 
 void registerMultiHeadAttentionCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("MultiHeadAttention", runMultiHeadAttention));
+  addMicrosoftKernels(registry, "MultiHeadAttention", runMultiHeadAttention<false>, runMultiHeadAttention<true>);
 }
 
 }  // namespace onyx::exec::contrib

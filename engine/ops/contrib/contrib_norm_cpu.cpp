@@ -1,11 +1,12 @@
 // The com.microsoft layer normalizations, in float32 over rows of the last dim whatever the storage type:
-// SkipLayerNormalization (input + skip + bias, then LayerNorm through the vectorised row kernel),
+// SkipLayerNormalization (input + skip + bias, then LayerNorm: a fast variant through the vectorised row
+// kernel, and its reference, contrib_math.h),
 // SkipSimplifiedLayerNormalization (the same with an RMS norm) and SimplifiedLayerNormalization (RMS norm
 // over axis..end). Optional outputs: mean, inverse standard deviation and the input + skip + bias sum.
 #include <cmath>
 
-#include "exec/cpu/fast_math.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -28,7 +29,7 @@ Expected<float*> statsOutput(KernelContext& ctx, size_t i, Dims dims, size_t fir
   return (*out)->data<float>();
 }
 
-template <bool Simplified>
+template <bool Simplified, bool Fast>
 Expected<void> runSkipNorm(KernelContext& ctx) {
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
@@ -75,7 +76,7 @@ Expected<void> runSkipNorm(KernelContext& ctx) {
       if (sum) fromFloats(x.dtype(), v.data(), static_cast<uint8_t*>(sum->raw()) + size_t(r * cols) * bytes, cols);
       float mean = 0, inv = 0;
       if constexpr (Simplified) inv = rmsNormRow(v.data(), out.data(), cols, g.data(), eps);
-      else mean = fastLayerNormRow(v.data(), out.data(), cols, g.data(), b.empty() ? nullptr : b.data(), eps, &inv);
+      else mean = contribMath<Fast>().layerNormRow(v.data(), out.data(), cols, g.data(), b.empty() ? nullptr : b.data(), eps, &inv);
       if (*meanOut) (*meanOut)[r] = mean;
       if (*invOut) (*invOut)[r] = inv;
       fromFloats(x.dtype(), out.data(), ys + size_t(r * cols) * bytes, cols);
@@ -123,8 +124,8 @@ Expected<void> runSimplifiedNorm(KernelContext& ctx) {
 }  // namespace
 
 void registerContribNormCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("SkipLayerNormalization", runSkipNorm<false>));
-  registry.add(microsoftKernel("SkipSimplifiedLayerNormalization", runSkipNorm<true>));
+  addMicrosoftKernels(registry, "SkipLayerNormalization", runSkipNorm<false, false>, runSkipNorm<false, true>);
+  registry.add(microsoftKernel("SkipSimplifiedLayerNormalization", runSkipNorm<true, false>));
   registry.add(microsoftKernel("SimplifiedLayerNormalization", runSimplifiedNorm));
   registry.add(kernel("SimplifiedLayerNormalization", runSimplifiedNorm, 1));  // ai.onnx, where ONNX Runtime has it
 }

@@ -1,12 +1,13 @@
 // The com.microsoft integer ops of ONNX Runtime's dynamic and static quantizers: MatMulIntegerToFloat
 // ((A - a_zp)(B - b_zp) * a_scale * b_scale + bias), DynamicQuantizeMatMul (A quantized per tensor to uint8
 // as ONNX Runtime does, then the same), and QuantizeLinear / DequantizeLinear with an axis attribute.
-// Integer products run as float sgemm: exact for the sums these sizes give.
+// Integer products run as float products (sgemm in the fast variants, contrib_math.h): exact for the sums
+// these sizes give.
 #include <cmath>
 
-#include "exec/cpu/gemm.h"
 #include "util/clamp_or_zero.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -25,7 +26,7 @@ Expected<std::vector<float>> perColumn(const KernelContext& ctx, size_t input, i
 }
 
 // Y[rows, n] = (A - aZero)(B - bZero[n]) * aScale * bScale[n] + bias[n]; A rows of k values as float.
-Expected<void> integerProduct(KernelContext& ctx, const std::vector<float>& a, float aZero, float aScale, int64_t rows, size_t bInput,
+Expected<void> integerProduct(KernelContext& ctx, const ContribMath& math, const std::vector<float>& a, float aZero, float aScale, int64_t rows, size_t bInput,
                               size_t bScaleInput, size_t bZeroInput, size_t biasInput, DataType outType, Dims outDims) {
   const TensorValue& b = ctx.input(bInput);
   if (!isByte(b.dtype()) || b.rank() != 2) return ctx.error("B must be an 8-bit matrix (K, N), got " + b.describe(), int(bInput));
@@ -39,7 +40,7 @@ Expected<void> integerProduct(KernelContext& ctx, const std::vector<float>& a, f
   std::vector<float> bf(size_t(k * n)), centered(a.size()), y(size_t(rows * n), 0.0f);
   for (int64_t i = 0; i < k * n; ++i) bf[size_t(i)] = float(b.doubleAt(i)) - (*bZero)[size_t(i % n)];
   for (size_t i = 0; i < a.size(); ++i) centered[i] = a[i] - aZero;
-  if (rows && n && k) sgemm(false, false, rows, n, k, 1.0f, centered.data(), k, bf.data(), n, 0.0f, y.data(), n);
+  if (rows && n && k) math.gemm(false, false, rows, n, k, 1.0f, centered.data(), k, bf.data(), n, 0.0f, y.data(), n);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < n; ++j) y[size_t(r * n + j)] = y[size_t(r * n + j)] * aScale * (*bScale)[size_t(j)] + (*bias)[size_t(j)];
   outDims.back() = n;
@@ -49,6 +50,7 @@ Expected<void> integerProduct(KernelContext& ctx, const std::vector<float>& a, f
   return {};
 }
 
+template <bool Fast>
 Expected<void> runMatMulIntegerToFloat(KernelContext& ctx) {
   auto inputs = requireTensors<4>(ctx);
   if (!inputs) return inputs.error();
@@ -68,11 +70,12 @@ Expected<void> runMatMulIntegerToFloat(KernelContext& ctx) {
   std::vector<float> af(size_t(a.count()));
   for (int64_t i = 0; i < a.count(); ++i) af[size_t(i)] = float(a.doubleAt(i));
   const int64_t k = b.dim(0);
-  return integerProduct(ctx, af, aZero, float(aScale.doubleAt(0)), k ? a.count() / k : 0, 1, 3, 5, 6, bScale.dtype(), a.dims());
+  return integerProduct(ctx, contribMath<Fast>(), af, aZero, float(aScale.doubleAt(0)), k ? a.count() / k : 0, 1, 3, 5, 6, bScale.dtype(), a.dims());
 }
 
 float roundHalfEven(float v) { return std::nearbyint(v); }  // the default rounding mode: ties to even
 
+template <bool Fast>
 Expected<void> runDynamicQuantizeMatMul(KernelContext& ctx) {
   auto inputs = requireTensors<3>(ctx);
   if (!inputs) return inputs.error();
@@ -86,7 +89,7 @@ Expected<void> runDynamicQuantizeMatMul(KernelContext& ctx) {
   const float zero = clampOrZero(roundHalfEven(-lo / scale), 0.0f, 255.0f);
   for (float& v : af) v = clampOrZero(roundHalfEven(v / scale) + zero, 0.0f, 255.0f);
   const int64_t k = b.dim(0);
-  return integerProduct(ctx, af, zero, scale, k ? a.count() / k : 0, 1, 2, 3, 4, a.dtype(), a.dims());
+  return integerProduct(ctx, contribMath<Fast>(), af, zero, scale, k ? a.count() / k : 0, 1, 2, 3, 4, a.dtype(), a.dims());
 }
 
 // Per-tensor, or per-axis with 1-D parameters along `axis`: the parameter index of element i.
@@ -173,8 +176,8 @@ Expected<void> runDequantizeLinear(KernelContext& ctx) {
 }  // namespace
 
 void registerContribQuantCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("MatMulIntegerToFloat", runMatMulIntegerToFloat));
-  registry.add(microsoftKernel("DynamicQuantizeMatMul", runDynamicQuantizeMatMul));
+  addMicrosoftKernels(registry, "MatMulIntegerToFloat", runMatMulIntegerToFloat<false>, runMatMulIntegerToFloat<true>);
+  addMicrosoftKernels(registry, "DynamicQuantizeMatMul", runDynamicQuantizeMatMul<false>, runDynamicQuantizeMatMul<true>);
   registry.add(microsoftKernel("QuantizeLinear", runQuantizeLinear));
   registry.add(microsoftKernel("DequantizeLinear", runDequantizeLinear));
 }

@@ -1,9 +1,9 @@
 // com.microsoft EmbedLayerNormalization: BERT's embedding block fused by ONNX Runtime's optimizer. Per token
 // word[input_ids] + position[position_ids or s] (+ segment[segment_ids]), then LayerNorm with gamma/beta;
 // mask_index is each batch's count of nonzero mask values (0 without a mask), embedding_sum the sum before
-// the norm. float32 arithmetic on any float storage; out-of-range ids are an error naming the node.
-#include "exec/cpu/fast_math.h"
+// the norm. float32 arithmetic on any float storage, fast and reference variants (contrib_math.h); out-of-range ids are an error naming the node.
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 
 namespace onyx::exec::contrib {
 namespace {
@@ -22,6 +22,7 @@ Expected<void> addRow(const KernelContext& ctx, size_t input, int64_t row, float
   return {};
 }
 
+template <bool Fast>
 Expected<void> runEmbedLayerNorm(KernelContext& ctx) {
   for (size_t i : {kIds, kWords, kPositions, kGamma}) {
     auto t = ctx.requireTensor(i);
@@ -85,7 +86,7 @@ Expected<void> runEmbedLayerNorm(KernelContext& ctx) {
       }
       if (sum) fromFloats(dtype, v.data(), static_cast<uint8_t*>(sum->raw()) + size_t(token * hidden) * bytes, hidden);
       float inv = 0;
-      fastLayerNormRow(v.data(), out.data(), hidden, gamma.data(), beta.empty() ? nullptr : beta.data(), eps, &inv);
+      contribMath<Fast>().layerNormRow(v.data(), out.data(), hidden, gamma.data(), beta.empty() ? nullptr : beta.data(), eps, &inv);
       fromFloats(dtype, out.data(), static_cast<uint8_t*>((*y)->raw()) + size_t(token * hidden) * bytes, hidden);
     }
   return {};
@@ -94,7 +95,7 @@ Expected<void> runEmbedLayerNorm(KernelContext& ctx) {
 }  // namespace
 
 void registerEmbedLayerNormCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("EmbedLayerNormalization", runEmbedLayerNorm));
+  addMicrosoftKernels(registry, "EmbedLayerNormalization", runEmbedLayerNorm<false>, runEmbedLayerNorm<true>);
 }
 
 }  // namespace onyx::exec::contrib

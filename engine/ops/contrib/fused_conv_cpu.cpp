@@ -1,25 +1,25 @@
 // com.microsoft FusedConv: activation(Conv(X, W) + B + Z), the Conv + activation (+ residual Add) ONNX
 // Runtime fuses for CPU. 1-D, 2-D and 3-D convolutions (NCW, NCHW, NCDHW) with groups, strides, dilations,
 // pads or auto_pad (exec/cpu/window_geometry), as im2col + one sgemm per (image, group); activations Relu,
-// Sigmoid, Tanh, LeakyRelu, Clip and HardSigmoid with activation_params. float32 arithmetic on any float storage.
+// Sigmoid, Tanh, LeakyRelu, Clip and HardSigmoid with activation_params. float32 arithmetic on any float storage;
+// a fast variant and its reference (contrib_math.h).
 #include <cmath>
 
-#include "exec/cpu/fast_math.h"
-#include "exec/cpu/gemm.h"
 #include "exec/cpu/window_geometry.h"
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 
 namespace onyx::exec::contrib {
 namespace {
 
-bool activate(const std::string& name, const std::vector<float>& params, float* v, int64_t n) {
+bool activate(const ContribMath& math, const std::string& name, const std::vector<float>& params, float* v, int64_t n) {
   auto param = [&](size_t i, float fallback) { return i < params.size() ? params[i] : fallback; };
   if (name.empty()) return true;
-  if (name == "Relu") fastRelu(v, v, n, 0, 0);
-  else if (name == "Sigmoid") fastSigmoid(v, v, n, 0, 0);
-  else if (name == "Tanh") fastTanh(v, v, n, 0, 0);
-  else if (name == "HardSigmoid") fastHardSigmoid(v, v, n, param(0, 0.2f), param(1, 0.5f));
-  else if (name == "Clip") fastClip(v, v, n, param(0, -INFINITY), param(1, INFINITY));
+  if (name == "Relu") math.relu(v, v, n, 0, 0);
+  else if (name == "Sigmoid") math.sigmoid(v, v, n, 0, 0);
+  else if (name == "Tanh") math.tanh(v, v, n, 0, 0);
+  else if (name == "HardSigmoid") math.hardSigmoid(v, v, n, param(0, 0.2f), param(1, 0.5f));
+  else if (name == "Clip") math.clip(v, v, n, param(0, -INFINITY), param(1, INFINITY));
   else if (name == "LeakyRelu") for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? param(0, 0.01f) * v[i] : v[i];
   else return false;
   return true;
@@ -71,7 +71,9 @@ void gatherColumns(const float* image, int64_t channels, const Window3& w, float
         }
 }
 
+template <bool Fast>
 Expected<void> runFusedConv(KernelContext& ctx) {
+  const ContribMath& math = contribMath<Fast>();
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
   const auto& [x, w] = *inputs;
@@ -82,7 +84,7 @@ Expected<void> runFusedConv(KernelContext& ctx) {
   const std::string activation = ctx.attrString("activation", "");
   const std::vector<float> params = ctx.attrFloats("activation_params").value_or(std::vector<float>());
   float probe = 0;
-  if (!activate(activation, params, &probe, 1))
+  if (!activate(math, activation, params, &probe, 1))
     return ctx.error("FusedConv activation '" + activation + "' is not supported (Relu, Sigmoid, Tanh, LeakyRelu, Clip, HardSigmoid)");
   const int64_t batch = x.dim(0), channels = x.dim(1), groups = ctx.attrInt("group", 1), outChannels = w.dim(0);
   if (groups <= 0 || channels % groups || outChannels % groups || channels / groups != w.dim(1))
@@ -112,13 +114,13 @@ Expected<void> runFusedConv(KernelContext& ctx) {
     for (int64_t grp = 0; grp < groups; ++grp) {
       gatherColumns(xf + (n * channels + grp * cg) * plane, cg, win, columns.data());
       float* dst = out.data() + (n * outChannels + grp * mg) * pixels;
-      sgemm(false, false, mg, pixels, patch, 1.0f, wf + grp * mg * patch, patch, columns.data(), pixels, 1.0f, dst, pixels);
+      math.gemm(false, false, mg, pixels, patch, 1.0f, wf + grp * mg * patch, patch, columns.data(), pixels, 1.0f, dst, pixels);
     }
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t m = 0; m < outChannels; ++m) {
       float* values = out.data() + (n * outChannels + m) * pixels;
       if (!b.empty()) for (int64_t p = 0; p < pixels; ++p) values[p] += b[size_t(m)];
-      activate(activation, params, values, pixels);
+      activate(math, activation, params, values, pixels);
     }
   fromFloats(x.dtype(), out.data(), (*y)->raw(), int64_t(out.size()));
   return {};
@@ -127,7 +129,7 @@ Expected<void> runFusedConv(KernelContext& ctx) {
 }  // namespace
 
 void registerFusedConvCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("FusedConv", runFusedConv));
+  addMicrosoftKernels(registry, "FusedConv", runFusedConv<false>, runFusedConv<true>);
 }
 
 }  // namespace onyx::exec::contrib

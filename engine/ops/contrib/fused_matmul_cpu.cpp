@@ -1,10 +1,10 @@
 // com.microsoft FusedMatMul: alpha * op(A) * op(B) with op a transpose of the last two dims (transA,
 // transB), batch dims broadcasting as in MatMul (ops/math/matmul_dims.h). Each batch's product is one
-// oneDNN sgemm with the transposes folded into its operands; float16/bfloat16 inputs are widened first.
-// FusedGemm: Gemm followed by the activation ONNX Runtime fused into it.
-#include "exec/cpu/fast_math.h"
-#include "exec/cpu/gemm.h"
+// sgemm with the transposes folded into its operands; float16/bfloat16 inputs are widened first.
+// FusedGemm: Gemm followed by the activation ONNX Runtime fused into it. Both have a fast variant and its
+// reference (contrib_math.h).
 #include "ops/contrib/contrib_kernels.h"
+#include "ops/contrib/contrib_math.h"
 #include "ops/math/matmul_dims.h"
 
 namespace onyx::exec::contrib {
@@ -24,6 +24,7 @@ int64_t batchOffset(int64_t index, const Dims& batch, const Dims& operand, int64
   return offset;
 }
 
+template <bool Fast>
 Expected<void> runFusedMatMul(KernelContext& ctx) {
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
@@ -53,7 +54,7 @@ Expected<void> runFusedMatMul(KernelContext& ctx) {
     const float* bp = bf + batchOffset(i, dims.batch, dims.b, k * n);
     float* yp = yf + i * m * n;
     if (k == 0) std::fill(yp, yp + m * n, 0.0f);
-    else sgemm(transA, transB, m, n, k, alpha, ap, transA ? m : k, bp, transB ? k : n, 0.0f, yp, n);
+    else contribMath<Fast>().gemm(transA, transB, m, n, k, alpha, ap, transA ? m : k, bp, transB ? k : n, 0.0f, yp, n);
   }
   if (a.dtype() != DataType::Float) fromFloats(a.dtype(), yf, (*y)->raw(), batches * m * n);
   return {};
@@ -61,19 +62,21 @@ Expected<void> runFusedMatMul(KernelContext& ctx) {
 
 // The activation FusedGemm applies after the product (ONNX Runtime fuses Gemm + Relu/LeakyRelu/Tanh/
 // Sigmoid/HardSigmoid into it); false for one it does not know.
-bool applyActivation(const std::string& name, float alpha, float beta, float* v, int64_t n) {
+bool applyActivation(const ContribMath& math, const std::string& name, float alpha, float beta, float* v, int64_t n) {
   if (name.empty()) return true;
-  if (name == "Relu") fastRelu(v, v, n, 0, 0);
-  else if (name == "Tanh") fastTanh(v, v, n, 0, 0);
-  else if (name == "Sigmoid") fastSigmoid(v, v, n, 0, 0);
-  else if (name == "HardSigmoid") fastHardSigmoid(v, v, n, alpha, beta);
+  if (name == "Relu") math.relu(v, v, n, 0, 0);
+  else if (name == "Tanh") math.tanh(v, v, n, 0, 0);
+  else if (name == "Sigmoid") math.sigmoid(v, v, n, 0, 0);
+  else if (name == "HardSigmoid") math.hardSigmoid(v, v, n, alpha, beta);
   else if (name == "LeakyRelu") for (int64_t i = 0; i < n; ++i) v[i] = v[i] < 0 ? alpha * v[i] : v[i];
   else return false;
   return true;
 }
 
 // FusedGemm: activation(alpha * op(A) * op(B) + beta * C), C broadcasting to [M, N].
+template <bool Fast>
 Expected<void> runFusedGemm(KernelContext& ctx) {
+  const ContribMath& math = contribMath<Fast>();
   auto inputs = requireTensors<2>(ctx);
   if (!inputs) return inputs.error();
   const auto& [a, b] = *inputs;
@@ -87,7 +90,7 @@ Expected<void> runFusedGemm(KernelContext& ctx) {
   const float actAlpha = ctx.attrFloat("activation_alpha", activation == "LeakyRelu" ? 0.01f : 0.2f);
   const float actBeta = ctx.attrFloat("activation_beta", 0.5f);
   std::vector<float> probe(1, 0.0f);
-  if (!applyActivation(activation, actAlpha, actBeta, probe.data(), 1))
+  if (!applyActivation(math, activation, actAlpha, actBeta, probe.data(), 1))
     return ctx.error("FusedGemm activation '" + activation + "' is not supported (Relu, LeakyRelu, Tanh, Sigmoid, HardSigmoid)");
   auto y = ctx.allocateOutput(0, a.dtype(), {m, n});
   if (!y) return y.error();
@@ -103,8 +106,8 @@ Expected<void> runFusedGemm(KernelContext& ctx) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) out[size_t(i * n + j)] = beta * cf[size_t(i * strides[0] + j * strides[1])];
   }
-  if (m && n && k) sgemm(transA, transB, m, n, k, alpha, af, transA ? m : k, bf, transB ? k : n, c.empty() ? 0.0f : 1.0f, out.data(), n);
-  applyActivation(activation, actAlpha, actBeta, out.data(), m * n);
+  if (m && n && k) math.gemm(transA, transB, m, n, k, alpha, af, transA ? m : k, bf, transB ? k : n, c.empty() ? 0.0f : 1.0f, out.data(), n);
+  applyActivation(math, activation, actAlpha, actBeta, out.data(), m * n);
   fromFloats(a.dtype(), out.data(), (*y)->raw(), m * n);
   return {};
 }
@@ -112,8 +115,8 @@ Expected<void> runFusedGemm(KernelContext& ctx) {
 }  // namespace
 
 void registerFusedMatMulCpuKernels(KernelRegistry& registry) {
-  registry.add(microsoftKernel("FusedMatMul", runFusedMatMul));
-  registry.add(microsoftKernel("FusedGemm", runFusedGemm));
+  addMicrosoftKernels(registry, "FusedMatMul", runFusedMatMul<false>, runFusedMatMul<true>);
+  addMicrosoftKernels(registry, "FusedGemm", runFusedGemm<false>, runFusedGemm<true>);
 }
 
 }  // namespace onyx::exec::contrib
