@@ -1,6 +1,7 @@
 // NonMaxSuppression with many boxes (the bucketed path) against a plain greedy loop written here: clusters,
 // boxes offset far apart per class (torchvision's batched NMS), very wide boxes, zero-width boxes, score
-// ties, and thresholds of 0, 0.5 and below 0 (every pair suppresses).
+// ties, thresholds from below 0 (every pair suppresses) to 1 (none does), and ssdlite's head: 91 classes
+// of boxes up to the image's size, offset along the diagonal.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,6 +34,51 @@ std::vector<int64_t> greedy(const std::vector<float>& boxes, const std::vector<f
   return kept;
 }
 
+// The selected box indices, in order, of one NMS call over a single class.
+std::vector<int64_t> selectedBoxes(const std::vector<float>& boxes, const std::vector<float>& scores, double threshold) {
+  const int64_t n = int64_t(scores.size());
+  auto out = runNode({"NonMaxSuppression"},
+                     {TensorValue::fromVector<float>(DataType::Float, {1, n, 4}, boxes),
+                      TensorValue::fromVector<float>(DataType::Float, {1, 1, n}, scores),
+                      TensorValue::fromVector<int64_t>(DataType::Int64, {1}, {n}),
+                      TensorValue::fromVector<float>(DataType::Float, {1}, {float(threshold)})},
+                     "reference");
+  EXPECT_TRUE(out.ok()) << out.error().toString();
+  std::vector<int64_t> got;
+  if (!out.ok()) return got;
+  const auto& selected = std::get<TensorValue>((*out)[0]);
+  for (int64_t r = 0; r < selected.dim(0); ++r) got.push_back(selected.template data<int64_t>()[r * 3 + 2]);
+  return got;
+}
+
+TEST(ExecNms, BatchedDetectionHeadMatchesThePlainGreedyLoop) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  const int64_t n = 6000;
+  std::vector<float> boxes, scores;
+  for (int64_t i = 0; i < n; ++i) {
+    const float offset = float(i % 91) * 321.0f;  // torchvision: class index * (largest coordinate + 1)
+    const float w = 4.0f + 316.0f * u(rng) * u(rng), h = 4.0f + 316.0f * u(rng) * u(rng);
+    const float x = offset + (320.0f - w) * u(rng), y = offset + (320.0f - h) * u(rng);
+    // Some boxes given by their other diagonal: NMS takes any two opposite corners.
+    if (i % 7 == 0) boxes.insert(boxes.end(), {x + w, y + h, x, y});
+    else boxes.insert(boxes.end(), {x, y, x + w, y + h});
+    scores.push_back(u(rng));
+  }
+  std::vector<float> ordered = boxes;  // the greedy loop below takes (x0, y0, x1, y1)
+  for (size_t i = 0; i < ordered.size(); i += 4) {
+    if (ordered[i] > ordered[i + 2]) std::swap(ordered[i], ordered[i + 2]);
+    if (ordered[i + 1] > ordered[i + 3]) std::swap(ordered[i + 1], ordered[i + 3]);
+  }
+  for (double threshold : {0.3, 0.55, 0.8}) {
+    SCOPED_TRACE(threshold);
+    std::vector<int64_t> want = greedy(ordered, scores, threshold);
+    EXPECT_GT(want.size(), 500u);
+    EXPECT_LT(want.size(), size_t(n));
+    EXPECT_EQ(selectedBoxes(boxes, scores, threshold), want);
+  }
+}
+
 TEST(ExecNms, ManyBoxesMatchThePlainGreedyLoop) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
@@ -46,21 +92,11 @@ TEST(ExecNms, ManyBoxesMatchThePlainGreedyLoop) {
     boxes.insert(boxes.end(), {x, y, x + w, y + h});
     scores.push_back(i % 11 == 0 ? 0.5f : u(rng));  // ties
   }
-  for (double threshold : {0.0, 0.5, -0.1}) {
+  for (double threshold : {0.0, 0.1, 0.5, 0.9, 1.0, -0.1}) {
     SCOPED_TRACE(threshold);
-    auto out = runNode({"NonMaxSuppression"},
-                       {TensorValue::fromVector<float>(DataType::Float, {1, n, 4}, boxes),
-                        TensorValue::fromVector<float>(DataType::Float, {1, 1, n}, scores),
-                        TensorValue::fromVector<int64_t>(DataType::Int64, {1}, {n}),
-                        TensorValue::fromVector<float>(DataType::Float, {1}, {float(threshold)})},
-                       "reference");
-    ASSERT_TRUE(out.ok()) << out.error().toString();
-    const auto& selected = std::get<TensorValue>((*out)[0]);
-    std::vector<int64_t> got;
-    for (int64_t r = 0; r < selected.dim(0); ++r) got.push_back(selected.template data<int64_t>()[r * 3 + 2]);
     std::vector<int64_t> want = greedy(boxes, scores, threshold);
     EXPECT_GT(want.size(), threshold < 0 ? 0u : 100u);
-    EXPECT_EQ(got, want);
+    EXPECT_EQ(selectedBoxes(boxes, scores, threshold), want);
   }
 }
 

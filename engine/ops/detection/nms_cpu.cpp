@@ -21,57 +21,90 @@ bool overlapsOver(const Box& a, const Box& o, double iouThreshold) {
   return uni > 0 && inter / uni > iouThreshold;
 }
 
-// The boxes kept so far, bucketed by x: boxes whose x ranges do not overlap have IoU 0, which suppresses
-// only under a negative threshold, so a candidate is compared with the kept boxes of the cells its x range
-// covers. torchvision's batched NMS offsets each class's boxes apart and sends tens of thousands of boxes
-// as one class: without buckets every candidate met every kept box (ssdlite: 330 ms per call).
+// How far apart the centres of two boxes can be, along one axis, while their IoU exceeds t >= 0: one of
+// extent `a` and one of any extent up to `widest`. IoU > t needs the overlap along the axis above
+// t * max(a, o) (the intersection is at most that overlap times the smaller other extent, the union at least
+// the larger area), and the overlap is at most (a + o) / 2 minus the centres' distance. That bound rises
+// with o up to o = a and is linear beyond, so its largest value is at o = a or widest.
+double centreReach(double a, double widest, double t) {
+  auto bound = [&](double o) { return (a + o) / 2 - t * std::max(a, o); };
+  return std::max(bound(std::min(a, widest)), bound(widest));
+}
+
+// The boxes kept so far, bucketed by the x of their centres, each bucket sorted by the centres' y. A
+// candidate is compared only with the kept boxes whose centres lie within centreReach of its own in both
+// axes; the others cannot reach the threshold. torchvision's batched NMS offsets each class's boxes apart and
+// sends tens of thousands of boxes as one class (ssdlite: 27,000 boxes, 15,060 kept): every candidate meeting
+// every kept box took 330 ms per call, buckets over the boxes' x ranges 28 ms, the centres' reach 6 ms.
+// The IoU of the boxes compared is the plain loop's, so the selection is the same. Thresholds below 0 (every
+// pair suppresses), few boxes and non-finite coordinates keep one plain list.
 class KeptBoxes {
  public:
-  KeptBoxes(const std::vector<Box>& all, const std::vector<int64_t>& candidates, double iouThreshold) {
-    if (iouThreshold < 0 || candidates.size() < 64) return;  // plain list
+  KeptBoxes(const std::vector<Box>& all, const std::vector<int64_t>& candidates, double iouThreshold)
+      : threshold_(iouThreshold) {
+    if (!(iouThreshold >= 0) || candidates.size() < 64) return;  // plain list
     double lo = INFINITY, hi = -INFINITY, widths = 0;
     for (int64_t i : candidates) {
       const Box& b = all[size_t(i)];
       if (!std::isfinite(b.x0) || !std::isfinite(b.x1) || !std::isfinite(b.y0) || !std::isfinite(b.y1)) return;
-      lo = std::min(lo, b.x0);
-      hi = std::max(hi, b.x1);
+      lo = std::min(lo, centre(b.x0, b.x1));
+      hi = std::max(hi, centre(b.x0, b.x1));
+      widest_ = std::max(widest_, b.x1 - b.x0);
+      tallest_ = std::max(tallest_, b.y1 - b.y0);
       widths += b.x1 - b.x0;
     }
-    double cellsWanted = double(std::min<size_t>(candidates.size(), 65536));
+    const double cellsWanted = double(std::min<size_t>(candidates.size(), 65536));
     width_ = std::max((hi - lo) / cellsWanted, widths / double(candidates.size()));
     if (!(width_ > 0) || !std::isfinite(width_)) return;
     lo_ = lo;
+    // Centres and reaches are rounded: a margin keeps every box that could reach the threshold.
+    slack_ = 1e-9 * (std::abs(lo) + std::abs(hi) + widest_ + tallest_) + 1e-9;
     cells_.resize(size_t(std::min(cellsWanted, std::floor((hi - lo) / width_) + 1)));
   }
 
-  bool suppresses(const Box& a, double iouThreshold) const {
-    for (const Box& o : wide_)
-      if (overlapsOver(a, o, iouThreshold)) return true;
-    if (cells_.empty()) return false;
-    for (size_t c = cellOf(a.x0), last = cellOf(a.x1); c <= last; ++c)
-      for (const Box& o : cells_[c])
-        if (overlapsOver(a, o, iouThreshold)) return true;
+  bool suppresses(const Box& a) const {
+    if (cells_.empty()) {
+      for (const Kept& o : plain_)
+        if (overlapsOver(a, o.box, threshold_)) return true;
+      return false;
+    }
+    const double cx = centre(a.x0, a.x1), cy = centre(a.y0, a.y1);
+    const double reachX = centreReach(a.x1 - a.x0, widest_, threshold_) + slack_;
+    const double reachY = centreReach(a.y1 - a.y0, tallest_, threshold_) + slack_;
+    if (!(reachX > 0) || !(reachY > 0)) return false;  // a threshold of 1 or more: nothing suppresses
+    for (size_t c = cellOf(cx - reachX), last = cellOf(cx + reachX); c <= last; ++c) {
+      const std::vector<Kept>& cell = cells_[c];
+      auto o = std::lower_bound(cell.begin(), cell.end(), cy - reachY, [](const Kept& k, double y) { return k.cy < y; });
+      for (; o != cell.end() && o->cy < cy + reachY; ++o)
+        if (std::abs(o->cx - cx) < reachX && overlapsOver(a, o->box, threshold_)) return true;
+    }
     return false;
   }
 
   void add(const Box& a) {
-    size_t first = cells_.empty() ? 0 : cellOf(a.x0), last = cells_.empty() ? 0 : cellOf(a.x1);
-    if (cells_.empty() || last - first >= kMaxSpan) {
-      wide_.push_back(a);
+    const Kept kept{a, centre(a.x0, a.x1), centre(a.y0, a.y1)};
+    if (cells_.empty()) {
+      plain_.push_back(kept);
       return;
     }
-    for (size_t c = first; c <= last; ++c) cells_[c].push_back(a);
+    std::vector<Kept>& cell = cells_[cellOf(kept.cx)];  // sorted by the centres' y
+    cell.insert(std::upper_bound(cell.begin(), cell.end(), kept.cy, [](double y, const Kept& k) { return y < k.cy; }), kept);
   }
 
  private:
-  static constexpr size_t kMaxSpan = 32;  // wider boxes are compared with every candidate
+  struct Kept {
+    Box box;
+    double cx, cy;
+  };
+  static double centre(double lo, double hi) { return lo + (hi - lo) / 2; }
   size_t cellOf(double x) const {
     double c = std::floor((x - lo_) / width_);
     return size_t(std::clamp(c, 0.0, double(cells_.size() - 1)));
   }
-  double lo_ = 0, width_ = 0;
-  std::vector<std::vector<Box>> cells_;
-  std::vector<Box> wide_;  // every kept box when there are no cells
+  double threshold_;
+  double lo_ = 0, width_ = 0, widest_ = 0, tallest_ = 0, slack_ = 0;
+  std::vector<std::vector<Kept>> cells_;
+  std::vector<Kept> plain_;  // every kept box when there are no cells
 };
 
 Expected<void> nmsKernel(KernelContext& ctx) {
@@ -132,7 +165,7 @@ Expected<void> nmsKernel(KernelContext& ctx) {
       for (int64_t i : order) {
         if (int64_t(kept.size()) >= maxOut) break;
         const Box& a = all[size_t(i)];
-        if (!keptBoxes.suppresses(a, iouThreshold)) {
+        if (!keptBoxes.suppresses(a)) {
           kept.push_back(i);
           keptBoxes.add(a);
         }
