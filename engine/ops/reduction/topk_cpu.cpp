@@ -1,7 +1,8 @@
 // TopK: the k largest (or smallest) values along an axis and their indices; stable: ties keep the lower
-// index first.
+// index first. NaN ranks above every number.
 #include <algorithm>
-#include <numeric>
+#include <cmath>
+#include <utility>
 
 #include "exec/kernel_util.h"
 
@@ -44,23 +45,28 @@ Expected<void> topKKernel(KernelContext& ctx) {
     const T* src = x.data<T>();
     T* dv = (*values)->template data<T>();
     int64_t* di = (*indices)->template data<int64_t>();
-    std::vector<int64_t> order(static_cast<size_t>(len));
+    // (value, index) pairs side by side: the comparisons read one contiguous array, not the strided input.
+    std::vector<std::pair<Cm, int64_t>> items(static_cast<size_t>(len));
+    // A total order, as the algorithms need: NaN ranks above every number (first when largest, last when
+    // smallest, as torch.topk), ties go to the lower index.
+    auto before = [&](const std::pair<Cm, int64_t>& a, const std::pair<Cm, int64_t>& b) {
+      if constexpr (std::is_floating_point_v<Cm>) {
+        const bool nanA = std::isnan(a.first), nanB = std::isnan(b.first);
+        if (nanA || nanB) return nanA != nanB ? (largest ? nanA : nanB) : a.second < b.second;
+      }
+      if (a.first != b.first) return largest ? a.first > b.first : a.first < b.first;
+      return a.second < b.second;
+    };
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
-        auto at = [&](int64_t j) { return Cm(src[(o * len + j) * inner + i]); };
-        std::iota(order.begin(), order.end(), 0);
-        auto cmp = [&](int64_t a, int64_t b) {
-          Cm va = at(a), vb = at(b);
-          if (va != vb) return largest ? va > vb : va < vb;
-          return a < b;
-        };
-        // The k first by `cmp` (a total order: ties go to the lower index), then those k sorted: linear in len
-        // plus k log k, where partial_sort's heap took len log k (detection heads: 1000 of 19125 scores).
-        if (k < len) std::nth_element(order.begin(), order.begin() + k, order.end(), cmp);
-        std::sort(order.begin(), order.begin() + k, cmp);
+        for (int64_t j = 0; j < len; ++j) items[size_t(j)] = {Cm(src[(o * len + j) * inner + i]), j};
+        // The k first, then those k sorted: linear in len plus k log k, where partial_sort's heap took
+        // len log k (detection heads: 1000 of 19125 scores).
+        if (k < len) std::nth_element(items.begin(), items.begin() + k, items.end(), before);
+        std::sort(items.begin(), items.begin() + k, before);
         for (int64_t j = 0; j < k; ++j) {
-          dv[(o * k + j) * inner + i] = src[(o * len + order[size_t(j)]) * inner + i];
-          di[(o * k + j) * inner + i] = order[size_t(j)];
+          dv[(o * k + j) * inner + i] = src[(o * len + items[size_t(j)].second) * inner + i];
+          di[(o * k + j) * inner + i] = items[size_t(j)].second;
         }
       }
   });

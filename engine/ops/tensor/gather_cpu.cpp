@@ -78,12 +78,19 @@ Expected<void> gatherKernel(KernelContext& ctx) {
     const auto* src = static_cast<const std::byte*>(in.raw());
     auto* dst = static_cast<std::byte*>((*y)->raw());
     LazyTable* table = LazyTable::containing(src);  // a table copied out as its rows are read
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t j = 0; j < n; ++j) {
-        const size_t from = size_t(o * len + indices[size_t(j)]) * row;
-        if (table) table->ensure(size_t(src - table->data()) + from, row);
-        std::memcpy(dst + size_t(o * n + j) * row, src + from, row);
-      }
+    // Rows of one element copied with a fixed size, which compiles to one load and store: detection heads
+    // take a class's column of a [boxes, classes] score table, one float per row.
+    auto copyRows = [&](auto rowBytes) {
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j < n; ++j) {
+          const size_t from = size_t(o * len + indices[size_t(j)]) * rowBytes;
+          if (table) table->ensure(size_t(src - table->data()) + from, rowBytes);
+          std::memcpy(dst + size_t(o * n + j) * rowBytes, src + from, rowBytes);
+        }
+    };
+    if (row == 4) copyRows(std::integral_constant<size_t, 4>());
+    else if (row == 8) copyRows(std::integral_constant<size_t, 8>());
+    else copyRows(row);
     return {};
   }
   bool ok = dispatchBySize(in.dtype(), [&](auto tag) {
@@ -172,20 +179,27 @@ Expected<void> gatherNDKernel(KernelContext& ctx) {
     using T = decltype(tag);
     const T* src = in.data<T>();
     T* dst = (*y)->template data<T>();
-    for (int64_t t = 0; t < tuples; ++t) {
-      int64_t bi = t / std::max<int64_t>(tuplesPerBatch, 1);
-      int64_t off = bi * perBatchData;
-      for (int64_t j = 0; j < k; ++j) {
-        int64_t i = indices[size_t(t * k + j)];
-        int64_t dim = in.dim(b + j);
-        if (i < -dim || i >= dim) {
-          bad = true;  // a data dim of 0 has no row even at index 0: stop before reading
-          return;
+    // The tuples batch by batch, the indexed dims and their strides read once: detection heads gather a
+    // few thousand single elements per class.
+    const Dims& dims = in.dims();
+    const int64_t perBatch = std::max<int64_t>(tuplesPerBatch, 1);
+    for (int64_t t0 = 0; t0 < tuples; t0 += perBatch) {
+      const int64_t base = t0 / perBatch * perBatchData, t1 = std::min(tuples, t0 + perBatch);
+      for (int64_t t = t0; t < t1; ++t) {
+        int64_t off = base;
+        for (int64_t j = 0; j < k; ++j) {
+          int64_t i = indices[size_t(t * k + j)];
+          const int64_t dim = dims[size_t(b + j)];
+          if (i < -dim || i >= dim) {
+            bad = true;  // a data dim of 0 has no row even at index 0: stop before reading
+            return;
+          }
+          if (i < 0) i += dim;
+          off += i * strides[size_t(b + j)];
         }
-        if (i < 0) i += dim;
-        off += i * strides[size_t(b + j)];
+        if (slice == 1) dst[t] = src[off];
+        else std::copy(src + off, src + off + slice, dst + t * slice);
       }
-      std::copy(src + off, src + off + slice, dst + t * slice);
     }
   });
   if (bad) return ctx.error("an index is out of range", 1);
