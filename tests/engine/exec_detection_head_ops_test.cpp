@@ -45,6 +45,25 @@ TEST(DetectionHeadOps, TopKRanksNanAboveEveryNumber) {
   EXPECT_EQ(valuesOf<float>((*big)[0])[3333], 16.0f);
 }
 
+// float selects on ordered integer keys, double on (value, index) pairs: the same order on values with
+// ties, signed zeros, infinities and NaN, along an inner axis, largest and smallest.
+TEST(DetectionHeadOps, TopKOrdersFloatsAsItOrdersDoubles) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float pool[] = {0.0f, -0.0f, 1.5f, -1.5f, 1.5f, nan, inf, -inf, -0.0f, 0.0f, 7.0f};  // no denormals: runs flush them
+  std::vector<float> values(2 * 700 * 3);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = i % 5 == 0 ? pool[(i * 7) % 11] : float((i * 37) % 101) - 50.0f;
+  std::vector<double> doubles(values.begin(), values.end());
+  for (int64_t largest : {1, 0}) {
+    SCOPED_TRACE(largest);
+    NodeCase c("TopK", {Attribute::ofInt("axis", 1), Attribute::ofInt("largest", largest)}, 11, 2);
+    auto k = TensorValue::fromVector<int64_t>(DataType::Int64, {1}, {700});  // every position: the whole order
+    auto f = runNode(c, {TensorValue::fromVector<float>(DataType::Float, {2, 700, 3}, values), k}, "");
+    auto d = runNode(c, {TensorValue::fromVector<double>(DataType::Double, {2, 700, 3}, doubles), k}, "");
+    ASSERT_TRUE(f.ok() && d.ok());
+    EXPECT_EQ(valuesOf<int64_t>((*f)[1]), valuesOf<int64_t>((*d)[1]));
+  }
+}
+
 TEST(DetectionHeadOps, NonZeroGivesEachAxisItsCoordinates) {
   auto x = TensorValue::fromVector<float>(DataType::Float, {2, 3, 2}, {0, 1, 0, 0, 2, 0, 3, 0, 0, 0, 0, 4});
   auto out = runNode(NodeCase("NonZero", {}, 13), {x}, "");

@@ -1,13 +1,25 @@
 // TopK: the k largest (or smallest) values along an axis and their indices; stable: ties keep the lower
 // index first. NaN ranks above every number.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <functional>
 #include <utility>
 
 #include "exec/kernel_util.h"
 
 namespace onyx::exec {
 namespace {
+
+// A float's bits as an unsigned integer that orders as the floats do: negative values below positive
+// ones (all bits flipped), positive ones above (the sign bit set), NaN above infinity. Adding +0 makes -0
+// (and, while runs flush denormals, a denormal) +0, equal as the floats compare. Without branches: scores'
+// signs are random, and a branch per element cost more than the selection.
+uint32_t orderedBits(float v) {
+  const uint32_t bits = std::bit_cast<uint32_t>(v + 0.0f);
+  const uint32_t key = bits ^ (uint32_t(int32_t(bits) >> 31) | 0x80000000u);
+  return std::isnan(v) ? 0xFFFFFFFFu : key;
+}
 
 Expected<void> topKKernel(KernelContext& ctx) {
   auto xs = ctx.requireTensor(0);
@@ -57,6 +69,36 @@ Expected<void> topKKernel(KernelContext& ctx) {
       if (a.first != b.first) return largest ? a.first > b.first : a.first < b.first;
       return a.second < b.second;
     };
+    // Float values under 2^32 positions select on one integer per element instead: the value's bits made
+    // to order as the floats do (NaN above all) over the position (reversed when largest, so that ties
+    // keep the lower one first). The same total order, at a third of the pairs' time (ssdlite's 300 of
+    // 3,233 scores per class).
+    std::vector<uint64_t> keys;
+    if constexpr (std::is_same_v<Cm, float>) {
+      if (len < (int64_t(1) << 32)) {
+        keys.resize(size_t(len));
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            for (int64_t j = 0; j < len; ++j) {
+              const uint64_t position = largest ? uint64_t(0xFFFFFFFFu) - uint64_t(j) : uint64_t(j);
+              keys[size_t(j)] = uint64_t(orderedBits(Cm(src[(o * len + j) * inner + i]))) << 32 | position;
+            }
+            auto select = [&](auto order) {
+              if (k < len) std::nth_element(keys.begin(), keys.begin() + k, keys.end(), order);
+              std::sort(keys.begin(), keys.begin() + k, order);
+            };
+            if (largest) select(std::greater<uint64_t>());
+            else select(std::less<uint64_t>());
+            for (int64_t j = 0; j < k; ++j) {
+              const uint32_t low = uint32_t(keys[size_t(j)]);
+              const int64_t at = largest ? int64_t(0xFFFFFFFFu - low) : int64_t(low);
+              dv[(o * k + j) * inner + i] = src[(o * len + at) * inner + i];
+              di[(o * k + j) * inner + i] = at;
+            }
+          }
+        return;
+      }
+    }
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         for (int64_t j = 0; j < len; ++j) items[size_t(j)] = {Cm(src[(o * len + j) * inner + i]), j};
