@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -76,6 +77,32 @@ TEST(ExecNms, BatchedDetectionHeadMatchesThePlainGreedyLoop) {
     EXPECT_GT(want.size(), 500u);
     EXPECT_LT(want.size(), size_t(n));
     EXPECT_EQ(selectedBoxes(boxes, scores, threshold), want);
+  }
+}
+
+// Candidates go by descending score, ties by box index, and a NaN score first (as TopK ranks it); float
+// scores sort on integer keys, others through a comparator: both give the same selection.
+TEST(ExecNms, NanScoresRankFirstWhateverTheScoreType) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Boxes 0-2 overlap heavily, 3 stands apart; box 2's score is NaN, 0 and 1 tie.
+  const std::vector<float> boxes = {0, 0, 10, 10, 0, 1, 10, 11, 1, 0, 11, 10, 50, 50, 60, 60};
+  const std::vector<float> scores = {0.5f, 0.5f, nan, 0.9f};
+  for (DataType type : {DataType::Float, DataType::Double}) {
+    SCOPED_TRACE(std::string(dataTypeName(type)));
+    TensorValue typedScores = type == DataType::Float
+                                  ? TensorValue::fromVector<float>(DataType::Float, {1, 1, 4}, scores)
+                                  : TensorValue::fromVector<double>(DataType::Double, {1, 1, 4},
+                                                                    std::vector<double>(scores.begin(), scores.end()));
+    auto out = runNode({"NonMaxSuppression"},
+                       {TensorValue::fromVector<float>(DataType::Float, {1, 4, 4}, boxes), typedScores,
+                        TensorValue::fromVector<int64_t>(DataType::Int64, {1}, {4}),
+                        TensorValue::fromVector<float>(DataType::Float, {1}, {0.5f})},
+                       "reference");
+    ASSERT_TRUE(out.ok()) << out.error().toString();
+    const auto& selected = std::get<TensorValue>((*out)[0]);
+    std::vector<int64_t> got;
+    for (int64_t r = 0; r < selected.dim(0); ++r) got.push_back(selected.template data<int64_t>()[r * 3 + 2]);
+    EXPECT_EQ(got, (std::vector<int64_t>{2, 3}));
   }
 }
 

@@ -1,25 +1,15 @@
 // TopK: the k largest (or smallest) values along an axis and their indices; stable: ties keep the lower
 // index first. NaN ranks above every number.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <functional>
 #include <utility>
 
 #include "exec/kernel_util.h"
+#include "util/ordered_float.h"
 
 namespace onyx::exec {
 namespace {
-
-// A float's bits as an unsigned integer that orders as the floats do: negative values below positive
-// ones (all bits flipped), positive ones above (the sign bit set), NaN above infinity. Adding +0 makes -0
-// (and, while runs flush denormals, a denormal) +0, equal as the floats compare. Without branches: scores'
-// signs are random, and a branch per element cost more than the selection.
-uint32_t orderedBits(float v) {
-  const uint32_t bits = std::bit_cast<uint32_t>(v + 0.0f);
-  const uint32_t key = bits ^ (uint32_t(int32_t(bits) >> 31) | 0x80000000u);
-  return std::isnan(v) ? 0xFFFFFFFFu : key;
-}
 
 Expected<void> topKKernel(KernelContext& ctx) {
   auto xs = ctx.requireTensor(0);
@@ -81,7 +71,7 @@ Expected<void> topKKernel(KernelContext& ctx) {
           for (int64_t i = 0; i < inner; ++i) {
             for (int64_t j = 0; j < len; ++j) {
               const uint64_t position = largest ? uint64_t(0xFFFFFFFFu) - uint64_t(j) : uint64_t(j);
-              keys[size_t(j)] = uint64_t(orderedBits(Cm(src[(o * len + j) * inner + i]))) << 32 | position;
+              keys[size_t(j)] = uint64_t(orderedFloatBits(Cm(src[(o * len + j) * inner + i]))) << 32 | position;
             }
             auto select = [&](auto order) {
               if (k < len) std::nth_element(keys.begin(), keys.begin() + k, keys.end(), order);
