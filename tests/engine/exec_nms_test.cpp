@@ -35,12 +35,11 @@ std::vector<int64_t> greedy(const std::vector<float>& boxes, const std::vector<f
   return kept;
 }
 
-// The selected box indices, in order, of one NMS call over a single class.
-std::vector<int64_t> selectedBoxes(const std::vector<float>& boxes, const std::vector<float>& scores, double threshold) {
-  const int64_t n = int64_t(scores.size());
+// The selected box indices, in order, of one NMS call over a single class (scores [1, 1, n] of any type).
+std::vector<int64_t> selectedBoxes(const std::vector<float>& boxes, const TensorValue& scores, double threshold) {
+  const int64_t n = scores.count();
   auto out = runNode({"NonMaxSuppression"},
-                     {TensorValue::fromVector<float>(DataType::Float, {1, n, 4}, boxes),
-                      TensorValue::fromVector<float>(DataType::Float, {1, 1, n}, scores),
+                     {TensorValue::fromVector<float>(DataType::Float, {1, n, 4}, boxes), scores,
                       TensorValue::fromVector<int64_t>(DataType::Int64, {1}, {n}),
                       TensorValue::fromVector<float>(DataType::Float, {1}, {float(threshold)})},
                      "reference");
@@ -50,6 +49,11 @@ std::vector<int64_t> selectedBoxes(const std::vector<float>& boxes, const std::v
   const auto& selected = std::get<TensorValue>((*out)[0]);
   for (int64_t r = 0; r < selected.dim(0); ++r) got.push_back(selected.template data<int64_t>()[r * 3 + 2]);
   return got;
+}
+
+std::vector<int64_t> selectedBoxes(const std::vector<float>& boxes, const std::vector<float>& scores, double threshold) {
+  return selectedBoxes(boxes, TensorValue::fromVector<float>(DataType::Float, {1, 1, int64_t(scores.size())}, scores),
+                       threshold);
 }
 
 TEST(ExecNms, BatchedDetectionHeadMatchesThePlainGreedyLoop) {
@@ -93,16 +97,7 @@ TEST(ExecNms, NanScoresRankFirstWhateverTheScoreType) {
                                   ? TensorValue::fromVector<float>(DataType::Float, {1, 1, 4}, scores)
                                   : TensorValue::fromVector<double>(DataType::Double, {1, 1, 4},
                                                                     std::vector<double>(scores.begin(), scores.end()));
-    auto out = runNode({"NonMaxSuppression"},
-                       {TensorValue::fromVector<float>(DataType::Float, {1, 4, 4}, boxes), typedScores,
-                        TensorValue::fromVector<int64_t>(DataType::Int64, {1}, {4}),
-                        TensorValue::fromVector<float>(DataType::Float, {1}, {0.5f})},
-                       "reference");
-    ASSERT_TRUE(out.ok()) << out.error().toString();
-    const auto& selected = std::get<TensorValue>((*out)[0]);
-    std::vector<int64_t> got;
-    for (int64_t r = 0; r < selected.dim(0); ++r) got.push_back(selected.template data<int64_t>()[r * 3 + 2]);
-    EXPECT_EQ(got, (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(selectedBoxes(boxes, typedScores, 0.5), (std::vector<int64_t>{2, 3}));
   }
 }
 

@@ -18,7 +18,6 @@ using ProductFunction = void (*)(bool transA, bool transB, int64_t m, int64_t n,
                                  int64_t ldc);
 
 struct ContribMath {
-  bool fast;
   RowFunction relu, sigmoid, tanh, hardSigmoid, clip, geluErf;
   void (*addInto)(float* acc, const float* v, int64_t n);
   void (*softmaxRows)(const float* x, float* y, int64_t rows, int64_t n, bool logOutput);

@@ -88,16 +88,15 @@ void referenceGemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k, fl
 }  // namespace
 
 const ContribMath& fastContribMath() {
-  static const ContribMath math{true,        fastRelu,        fastSigmoid,      fastTanh, fastHardSigmoid,
-                                fastClip,    fastGeluErf,     fastAddInto,      fastSoftmaxRows,
-                                fastLayerNormRow, sgemm,      sgemmSerial};
+  static const ContribMath math{fastRelu,    fastSigmoid, fastTanh,        fastHardSigmoid,  fastClip, fastGeluErf,
+                                fastAddInto, fastSoftmaxRows, fastLayerNormRow, sgemm,         sgemmSerial};
   return math;
 }
 
 const ContribMath& referenceContribMath() {
-  static const ContribMath math{false,         referenceRelu,         referenceSigmoid,     referenceTanh,
-                                referenceHardSigmoid, referenceClip,  referenceGeluErf,     referenceAddInto,
-                                referenceSoftmaxRows, referenceLayerNormRow, referenceGemm, referenceGemm};
+  static const ContribMath math{referenceRelu,        referenceSigmoid, referenceTanh,    referenceHardSigmoid,
+                                referenceClip,        referenceGeluErf, referenceAddInto, referenceSoftmaxRows,
+                                referenceLayerNormRow, referenceGemm,   referenceGemm};
   return math;
 }
 

@@ -145,7 +145,7 @@ Expected<void> nmsKernel(KernelContext& ctx) {
   // Corners and areas once per batch, kept boxes contiguous: detection heads send thousands of boxes and
   // no per-class limit (torchvision's batched NMS), so the pairwise loop is the whole cost.
   std::vector<Box> all(static_cast<size_t>(n));
-  std::vector<double> classScores(static_cast<size_t>(n));
+  std::vector<double> classScores;  // other score types
   std::vector<uint64_t> keys;
   for (int64_t b = 0; b < batches; ++b) {
     for (int64_t i = 0; i < n; ++i) {
@@ -169,6 +169,7 @@ Expected<void> nmsKernel(KernelContext& ctx) {
         order.reserve(keys.size());
         for (uint64_t key : keys) order.push_back(int64_t(0xFFFFFFFFu - uint32_t(key)));
       } else {
+        classScores.resize(size_t(n));
         for (int64_t i = 0; i < n; ++i) {
           double s = scores.doubleAt((b * classes + c) * n + i);
           classScores[size_t(i)] = s;

@@ -14,7 +14,6 @@ bool allOnes(const Dims& dims, size_t from) {
   return std::all_of(dims.begin() + std::ptrdiff_t(from), dims.end(), [](int64_t d) { return d == 1; });
 }
 
-
 }  // namespace
 
 bool ConvPixelGemv::applies(const KernelContext& ctx, const TensorValue& x, const TensorValue& w,

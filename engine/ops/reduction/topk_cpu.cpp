@@ -47,8 +47,6 @@ Expected<void> topKKernel(KernelContext& ctx) {
     const T* src = x.data<T>();
     T* dv = (*values)->template data<T>();
     int64_t* di = (*indices)->template data<int64_t>();
-    // (value, index) pairs side by side: the comparisons read one contiguous array, not the strided input.
-    std::vector<std::pair<Cm, int64_t>> items(static_cast<size_t>(len));
     // A total order, as the algorithms need: NaN ranks above every number (first when largest, last when
     // smallest, as torch.topk), ties go to the lower index.
     auto before = [&](const std::pair<Cm, int64_t>& a, const std::pair<Cm, int64_t>& b) {
@@ -89,6 +87,9 @@ Expected<void> topKKernel(KernelContext& ctx) {
         return;
       }
     }
+    // Other types: (value, index) pairs side by side, so the comparisons read one contiguous array, not the
+    // strided input.
+    std::vector<std::pair<Cm, int64_t>> items(static_cast<size_t>(len));
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) {
         for (int64_t j = 0; j < len; ++j) items[size_t(j)] = {Cm(src[(o * len + j) * inner + i]), j};

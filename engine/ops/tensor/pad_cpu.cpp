@@ -148,11 +148,11 @@ Expected<void> padRowsKernel(KernelContext& ctx) {
   auto x = ctx.requireTensor(0);
   if (!x) return x.error();
   const TensorValue& in = **x;
-  std::array<uint8_t, 16> fill{};
-  if (in.rank() == 0 || !fillElement(in.dtype(), 0.0, fill)) return runReferenceKernel(ctx);
   auto plan = padPlan(ctx, in);
   if (!plan) return plan.error();
-  fillElement(in.dtype(), plan->constant, fill);
+  std::array<uint8_t, 16> fill{};
+  // A scalar, or a type without a fixed-size element: the reference's (and its error).
+  if (in.rank() == 0 || !fillElement(in.dtype(), plan->constant, fill)) return runReferenceKernel(ctx);
   const int64_t rank = in.rank(), last = rank - 1;
   const Dims& outDims = plan->outDims;
   auto y = ctx.allocateOutput(0, in.dtype(), outDims);
