@@ -326,10 +326,18 @@ int runModel(const RunOptions& o) {
   // against the same for a model with nothing in it, what a model costs to load and run.
   const int64_t processPeak = peakResidentBytes().value_or(0);
   // Threads asked for and used by the last timed run, fewer while other processes kept cores busy.
+  // And, where the first runs timed all of them against half (exec/thread_tuner.h), those times.
+  const auto& choice = report.threadChoice;
+  const std::string tunedJson =
+      choice ? fmt::format("{{\"all\":{},\"half\":{},\"all_ms\":{:.4f},\"half_ms\":{:.4f},\"chosen\":{}}}", choice->all,
+                           choice->half, choice->allMs, choice->halfMs, choice->chosen)
+             : std::string("null");
   const std::string threadsJson = fmt::format(
-      "{{\"requested\":{},\"last_run\":{},\"adaptive\":{},\"others_busy_cores\":{},\"shared_cores\":{}}}",
+      "{{\"requested\":{},\"last_run\":{},\"adaptive\":{},\"others_busy_cores\":{},\"shared_cores\":{},"
+      "\"tuned\":{}}}",
       o.threads, report.threads, !o.fixedThreads,
-      report.othersBusy ? fmt::format("{:.2f}", *report.othersBusy) : std::string("null"), report.sharedCores);
+      report.othersBusy ? fmt::format("{:.2f}", *report.othersBusy) : std::string("null"), report.sharedCores,
+      tunedJson);
   std::string threadsText = fmt::format("{} threads", o.threads);
   if (report.sharedCores && !o.fixedThreads)
     threadsText += fmt::format(", the last run on one free core and one shared: other processes kept {:.1f} cores busy",
@@ -337,6 +345,10 @@ int runModel(const RunOptions& o) {
   else if (report.sharedCores)
     threadsText += fmt::format(", the last run sharing busy cores in tasks: other processes kept {:.1f} cores busy",
                                report.othersBusy.value_or(0.0));
+  else if (choice && report.threads == choice->chosen && choice->chosen != o.threads)
+    threadsText += fmt::format(", {} used: the first runs took {:.3f} ms on {} against {:.3f} ms on {} "
+                               "(ONYX_TUNE_THREADS=0 keeps them all)",
+                               choice->chosen, choice->halfMs, choice->half, choice->allMs, choice->all);
   else if (report.threads != o.threads)
     threadsText += fmt::format(", {} in the last run: other processes kept {:.1f} cores busy", report.threads,
                                report.othersBusy.value_or(0.0));

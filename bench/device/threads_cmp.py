@@ -2,8 +2,10 @@
 # then ONNX Runtime in this process at the same threads. A pause opens each round: ONNX Runtime's threads
 # spin on after its runs, and an Onyx run started right after them sees cores busy and takes fewer threads.
 #   VARIANTS="name:ENV=V,ENV=V;name:" ROUNDS=3 PAUSE=0.7 python3 threads_cmp.py ROOT 16,8,4 ORT(0|1) MODEL...
-# Prints per model and thread count each variant's median of round medians, its ratio to ONNX Runtime and
-# the rounds. Variants start from the environment without GOMP_SPINCOUNT and ONYX_THREAD_BUDGET.
+# Onyx warms up 10 runs (runs of 8 threads or more time all of them against half in their first 10:
+# exec/thread_tuner.h), ONNX Runtime 5. Prints per model and thread count each variant's median of round
+# medians, its ratio to ONNX Runtime and the rounds. Variants start from the environment without
+# GOMP_SPINCOUNT, ONYX_THREAD_BUDGET and ONYX_TUNE_THREADS.
 import json, os, statistics, subprocess, sys, time
 root, threads, use_ort, models = sys.argv[1], [int(t) for t in sys.argv[2].split(",")], sys.argv[3] == "1", sys.argv[4:]
 rounds, pause = int(os.environ.get("ROUNDS", "3")), float(os.environ.get("PAUSE", "0.7"))
@@ -11,7 +13,7 @@ onyx = os.environ.get("ONYX", "./bin/onyx")
 variants = []
 for spec in os.environ.get("VARIANTS", "onyx:").split(";"):
     name, _, assignments = spec.partition(":")
-    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "ONYX_THREAD_BUDGET")}
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "ONYX_THREAD_BUDGET", "ONYX_TUNE_THREADS")}
     for kv in filter(None, assignments.split(",")):
         key, _, value = kv.partition("=")
         env[key] = value
@@ -22,7 +24,7 @@ if use_ort:
 
 def onyx_median(model_dir, th, env):
     p = subprocess.run([onyx, "run", model_dir + "/model.onnx", "--inputs", model_dir + "/test_data_set_0", "--threads",
-                        str(th), "--warmup", "5", "--iterations", "30", "--json"], capture_output=True, text=True, env=env)
+                        str(th), "--warmup", "10", "--iterations", "30", "--json"], capture_output=True, text=True, env=env)
     try:
         return json.loads(p.stdout)["latency_ms"]["median"]
     except (ValueError, KeyError):

@@ -3,6 +3,7 @@
 #include "exec/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <string_view>
@@ -22,7 +23,7 @@
 namespace onyx::exec {
 
 Executor::Executor(const Model& model, ExecutorOptions options)
-    : model_(model), options_(std::move(options)), pool_(options_.threads) {
+    : model_(model), options_(std::move(options)), pool_(options_.threads), tuner_(options_.tuneThreadsFrom) {
   BusyCores::shared();  // its first window starts now, before the first run
 }
 
@@ -182,6 +183,19 @@ ExecutorOptions::SharedCores sharedCoresMode(ExecutorOptions::SharedCores asked)
   return asked == Mode::Auto ? fromEnvironment : asked;
 }
 
+// The given inputs' dims as one number (FNV-1a): runs of other dims tune their threads again.
+uint64_t dimsSignature(const std::vector<const RunValue*>& given) {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  for (const RunValue* v : given) {
+    const auto* t = v ? std::get_if<TensorValue>(v) : nullptr;
+    mix(t ? t->rank() : ~uint64_t(0));
+    if (t)
+      for (int64_t d : t->dims()) mix(uint64_t(d));
+  }
+  return h;
+}
+
 }  // namespace
 
 Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
@@ -207,12 +221,13 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   if (profiler) profiler->beginIteration();
   lastRun_ = RunReport();
   const auto shared = sharedCoresMode(options_.sharedCores);
+  BusyCores& busy = options_.busyCores ? *options_.busyCores : BusyCores::shared();
   if (options_.adaptThreads) {
-    lastRun_.threads = BusyCores::shared().threadsFor(options_.threads);
-    lastRun_.othersBusy = BusyCores::shared().othersBusy();
+    lastRun_.threads = busy.threadsFor(options_.threads);
+    lastRun_.othersBusy = busy.othersBusy();
     // Left one free core: keep a second thread on a busy one, in tasks the first takes over from it. (With
     // no core free, the caller itself waits for slices: one thread.)
-    lastRun_.sharedCores = lastRun_.threads == 1 && options_.threads >= 2 && BusyCores::shared().freeCores() == 1 &&
+    lastRun_.sharedCores = lastRun_.threads == 1 && options_.threads >= 2 && busy.freeCores() == 1 &&
                            shared == ExecutorOptions::SharedCores::Auto;
     if (lastRun_.sharedCores) lastRun_.threads = 2;
   } else {
@@ -221,15 +236,20 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
     // leave that core to others.
     lastRun_.threads = options_.threads;
     if (options_.threads >= 2 && shared == ExecutorOptions::SharedCores::Auto) {
-      (void)BusyCores::shared().threadsFor(options_.threads);  // a fresh reading
-      lastRun_.othersBusy = BusyCores::shared().othersBusy();
-      lastRun_.sharedCores = lastRun_.othersBusy && BusyCores::shared().freeCores() < options_.threads;
+      (void)busy.threadsFor(options_.threads);  // a fresh reading
+      lastRun_.othersBusy = busy.othersBusy();
+      lastRun_.sharedCores = lastRun_.othersBusy && busy.freeCores() < options_.threads;
     }
   }
   if (shared == ExecutorOptions::SharedCores::Always && options_.threads >= 2) {
     lastRun_.sharedCores = true;
     lastRun_.threads = 2;
   }
+  // A quiet run of all the threads asked for, on host memory only: the tuner may halve it.
+  const bool tuning = options_.adaptThreads && !lastRun_.sharedCores && lastRun_.threads == options_.threads &&
+                      std::all_of(backends_.begin(), backends_.end(), [](const auto& b) { return b->usesHostMemory(); });
+  if (tuning) lastRun_.threads = tuner_.threadsFor(dimsSignature(given), options_.threads);
+  const auto started = std::chrono::steady_clock::now();
   struct EndRun {
     ThreadPool& pool;
     ~EndRun() { pool.endRun(); }
@@ -255,6 +275,10 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
     addCounters(lastRun_.device, backend->takeRunCounters());
   }
   if (profiler) profiler->endIteration();
+  if (tuning && result)
+    tuner_.record(lastRun_.threads,
+                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+  lastRun_.threadChoice = tuner_.decision();
   if (result && !profiler) rememberForReplay(given, *result);
   return result;
 }

@@ -12,9 +12,12 @@
 #include "exec/memory_planner.h"
 #include "exec/profiler.h"
 #include "exec/thread_pool.h"
+#include "exec/thread_tuner.h"
 #include "ir/model.h"
 
 namespace onyx::exec {
+
+class BusyCores;  // busy_cores.h
 
 struct ExecutorOptions {
   // Backends in preference order, by registered name (BackendRegistry); the fallback is always added last.
@@ -26,6 +29,11 @@ struct ExecutorOptions {
   // Run with fewer threads than `threads` while other processes keep cores busy (exec/busy_cores.h):
   // statically split kernels would wait for the thread that shares its core.
   bool adaptThreads = true;
+  // With adaptThreads, runs asked for this many threads or more try half of them in the first runs and keep
+  // half where all were not faster (exec/thread_tuner.h); 0: never. ONYX_TUNE_THREADS sets the default.
+  int tuneThreadsFrom = ThreadTuner::fromEnvironment();
+  // What adaptThreads reads: nullptr for the process's sensor (BusyCores::shared()); tests pass their own.
+  BusyCores* busyCores = nullptr;
   // Runs left one free core (adaptThreads) keep a second thread on a busy core in tasks the first takes over
   // (ThreadPool::beginSharedRun), and runs of fixed threads (adaptThreads off) left fewer free cores than
   // threads run all of them that way: Auto does that, Never runs the former on one thread and the latter as
@@ -73,6 +81,8 @@ struct RunReport {
   int threads = 0;           // CPU threads the run used (ExecutorOptions::adaptThreads)
   std::optional<double> othersBusy;  // cores other processes kept busy, where measured
   bool sharedCores = false;  // the run shared a busy core (ThreadPool::beginSharedRun)
+  // All the threads asked for against half, once the first runs have timed both (ExecutorOptions::tuneThreadsFrom).
+  std::optional<ThreadTuner::Decision> threadChoice;
   int channelBlockValues = 0;  // values written in channel blocks of 16 (ExecutorOptions::channelBlocks)
   std::vector<HostNodeRun> hostNodes;
   // False when the run repeated the last one's recorded device work without walking the plan (run_replay.h).
@@ -133,6 +143,7 @@ class Executor {
   std::map<const Graph*, std::unique_ptr<GraphPlan>> bodies_;
   SymBindings bindings_;
   RunReport lastRun_;
+  ThreadTuner tuner_;
   std::unique_ptr<RunReplay> replay_;  // the last run, when it can repeat without walking the plan
 };
 
