@@ -13,6 +13,7 @@
 #include "exec/compare.h"
 #include "exec/busy_cores.h"
 #include "exec/executor.h"
+#include "exec/run_threads.h"
 #include "onnx/onnx_io.h"
 #include "profile/profile_summary.h"
 #include "util/process_memory.h"
@@ -338,20 +339,7 @@ int runModel(const RunOptions& o) {
       o.threads, report.threads, !o.fixedThreads,
       report.othersBusy ? fmt::format("{:.2f}", *report.othersBusy) : std::string("null"), report.sharedCores,
       tunedJson);
-  std::string threadsText = fmt::format("{} threads", o.threads);
-  if (report.sharedCores && !o.fixedThreads)
-    threadsText += fmt::format(", the last run on one free core and one shared: other processes kept {:.1f} cores busy",
-                               report.othersBusy.value_or(0.0));
-  else if (report.sharedCores)
-    threadsText += fmt::format(", the last run sharing busy cores in tasks: other processes kept {:.1f} cores busy",
-                               report.othersBusy.value_or(0.0));
-  else if (choice && report.threads == choice->chosen && choice->chosen != o.threads)
-    threadsText += fmt::format(", {} used: the first runs took {:.3f} ms on {} against {:.3f} ms on {} "
-                               "(ONYX_TUNE_THREADS=0 keeps them all)",
-                               choice->chosen, choice->halfMs, choice->half, choice->allMs, choice->all);
-  else if (report.threads != o.threads)
-    threadsText += fmt::format(", {} in the last run: other processes kept {:.1f} cores busy", report.threads,
-                               report.othersBusy.value_or(0.0));
+  const std::string threadsText = exec::describeRunThreads(o.threads, !o.fixedThreads, report);
   if (o.json) {
     std::cout << fmt::format(
         "{{\"model\":\"{}\",\"iterations\":{},\"latency_ms\":{{\"median\":{:.4f},\"min\":{:.4f},\"max\":{:."

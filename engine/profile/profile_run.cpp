@@ -163,6 +163,8 @@ Expected<RunResult> runProfiled(const Model& model, const RunRequest& request,
   RunResult result;
   result.backendUsed = chosen;
   result.backendNote = note;
+  result.threadsAsked = request.threads;
+  result.adaptThreads = request.adaptThreads;
   auto cancelled = [&] { return cancel && cancel->load(); };
   for (int i = 0; i < request.warmup; ++i) {
     if (cancelled()) return result.cancelled = true, result;

@@ -62,6 +62,8 @@ struct RunResult {
   Profile profile;            // the timed iterations' events (empty when request.profile is false)
   exec::MemoryReport memory;  // the executor's memory plan after the runs
   exec::RunReport device;     // the last timed iteration's submits, waits, bytes moved and CPU nodes
+  int threadsAsked = 0;       // the request's threads; device.threads says what the last iteration used
+  bool adaptThreads = true;   // the request's
   std::string backendUsed;    // what "auto" resolved to
   std::string backendNote;    // why "auto" ran on the CPU when a device backend could not start, else empty
   bool cancelled = false;     // stopped between iterations: latency holds the iterations that ran

@@ -10,6 +10,7 @@
 
 #include "exec/busy_cores.h"
 #include "exec/executor.h"
+#include "exec/run_threads.h"
 #include "exec/thread_tuner.h"
 #include "onnx/onnx_io.h"
 #include "exec_kernel_test_util.h"
@@ -104,6 +105,30 @@ TEST(ExecThreadTuner, EnvironmentSetsWhereTuningStarts) {
   unsetenv("ONYX_TUNE_THREADS");
   EXPECT_EQ(ThreadTuner::fromEnvironment(), 8);
   if (saved) setenv("ONYX_TUNE_THREADS", keep.c_str(), 1);
+}
+
+TEST(ExecThreadTuner, RunThreadsInWords) {
+  RunReport report;
+  report.threads = 16;
+  EXPECT_EQ(describeRunThreads(16, true, report), "16 threads");
+  report.threadChoice = ThreadTuner::Decision{16, 8, 39.4, 30.3, 8};
+  report.threads = 8;
+  EXPECT_EQ(describeRunThreads(16, true, report),
+            "16 threads, 8 used: the first runs took 30.300 ms on 8 against 39.400 ms on 16 "
+            "(ONYX_TUNE_THREADS=0 keeps them all)");
+  report.threads = 5;  // busy cores after the decision: those are why
+  report.othersBusy = 11.0;
+  EXPECT_EQ(describeRunThreads(16, true, report), "16 threads, 5 in the last run: other processes kept 11.0 cores busy");
+  report.threadChoice = ThreadTuner::Decision{16, 8, 20.0, 30.3, 16};
+  report.threads = 16;
+  EXPECT_EQ(describeRunThreads(16, true, report), "16 threads");  // all of them kept: nothing to explain
+  report.sharedCores = true;
+  report.threads = 2;
+  report.othersBusy = 1.0;
+  EXPECT_EQ(describeRunThreads(2, true, report),
+            "2 threads, the last run on one free core and one shared: other processes kept 1.0 cores busy");
+  EXPECT_EQ(describeRunThreads(2, false, report),
+            "2 threads, the last run sharing busy cores in tasks: other processes kept 1.0 cores busy");
 }
 
 const char* kTwoNodes = R"(

@@ -481,6 +481,17 @@ class TestProfileViews : public QObject {
     QVERIFY(!results->outputs()->item(0, RunResultsPanel::First)->text().isEmpty());
     QCOMPARE(session()->profile().iterationCount(), 3);
     QVERIFY(results->deviceText().isEmpty());  // a CPU run moves nothing to a device
+    QVERIFY2(results->threadsText().startsWith(QStringLiteral("Threads: %1 threads").arg(request.threads)),
+             qPrintable(results->threadsText()));
+    // A run of many threads that kept half of them says so, with the first runs' times.
+    profile::RunResult tunedRun = *session()->lastRun();
+    tunedRun.threadsAsked = 16;
+    tunedRun.device.threads = 8;
+    tunedRun.device.threadChoice = exec::ThreadTuner::Decision{16, 8, 39.4, 30.3, 8};
+    session()->setRunResult(tunedRun);
+    QVERIFY2(results->threadsText().contains(
+                 QStringLiteral("16 threads, 8 used: the first runs took 30.300 ms on 8 against 39.400 ms on 16")),
+             qPrintable(results->threadsText()));
     // A device run's counters and CPU nodes show under the latency.
     profile::RunResult deviceRun = *session()->lastRun();
     deviceRun.device.device = {1, 1, 602112, 4000};

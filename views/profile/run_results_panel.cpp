@@ -5,6 +5,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "exec/run_threads.h"
 #include "profile_session.h"
 
 namespace onyx::views {
@@ -13,6 +14,9 @@ RunResultsPanel::RunResultsPanel(ProfileSession* session, QWidget* parent)
     : QWidget(parent), session_(session) {
   latency_ = new QLabel(this);
   latency_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  threads_ = new QLabel(this);
+  threads_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  threads_->setWordWrap(true);
   device_ = new QLabel(this);
   device_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   device_->setWordWrap(true);
@@ -26,6 +30,7 @@ RunResultsPanel::RunResultsPanel(ProfileSession* session, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(latency_);
+  layout->addWidget(threads_);
   layout->addWidget(device_);
   layout->addWidget(outputs_, 1);
   connect(session_, &ProfileSession::runFinished, this, &RunResultsPanel::rebuild);
@@ -36,6 +41,10 @@ QString RunResultsPanel::latencyText() const {
   return latency_->text();
 }
 
+QString RunResultsPanel::threadsText() const {
+  return threads_->text();
+}
+
 QString RunResultsPanel::deviceText() const {
   return device_->text();
 }
@@ -44,6 +53,8 @@ void RunResultsPanel::rebuild() {
   const auto& run = session_->lastRun();
   if (!run) {
     latency_->setText(tr("No run yet: Profile > Run… runs the model here."));
+    threads_->clear();
+    threads_->hide();
     device_->clear();
     device_->hide();
     outputs_->setRowCount(0);
@@ -59,6 +70,12 @@ void RunResultsPanel::rebuild() {
                         .arg(l.max(), 0, 'f', 3)
                         .arg(l.mean(), 0, 'f', 3));
   const exec::RunReport& d = run->device;
+  // A run that did not get as far as a timed iteration has no threads to tell.
+  threads_->setText(d.threads > 0 ? tr("Threads: %1")
+                                        .arg(QString::fromStdString(
+                                            exec::describeRunThreads(run->threadsAsked, run->adaptThreads, d)))
+                                  : QString());
+  threads_->setVisible(d.threads > 0);
   const bool onDevice = d.device.submits > 0 || !d.hostNodes.empty();
   QString device = tr("Last run on the device: %1 queue submits, %2 host waits, %3 bytes up, %4 bytes down")
                        .arg(d.device.submits)

@@ -18,6 +18,8 @@ class RunResultsPanel : public QWidget {
   explicit RunResultsPanel(ProfileSession* session, QWidget* parent = nullptr);
   QString latencyText() const;
   QString deviceText() const;
+  // The threads asked for and what the last iteration used instead, and why (exec/run_threads.h).
+  QString threadsText() const;
   QTableWidget* outputs() const { return outputs_; }
   enum Column { Name, Type, Min, Max, Mean, First, ColumnCount };
 
@@ -25,6 +27,7 @@ class RunResultsPanel : public QWidget {
   void rebuild();
   ProfileSession* session_;
   QLabel* latency_;
+  QLabel* threads_;
   QLabel* device_;
   QTableWidget* outputs_;
 };
