@@ -486,6 +486,7 @@ class TestProfileViews : public QObject {
     // A run of many threads that kept half of them says so, with the first runs' times.
     profile::RunResult tunedRun = *session()->lastRun();
     tunedRun.threadsAsked = 16;
+    tunedRun.device = exec::RunReport();  // a quiet machine's, whatever this one's last run saw
     tunedRun.device.threads = 8;
     tunedRun.device.threadChoice = exec::ThreadTuner::Decision{16, 8, 39.4, 30.3, 8};
     session()->setRunResult(tunedRun);
