@@ -248,7 +248,10 @@ Expected<std::vector<RunValue>> Executor::run(const NamedValues& inputs) {
   // A quiet run of all the threads asked for, on host memory only: the tuner may halve it.
   const bool tuning = options_.adaptThreads && !lastRun_.sharedCores && lastRun_.threads == options_.threads &&
                       std::all_of(backends_.begin(), backends_.end(), [](const auto& b) { return b->usesHostMemory(); });
-  if (tuning) lastRun_.threads = tuner_.threadsFor(dimsSignature(given), options_.threads);
+  if (tuning) {
+    lastRun_.threads = tuner_.threadsFor(dimsSignature(given), options_.threads);
+    lastRun_.threadsOnTrial = tuner_.tunes(options_.threads) && !tuner_.decision();
+  }
   const auto started = std::chrono::steady_clock::now();
   struct EndRun {
     ThreadPool& pool;

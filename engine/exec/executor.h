@@ -83,6 +83,7 @@ struct RunReport {
   bool sharedCores = false;  // the run shared a busy core (ThreadPool::beginSharedRun)
   // All the threads asked for against half, once the first runs have timed both (ExecutorOptions::tuneThreadsFrom).
   std::optional<ThreadTuner::Decision> threadChoice;
+  bool threadsOnTrial = false;  // the tuner chose this run's threads to time them, before its decision
   int channelBlockValues = 0;  // values written in channel blocks of 16 (ExecutorOptions::channelBlocks)
   std::vector<HostNodeRun> hostNodes;
   // False when the run repeated the last one's recorded device work without walking the plan (run_replay.h).

@@ -16,6 +16,10 @@ std::string describeRunThreads(int asked, bool adaptive, const RunReport& report
     text += fmt::format(", {} used: the first runs took {:.3f} ms on {} against {:.3f} ms on {} "
                         "(ONYX_TUNE_THREADS=0 keeps them all)",
                         choice->chosen, choice->halfMs, choice->half, choice->allMs, choice->all);
+  else if (report.threadsOnTrial && report.threads != asked)
+    text += fmt::format(", {} in the last run: the first runs time all of them against half "
+                        "(ONYX_TUNE_THREADS=0 keeps them all)",
+                        report.threads);
   else if (report.threads != asked)
     text += fmt::format(", {} in the last run: other processes kept {:.1f} cores busy", report.threads, busy);
   return text;

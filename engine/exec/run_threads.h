@@ -7,7 +7,7 @@
 namespace onyx::exec {
 
 // "16 threads", then what the last run used instead and why: other processes' busy cores, a shared core, or
-// the tuner's choice (exec/thread_tuner.h). `adaptive`: ExecutorOptions::adaptThreads.
+// the tuner (exec/thread_tuner.h): its choice, or a run timing half before it chose. `adaptive`: ExecutorOptions::adaptThreads.
 std::string describeRunThreads(int asked, bool adaptive, const RunReport& report);
 
 }  // namespace onyx::exec

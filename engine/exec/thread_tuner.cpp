@@ -23,7 +23,7 @@ int ThreadTuner::fromEnvironment() {
 }
 
 int ThreadTuner::threadsFor(uint64_t dims, int asked) {
-  if (from_ <= 0 || asked < std::max(from_, 2)) return asked;
+  if (!tunes(asked)) return asked;
   if (dims != dims_ || asked != asked_) {
     *this = ThreadTuner(from_);
     dims_ = dims;

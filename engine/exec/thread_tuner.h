@@ -7,6 +7,7 @@
 // after kSamples counted runs at each, later runs take half unless all the threads were at least kMargin
 // faster (fewer threads for the same time leave cores to the user's other programs). Runs with other input
 // dims tune again. Off with ONYX_TUNE_THREADS=0 or ExecutorOptions::tuneThreadsFrom = 0.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -29,6 +30,8 @@ class ThreadTuner {
   // `from`: the fewest threads asked for that are tuned (0: none).
   explicit ThreadTuner(int from) : from_(from) {}
 
+  // Whether runs asked for this many threads are tuned at all.
+  bool tunes(int asked) const { return from_ > 0 && asked >= std::max(from_, 2); }
   // Threads for the next run with inputs of `dims` (a signature of their dims) when `asked` threads may run.
   int threadsFor(uint64_t dims, int asked);
   // The run just made with the count threadsFor gave, and its wall time.

@@ -119,6 +119,14 @@ TEST(ExecThreadTuner, RunThreadsInWords) {
   report.threads = 5;  // busy cores after the decision: those are why
   report.othersBusy = 11.0;
   EXPECT_EQ(describeRunThreads(16, true, report), "16 threads, 5 in the last run: other processes kept 11.0 cores busy");
+  report.othersBusy.reset();
+  report.threadChoice.reset();
+  report.threadsOnTrial = true;  // a run timing half before the decision: not other processes' doing
+  report.threads = 8;
+  EXPECT_EQ(describeRunThreads(16, true, report),
+            "16 threads, 8 in the last run: the first runs time all of them against half "
+            "(ONYX_TUNE_THREADS=0 keeps them all)");
+  report.threadsOnTrial = false;
   report.threadChoice = ThreadTuner::Decision{16, 8, 20.0, 30.3, 16};
   report.threads = 16;
   EXPECT_EQ(describeRunThreads(16, true, report), "16 threads");  // all of them kept: nothing to explain
@@ -141,6 +149,7 @@ two (float[64, 256] x, float[256, 256] w) => (float[64, 256] y) {
 
 struct ExecutorRuns {
   std::vector<int> threads;
+  std::vector<bool> onTrial;
   std::vector<RunValue> last;
   std::optional<ThreadTuner::Decision> choice;
 };
@@ -166,6 +175,7 @@ ExecutorRuns runExecutor(int tuneFrom, bool adapt, int runs) {
     EXPECT_TRUE(out.ok()) << out.error().toString();
     if (out.ok()) result.last = std::move(*out);
     result.threads.push_back((*executor)->lastRunReport().threads);
+    result.onTrial.push_back((*executor)->lastRunReport().threadsOnTrial);
     result.choice = (*executor)->lastRunReport().threadChoice;
   }
   return result;
@@ -181,11 +191,14 @@ TEST(ExecThreadTuner, ExecutorRunsFollowTheTuner) {
   EXPECT_GT(tuned.choice->allMs, 0);
   EXPECT_GT(tuned.choice->halfMs, 0);
   for (size_t r = 10; r < tuned.threads.size(); ++r) EXPECT_EQ(tuned.threads[r], tuned.choice->chosen) << "run " << r;
+  EXPECT_EQ(tuned.onTrial, std::vector<bool>({true, true, true, true, true, true, true, true, true, true, false,
+                                              false, false}));
 
   // Fixed threads, or tuning off: every run on all four, no decision; and the same outputs as the tuned runs.
   for (const ExecutorRuns& plain : {runExecutor(2, false, 4), runExecutor(0, true, 12)}) {
     EXPECT_EQ(plain.threads, std::vector<int>(plain.threads.size(), 4));
     EXPECT_FALSE(plain.choice);
+    EXPECT_EQ(plain.onTrial, std::vector<bool>(plain.onTrial.size(), false));
     const auto& a = std::get<TensorValue>(plain.last[0]);
     const auto& b = std::get<TensorValue>(tuned.last[0]);
     ASSERT_EQ(a.dims(), b.dims());
