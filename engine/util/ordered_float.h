@@ -16,4 +16,17 @@ inline uint32_t orderedFloatBits(float v) {
   return std::isnan(v) ? 0xFFFFFFFFu : key;
 }
 
+// One integer per candidate that sorts as (score, position) with ties to the lower position: the score's
+// ordered bits over the position, reversed where the keys sort descending (the largest first), so that the
+// lower position still comes first among equal scores. Positions below 2^32.
+inline uint64_t scoreRankKey(float score, uint32_t position, bool descending) {
+  return uint64_t(orderedFloatBits(score)) << 32 | (descending ? 0xFFFFFFFFu - position : position);
+}
+
+// The position a scoreRankKey holds.
+inline uint32_t scoreRankPosition(uint64_t key, bool descending) {
+  const uint32_t low = uint32_t(key);
+  return descending ? 0xFFFFFFFFu - low : low;
+}
+
 }  // namespace onyx

@@ -158,16 +158,16 @@ Expected<void> nmsKernel(KernelContext& ctx) {
       // threshold leaves NaN out.
       std::vector<int64_t> order;
       if (scores.dtype() == DataType::Float && n < (int64_t(1) << 32)) {
-        // One integer key per candidate (util/ordered_float.h) over the box index reversed, sorted
-        // descending: ssdlite's 27,000 scores took the index comparator 1 ms.
+        // One integer key per candidate (scoreRankKey, util/ordered_float.h), sorted descending: ssdlite's
+        // 27,000 scores took the index comparator 1 ms.
         const float* classRow = scores.data<float>() + (b * classes + c) * n;
         keys.clear();
         for (int64_t i = 0; i < n; ++i)
           if (!hasScoreThreshold || classRow[i] > scoreThreshold)
-            keys.push_back(uint64_t(orderedFloatBits(classRow[i])) << 32 | (uint64_t(0xFFFFFFFFu) - uint64_t(i)));
+            keys.push_back(scoreRankKey(classRow[i], uint32_t(i), true));
         std::sort(keys.begin(), keys.end(), std::greater<uint64_t>());
         order.reserve(keys.size());
-        for (uint64_t key : keys) order.push_back(int64_t(0xFFFFFFFFu - uint32_t(key)));
+        for (uint64_t key : keys) order.push_back(scoreRankPosition(key, true));
       } else {
         classScores.resize(size_t(n));
         for (int64_t i = 0; i < n; ++i) {
