@@ -221,6 +221,7 @@ class DnnlConv final : public Kernel {
     pixelGemvAnswer_.forget();
     dilatedTapsAnswer_.forget();
     slabs_.clear();
+    winogradSlabs_.clear();
     return true;
   }
 
@@ -287,6 +288,15 @@ class DnnlConv final : public Kernel {
       static const std::string kTaps = "dilated-taps:" + std::string(cpuIsaName(cpuIsa()));  // fixed per process
       implementation_ = kTaps;
       return dilatedTaps_.run(ctx, x, w, stages);
+    }
+    if (ctx.pool().sharesCores() && parts.size() == 1 && !scale) {
+      auto slabbed = winogradSlabs_.run(ctx, x, w, constantWeights_ || ctx.inputIsConstant(1), postOps_, fused,
+                                        implementation_);
+      if (!slabbed) return slabbed.error();
+      if (*slabbed) {
+        winograd_ = true;
+        return {};
+      }
     }
     if (ctx.pool().sharesCores()) {
       auto slabbed =
@@ -703,6 +713,7 @@ class DnnlConv final : public Kernel {
   std::vector<float> scaledPlain_;  // scaleWeights' product, plain [M, C]
   TensorValue product_;             // multiply()'s
   ConvSlabs slabs_;                     // shared-cores runs
+  WinogradSlabs winogradSlabs_;         // shared-cores runs of Winograd Convs
 };
 
 Expected<std::unique_ptr<Kernel>> makeConv(const PrepareContext& p) {

@@ -1,11 +1,14 @@
 // Conv as row slabs in shared-cores runs (conv_slabs_dnnl.h).
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
+
+#include <unistd.h>
 
 #include "exec/cpu/window_geometry.h"
 #include "exec/kernel_util.h"
@@ -37,26 +40,25 @@ int64_t rowElements(int64_t channels, int64_t width, bool channelsLast) {
   return channelsLast ? channels * width : width;
 }
 
-// The calling thread's scratchpad for the slab primitives. oneDNN's own (scratchpad_mode::library) is one
-// buffer for the whole process unless it was built with ONEDNN_ENABLE_CONCURRENT_EXEC, which Debian's is
-// not: two slabs at once wrote over each other's (wrong rows, seen in the tests).
-void* threadScratchpad(size_t bytes) {
-  struct Buffer {
-    void* data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (bytes > buffer.size) {
-    std::free(buffer.data);
-    buffer.size = (bytes + 4095) / 4096 * 4096;
-    buffer.data = std::aligned_alloc(4096, buffer.size);
-    if (!buffer.data) {
-      buffer.size = 0;
-      throw std::bad_alloc();
-    }
-  }
-  return buffer.data;
+std::atomic<int64_t> cachedElementsForTests{-1};
+
+// The floats a core's L2 cache holds (1 MiB where the system does not say): weights that fit stay there from
+// one slab to the next on the same core.
+int64_t cachedElements() {
+  static const int64_t bytes = [] {
+    const long size = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return size > 0 ? int64_t(size) : int64_t(1) << 20;
+  }();
+  const int64_t forTests = cachedElementsForTests.load();
+  return forTests >= 0 ? forTests : bytes / int64_t(sizeof(float));
+}
+
+// Copies `channels` channels from channel `from` of each of `pixels` channels-last pixels of `fromChannels`
+// channels to channel `to` of pixels of `toChannels`.
+void copyChannels(const float* source, int64_t fromChannels, int64_t from, float* target, int64_t toChannels,
+                  int64_t to, int64_t channels, int64_t pixels) {
+  for (int64_t i = 0; i < pixels; ++i)
+    std::memcpy(target + i * toChannels + to, source + i * fromChannels + from, size_t(channels) * sizeof(float));
 }
 
 // Output rows [0, outRows) split evenly into `count` slabs, each with the input rows of [0, height) its
@@ -84,23 +86,52 @@ std::optional<std::vector<SlabRows>> cutRows(int64_t outRows, int64_t count, int
 
 }  // namespace
 
+float* slabThreadBuffer(SlabBuffer use, size_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    size_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffers[kSlabBufferUses];
+  Buffer& buffer = buffers[use];
+  if (bytes > buffer.size) {
+    std::free(buffer.data);
+    buffer.size = (bytes + 4095) / 4096 * 4096;
+    buffer.data = std::aligned_alloc(4096, buffer.size);
+    if (!buffer.data) {
+      buffer.size = 0;
+      throw std::bad_alloc();
+    }
+  }
+  return static_cast<float*>(buffer.data);
+}
+
 struct ConvSlabs::Plan {
   struct Shape {  // slabs of one geometry share primitives
-    int64_t inRows = 0, outRows = 0, padTop = 0, padBottom = 0;
+    int64_t inRows = 0, outRows = 0, padTop = 0, padBottom = 0, channels = 0;  // channels: output ones
     std::vector<dnnl::convolution_forward> primitives;  // per part
-    std::vector<memory> weights;                        // per part, in the primitive's layout
-    std::vector<memory::desc> scratchpads;              // per part (user-managed: threadScratchpad)
+    std::vector<memory::desc> weightLayouts;            // per part: the primitive's weights layout
+    std::vector<memory::desc> scratchpads;              // per part (user-managed: slabThreadBuffer)
+  };
+  struct Slab {
+    SlabRows rows;
+    int64_t channelBegin = 0, channels = 0;  // the output channels it writes
+    size_t shape = 0;
+    std::vector<memory> weights;  // per part, in its shape's layout
+    memory bias;                  // its channels of the bias; null without one
   };
   Dims outDims;
   bool dstChannelsLast = false;
+  // Slabs of output channels over all rows (chooseChannelSlabs), each written to a buffer of the calling thread
+  // and copied into the output's channels: oneDNN's fast convolutions write dense tensors only.
+  bool byChannels = false;
   // Per part: a plain part is reordered into a channels-last copy first (oneDNN has only reference code for
   // slabs of plain tensors); null for a channels-last part, read where it lies.
   std::vector<std::unique_ptr<std::vector<float>>> copies;
   std::vector<dnnl::reorder> toChannelsLast;
-  std::vector<SlabRows> slabs;
-  std::vector<size_t> slabShape;  // index into shapes, per slab
+  std::vector<Slab> slabs;
   std::vector<Shape> shapes;
-  memory bias;
+  memory bias;  // all of it
   std::string implementation;
 };
 
@@ -114,6 +145,18 @@ void ConvSlabs::clear() {
 int64_t ConvSlabs::slabCount(int64_t flops, int64_t rows, int threads) {
   const int64_t byWork = std::max<int64_t>(1, flops / kFlopsPerSlab);
   return std::clamp<int64_t>(std::min(byWork, 8 * int64_t(threads)), 1, rows);
+}
+
+void ConvSlabs::setCachedElementsForTests(int64_t elements) {
+  cachedElementsForTests.store(elements);
+}
+
+bool ConvSlabs::chooseChannelSlabs(int64_t weightElements, int64_t inputElements, int64_t rowSlabs,
+                                   int64_t channelSlabs, int64_t cachedElements) {
+  if (channelSlabs < 2) return false;
+  if (rowSlabs < 2) return true;
+  const int64_t rowsRead = (weightElements > cachedElements ? rowSlabs : 1) * weightElements + inputElements;
+  return weightElements + channelSlabs * inputElements < rowsRead;
 }
 
 Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const TensorValue*>& parts,
@@ -142,10 +185,12 @@ Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const Tensor
   if (!y) return y.error();
   (*y)->setChannelsLast(plan.dstChannelsLast);
   float* out = (*y)->data<float>();
+  const float* residual = nullptr;  // the sum post-op adds to what its destination holds
   for (const ConvPostOp& op : postOps) {
     if (!fused || op.residual < 0) continue;
     const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
-    std::memcpy(out, r.raw(), r.byteSize());  // the sum post-op adds to it (layouts checked in makePlan)
+    residual = r.data<float>();
+    if (!plan.byChannels) std::memcpy(out, r.raw(), r.byteSize());  // layouts checked in makePlan
   }
   const int64_t outRowElements = rowElements(outChannels, outWidth, plan.dstChannelsLast);
   std::vector<const float*> sources;
@@ -164,25 +209,34 @@ Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const Tensor
   }
   try {
     ctx.pool().runTasks(int64_t(plan.slabs.size()), [&](int64_t s) {
-      const SlabRows& slab = plan.slabs[size_t(s)];
-      Plan::Shape& shape = plan.shapes[plan.slabShape[size_t(s)]];
+      const Plan::Slab& slab = plan.slabs[size_t(s)];
+      Plan::Shape& shape = plan.shapes[slab.shape];
       thread_local dnnl::stream stream(cpuEngine());
-      memory dst(rowsDesc(outChannels, slab.outRows, outWidth, plan.dstChannelsLast, outHeight), cpuEngine(),
-                 out + slab.outBegin * outRowElements);
+      const int64_t pixels = outHeight * outWidth;
+      float* target = out + slab.rows.outBegin * outRowElements;
+      memory::desc dstMd = rowsDesc(outChannels, slab.rows.outRows, outWidth, plan.dstChannelsLast, outHeight);
+      if (plan.byChannels) {
+        target = slabThreadBuffer(kSlabOutput, size_t(slab.channels * pixels) * sizeof(float));
+        dstMd = rowsDesc(slab.channels, outHeight, outWidth, true, outHeight);
+        if (residual) copyChannels(residual, outChannels, slab.channelBegin, target, slab.channels, 0, slab.channels, pixels);
+      }
+      memory dst(dstMd, cpuEngine(), target);
       for (size_t p = 0; p < parts.size(); ++p) {
         const TensorValue& in = *parts[p];
         const int64_t channels = in.dim(1), height = in.dim(2), width = in.dim(3);
-        memory src(rowsDesc(channels, slab.inRows, width, true, height), cpuEngine(),
-                   const_cast<float*>(sources[p]) + slab.inBegin * rowElements(channels, width, true));
+        memory src(rowsDesc(channels, slab.rows.inRows, width, true, height), cpuEngine(),
+                   const_cast<float*>(sources[p]) + slab.rows.inBegin * rowElements(channels, width, true));
         std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, shape.weights[p]}, {DNNL_ARG_DST, dst}};
-        if (p == 0 && plan.bias) args[DNNL_ARG_BIAS] = plan.bias;
+            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, slab.weights[p]}, {DNNL_ARG_DST, dst}};
+        if (p == 0 && slab.bias) args[DNNL_ARG_BIAS] = slab.bias;
         const memory::desc scratchpadMd = shape.scratchpads[p];
         if (scratchpadMd.get_size() > 0)
-          args[DNNL_ARG_SCRATCHPAD] = memory(scratchpadMd, cpuEngine(), threadScratchpad(scratchpadMd.get_size()));
+          args[DNNL_ARG_SCRATCHPAD] =
+              memory(scratchpadMd, cpuEngine(), slabThreadBuffer(kSlabScratchpad, scratchpadMd.get_size()));
         shape.primitives[p].execute(stream, args);
       }
       stream.wait();
+      if (plan.byChannels) copyChannels(target, slab.channels, 0, out, outChannels, slab.channelBegin, slab.channels, pixels);
     });
   } catch (const dnnl::error& e) {
     return ctx.error(std::string("oneDNN could not run a slab of the convolution: ") + e.what());
@@ -222,45 +276,71 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
   }
   const TensorValue& bias = ctx.input(2);
   if (!bias.empty() && (bias.count() != m || bias.dtype() != DataType::Float)) return nullptr;
+  if (!bias.empty()) {
+    plan->bias = memory(memory::desc({m}, memory::data_type::f32, Tag::a), cpuEngine());
+    std::memcpy(plan->bias.get_data_handle(), bias.raw(), size_t(m) * sizeof(float));
+  }
 
-  // The slabs: output rows split evenly, each reading the input rows its windows cover.
-  const int64_t outRows = plan->outDims[2];
-  const int64_t slabs = slabCount(convFlops(ctx), outRows, ctx.pool().threadCount());
-  if (slabs < 2) return nullptr;
+  // The slabs: output rows split evenly, each reading the input rows its windows cover; or, where that reads
+  // less (chooseChannelSlabs), output channels in whole vector blocks, each over all rows.
+  const int64_t outRows = plan->outDims[2], flops = convFlops(ctx);
+  const int threads = ctx.pool().threadCount();
   const int64_t extent = (g->kernel[0] - 1) * g->dilations[0] + 1;
-  const auto rows = cutRows(outRows, slabs, height, g->strides[0], extent, g->padsBegin[0]);
-  if (!rows) return nullptr;
-  for (const SlabRows& slab : *rows) {
+  const int64_t rowSlabs = slabCount(flops, outRows, threads);
+  const auto rows = rowSlabs >= 2 ? cutRows(outRows, rowSlabs, height, g->strides[0], extent, g->padsBegin[0])
+                                  : std::nullopt;
+  const int64_t block = cpuIsa() == CpuIsa::Avx512 ? 16 : 8, blocks = (m + block - 1) / block;
+  const int64_t channelSlabs = groups == 1 && dstChannelsLast ? slabCount(flops, blocks, threads) : 1;
+  plan->byChannels =
+      chooseChannelSlabs(w.count(), channels * height * width, rows ? rowSlabs : 1, channelSlabs, cachedElements());
+  if (!plan->byChannels && !rows) return nullptr;
+  auto shapeOf = [&plan](const SlabRows& slab, int64_t slabChannels) {
     size_t shape = 0;
     while (shape < plan->shapes.size() &&
            std::tie(plan->shapes[shape].inRows, plan->shapes[shape].outRows, plan->shapes[shape].padTop,
-                    plan->shapes[shape].padBottom) !=
-               std::tie(slab.inRows, slab.outRows, slab.padTop, slab.padBottom))
+                    plan->shapes[shape].padBottom, plan->shapes[shape].channels) !=
+               std::tie(slab.inRows, slab.outRows, slab.padTop, slab.padBottom, slabChannels))
       ++shape;
     if (shape == plan->shapes.size())
-      plan->shapes.push_back({slab.inRows, slab.outRows, slab.padTop, slab.padBottom, {}, {}});
-    plan->slabs.push_back(slab);
-    plan->slabShape.push_back(shape);
+      plan->shapes.push_back({slab.inRows, slab.outRows, slab.padTop, slab.padBottom, slabChannels, {}, {}, {}});
+    return shape;
+  };
+  if (plan->byChannels) {
+    const SlabRows all = (*cutRows(outRows, 1, height, g->strides[0], extent, g->padsBegin[0]))[0];
+    int64_t next = 0;  // block
+    for (int64_t s = 0; s < channelSlabs; ++s) {
+      Plan::Slab slab;
+      slab.rows = all;
+      slab.channelBegin = next * block;
+      next += blocks / channelSlabs + (s < blocks % channelSlabs ? 1 : 0);
+      slab.channels = std::min(m, next * block) - slab.channelBegin;
+      slab.shape = shapeOf(all, slab.channels);
+      plan->slabs.push_back(std::move(slab));
+    }
+  } else {
+    for (const SlabRows& rowsOfSlab : *rows) {
+      Plan::Slab slab;
+      slab.rows = rowsOfSlab;
+      slab.channels = m;
+      slab.shape = shapeOf(rowsOfSlab, m);
+      plan->slabs.push_back(std::move(slab));
+    }
   }
 
-  const memory::desc biasMd({m}, memory::data_type::f32, Tag::a);
   try {
     dnnl::stream stream(cpuEngine());
     for (Plan::Shape& shape : plan->shapes) {
-      int64_t offset = 0;  // input channels of the parts before
       for (size_t p = 0; p < parts.size(); ++p) {
         const TensorValue& in = *parts[p];
         const bool first = p == 0, last = p + 1 == parts.size();
-        memory::dims wDims = {m, in.dim(1), w.dim(2), w.dim(3)};
-        Tag wTag = Tag::abcd;
-        if (groups > 1) {
-          wDims = {groups, m / groups, w.dim(1), w.dim(2), w.dim(3)};
-          wTag = Tag::abcde;
-        }
+        memory::dims wDims = {shape.channels, in.dim(1), w.dim(2), w.dim(3)};
+        if (groups > 1) wDims = {groups, m / groups, w.dim(1), w.dim(2), w.dim(3)};
         const memory::desc src = rowsDesc(in.dim(1), shape.inRows, width, true, height);
-        const memory::desc dst =
-            rowsDesc(m, shape.outRows, plan->outDims[3], dstChannelsLast, plan->outDims[2]);
+        const memory::desc dst = plan->byChannels
+                                     ? rowsDesc(shape.channels, shape.outRows, plan->outDims[3], true, shape.outRows)
+                                     : rowsDesc(m, shape.outRows, plan->outDims[3], dstChannelsLast, outRows);
         const memory::desc wAny(wDims, memory::data_type::f32, Tag::any);
+        const memory::desc biasMd({shape.channels}, memory::data_type::f32, Tag::a);
         const memory::dims padsBegin = {shape.padTop, g->padsBegin[1]}, padsEnd = {shape.padBottom, g->padsEnd[1]};
         const bool biased = first && !bias.empty();
         const auto desc =
@@ -285,36 +365,56 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
         dnnl::convolution_forward::primitive_desc pd(desc, attr, cpuEngine());
         const std::string name = pd.impl_info_str();
         if (name.find("ref") != std::string::npos) return nullptr;  // slow on slabs: the whole tensor instead
-        if (plan->implementation.empty()) plan->implementation = "slabs:" + name;
+        if (plan->implementation.empty())
+          plan->implementation = (plan->byChannels ? "slabs:channels:" : "slabs:") + name;
         shape.primitives.emplace_back(pd);
+        shape.weightLayouts.push_back(pd.weights_desc());
         shape.scratchpads.push_back(pd.scratchpad_desc());
-        // The weights, in this primitive's layout; the same memory as an earlier shape's where it matches.
+      }
+    }
+    // The weights of each slab, in its primitive's layout: row slabs share them where the layouts match.
+    std::vector<std::vector<memory>> packed(parts.size());  // per part: row slabs' weights so far
+    for (Plan::Slab& slab : plan->slabs) {
+      const Plan::Shape& shape = plan->shapes[slab.shape];
+      int64_t offset = 0;  // input channels of the parts before
+      for (size_t p = 0; p < parts.size(); ++p) {
+        const TensorValue& in = *parts[p];
+        const memory::desc& layout = shape.weightLayouts[p];
         std::optional<memory> shared;
-        for (const Plan::Shape& other : plan->shapes)
-          if (&other != &shape && other.weights.size() > p && other.weights[p].get_desc() == pd.weights_desc())
-            shared = other.weights[p];
+        if (!plan->byChannels)
+          for (const memory& other : packed[p])
+            if (other.get_desc() == layout) shared = other;
         if (shared) {
-          shape.weights.push_back(*shared);
+          slab.weights.push_back(*shared);
         } else {
-          // A part reads its own input channels of every filter (groups are 1 then).
+          // A part reads its own input channels of its slab's filters (groups are 1 then).
           std::vector<float> slice;
           const float* weights = w.data<float>();
-          if (parts.size() > 1) {
+          memory::dims wDims = {groups, m / groups, w.dim(1), w.dim(2), w.dim(3)};
+          Tag wTag = Tag::abcde;
+          if (groups == 1) {
             const int64_t taps = w.dim(2) * w.dim(3);
-            slice.resize(size_t(m * in.dim(1) * taps));
-            for (int64_t o = 0; o < m; ++o)
-              std::memcpy(slice.data() + o * in.dim(1) * taps, weights + (o * w.dim(1) + offset) * taps,
+            wDims = {slab.channels, in.dim(1), w.dim(2), w.dim(3)};
+            wTag = Tag::abcd;
+            slice.resize(size_t(slab.channels * in.dim(1) * taps));
+            for (int64_t o = 0; o < slab.channels; ++o)
+              std::memcpy(slice.data() + o * in.dim(1) * taps,
+                          weights + ((slab.channelBegin + o) * w.dim(1) + offset) * taps,
                           size_t(in.dim(1) * taps) * sizeof(float));
             weights = slice.data();
           }
           memory user({wDims, memory::data_type::f32, wTag}, cpuEngine(), const_cast<float*>(weights));
-          memory packed(pd.weights_desc(), cpuEngine());
-          dnnl::reorder(user, packed).execute(stream, user, packed);
+          memory mine(layout, cpuEngine());
+          dnnl::reorder(user, mine).execute(stream, user, mine);
           stream.wait();  // before the slice goes
-          shape.weights.push_back(packed);
+          slab.weights.push_back(mine);
+          if (!plan->byChannels) packed[p].push_back(mine);
         }
         offset += in.dim(1);
       }
+      if (plan->bias)
+        slab.bias = memory(memory::desc({slab.channels}, memory::data_type::f32, Tag::a), cpuEngine(),
+                           static_cast<float*>(plan->bias.get_data_handle()) + slab.channelBegin);
     }
   } catch (const dnnl::error& e) {
     return nullptr;  // oneDNN has no primitive for this slab: the whole tensor instead
@@ -329,10 +429,6 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
     memory plain({part->dims(), memory::data_type::f32, Tag::abcd}, cpuEngine(), nullptr);
     memory copy({part->dims(), memory::data_type::f32, Tag::acdb}, cpuEngine(), nullptr);
     plan->toChannelsLast.emplace_back(plain, copy);
-  }
-  if (!bias.empty()) {
-    plan->bias = memory(biasMd, cpuEngine());
-    std::memcpy(plan->bias.get_data_handle(), bias.raw(), size_t(m) * sizeof(float));
   }
   return plan;
 }
