@@ -36,6 +36,12 @@ void futexWait(std::atomic<uint32_t>& word, uint32_t expected) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
 }
 
+// Like futexWait, for at most `timeout`.
+void futexWaitFor(std::atomic<uint32_t>& word, uint32_t expected, std::chrono::microseconds timeout) {
+  timespec span{0, long(std::chrono::nanoseconds(timeout).count())};
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, &span, nullptr, 0);
+}
+
 void futexWakeAll(std::atomic<uint32_t>& word) {
   syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1 << 30, nullptr, nullptr, 0);
 }
@@ -85,7 +91,9 @@ bool pinThread(pthread_t thread, int cpu) {
 
 }  // namespace
 
-SharedCorePool::SharedCorePool(int helpers) : helperTids_(size_t(std::max(0, helpers))) {
+SharedCorePool::SharedCorePool(int helpers)
+    : helperTids_(size_t(std::max(0, helpers))), helperBusy_(size_t(std::max(0, helpers))) {
+  for (auto& busy : helperBusy_) busy.store(false);
   for (auto& tid : helperTids_) tid.store(0);
   helperDelayAtStart_.assign(helperTids_.size(), 0);
   for (int i = 0; i < helpers; ++i) helpers_.emplace_back([this, i] { helperLoop(i + 1); });
@@ -138,6 +146,7 @@ bool SharedCorePool::runOneTask(uint32_t generation) {
   }
   // The job cannot finish before this task does, so task_ is still its task.
   inTask = true;
+  if (threadIndex > 0) helperBusy_[size_t(threadIndex - 1)].store(true, std::memory_order_relaxed);
   try {
     (*task_)(int64_t(claimNext(word)));
   } catch (...) {
@@ -145,6 +154,7 @@ bool SharedCorePool::runOneTask(uint32_t generation) {
     if (!error_) error_ = std::current_exception();
   }
   inTask = false;
+  if (threadIndex > 0) helperBusy_[size_t(threadIndex - 1)].store(false, std::memory_order_relaxed);
   finishTask();
   return true;
 }
@@ -173,11 +183,35 @@ void SharedCorePool::run(int64_t tasks, const std::function<void(int64_t)>& task
   const auto finished = [&] { return done_.load(std::memory_order_acquire) == uint32_t(tasks); };
   if (!spinFor(finished)) {
     callerSleeping_.store(true);
-    for (uint32_t now = done_.load(); now != uint32_t(tasks); now = done_.load()) futexWait(done_, now);
+    // A helper still in its task kRescueAfter later has most likely lost its CPU to the other program, for
+    // a slice of milliseconds: it moves to the caller's CPU, idle while the caller sleeps, until the job ends.
+    const auto asleep = std::chrono::steady_clock::now();
+    bool rescued = !pinned_;
+    std::vector<size_t> moved;
+    for (uint32_t now = done_.load(); now != uint32_t(tasks); now = done_.load()) {
+      if (rescued) {
+        futexWait(done_, now);
+      } else if (std::chrono::steady_clock::now() - asleep < kRescueAfter) {
+        futexWaitFor(done_, now, kRescueAfter);
+      } else {
+        moved = moveBusyHelpersHere();
+        rescued = true;
+      }
+    }
     callerSleeping_.store(false);
+    for (size_t h : moved) pinThread(helpers_[h].native_handle(), placement_[h + 1]);
+    rescues_ += moved.size();
   }
   task_ = nullptr;
   if (error_) std::rethrow_exception(error_);
+}
+
+std::vector<size_t> SharedCorePool::moveBusyHelpersHere() {
+  std::vector<size_t> moved;
+  for (size_t h = 0; h < helpers_.size(); ++h)
+    if (helperBusy_[h].load(std::memory_order_relaxed) && pinThread(helpers_[h].native_handle(), placement_[0]))
+      moved.push_back(h);
+  return moved;
 }
 
 SharedCorePool::RunPinning::RunPinning(SharedCorePool& pool) : pool_(pool) {
@@ -195,6 +229,7 @@ SharedCorePool::RunPinning::RunPinning(SharedCorePool& pool) : pool_(pool) {
   pool.choosePlacement(cpus);
   if (!pinThread(pthread_self(), pool.placement_[0])) return;
   pinned_ = true;
+  pool.pinned_ = true;
   for (size_t h = 0; h < pool.helpers_.size(); ++h) pinThread(pool.helpers_[h].native_handle(), pool.placement_[h + 1]);
   pool.callerDelayAtStart_ = runDelay("/proc/thread-self/schedstat");
   for (size_t h = 0; h < pool.helpers_.size(); ++h)
@@ -203,6 +238,7 @@ SharedCorePool::RunPinning::RunPinning(SharedCorePool& pool) : pool_(pool) {
 
 SharedCorePool::RunPinning::~RunPinning() {
   if (!pinned_) return;
+  pool_.pinned_ = false;
   // Who waited to run during this run: the caller on its CPU, the first helper on its. When the caller
   // waited more, the other program is on the caller's CPU: swap them for the next runs.
   const uint64_t callerDelay = runDelay("/proc/thread-self/schedstat") - pool_.callerDelayAtStart_;

@@ -1,11 +1,12 @@
 // The shared-cores pool (exec/shared_core_pool.h): every task runs once per job whoever takes it, the caller
-// finishes a job alone when its helpers do not come, nested jobs and exceptions, pinning for a run, and the
-// thread pool's shared runs on top of it. Also built into the ThreadSanitizer binary (label threads).
+// finishes a job alone when its helpers do not come, nested jobs and exceptions, pinning for a run, a helper
+// the caller waits for moved onto its CPU, and the thread pool's shared runs on top of it. Also built into the ThreadSanitizer binary (label threads).
 #include <gtest/gtest.h>
 #include <sched.h>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -106,14 +107,9 @@ TEST(SharedCorePool, AnExceptionFromATaskReachesTheCallerAndThePoolGoesOn) {
   EXPECT_EQ(after.load(), 16);
 }
 
-TEST(SharedCorePool, PinningHoldsTheCallerToOneCpuForARun) {
-  cpu_set_t before;
-  CPU_ZERO(&before);
-  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
-  if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "one CPU: nothing to pin";
-  SharedCorePool pool(1);
-  // Until the helper has run a task, so that it has started and said its thread id (on a busy machine it may
-  // start late).
+// Until the helper of a one-helper pool has run a task: it has started and said its thread id (on a busy
+// machine it may start late), so that RunPinning pins it.
+void waitForTheHelper(SharedCorePool& pool) {
   std::atomic<bool> helperRan{false};
   for (int job = 0; job < 1000 && !helperRan.load(); ++job)
     pool.run(8, [&](int64_t) {
@@ -121,6 +117,28 @@ TEST(SharedCorePool, PinningHoldsTheCallerToOneCpuForARun) {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     });
   ASSERT_TRUE(helperRan.load());
+}
+
+// A job of two tasks in which the helper takes one and runs `helperTask`; the caller waits for it to start.
+void runWithTheHelper(SharedCorePool& pool, const std::function<void()>& helperTask) {
+  std::atomic<bool> helperIn{false};
+  pool.run(2, [&](int64_t) {
+    if (SharedCorePool::currentThreadIndex() == 1) {
+      helperIn.store(true);
+      helperTask();
+      return;
+    }
+    while (!helperIn.load()) std::this_thread::yield();
+  });
+}
+
+TEST(SharedCorePool, PinningHoldsTheCallerToOneCpuForARun) {
+  cpu_set_t before;
+  CPU_ZERO(&before);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+  if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "one CPU: nothing to pin";
+  SharedCorePool pool(1);
+  waitForTheHelper(pool);
   {
     SharedCorePool::RunPinning pinning(pool);
     cpu_set_t during;
@@ -132,6 +150,35 @@ TEST(SharedCorePool, PinningHoldsTheCallerToOneCpuForARun) {
   CPU_ZERO(&after);
   ASSERT_EQ(sched_getaffinity(0, sizeof(after), &after), 0);
   EXPECT_TRUE(CPU_EQUAL(&before, &after));
+}
+
+TEST(SharedCorePool, ACallerLeftWaitingMovesTheHelperOntoItsCpuUntilTheJobEnds) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "one CPU: nowhere to move";
+  SharedCorePool pool(1);
+  waitForTheHelper(pool);
+  SharedCorePool::RunPinning pinning(pool);
+  const int callerCpu = sched_getcpu();
+  int startedOn = -1, endedOn = -1;
+  // The helper's task lasts until it finds itself on the caller's CPU (a helper whose CPU the other program
+  // holds would sit there for milliseconds): the caller, done with its own task, moves it there.
+  runWithTheHelper(pool, [&] {
+    startedOn = sched_getcpu();
+    const auto start = std::chrono::steady_clock::now();
+    while (sched_getcpu() != callerCpu && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+    }
+    endedOn = sched_getcpu();
+  });
+  EXPECT_NE(startedOn, callerCpu);
+  EXPECT_EQ(endedOn, callerCpu);
+  EXPECT_EQ(pool.rescues(), 1u);
+  // Back on its own CPU for the next job; a task that ends in time is left where it is.
+  int nextOn = -1;
+  runWithTheHelper(pool, [&] { nextOn = sched_getcpu(); });
+  EXPECT_EQ(nextOn, startedOn);
+  EXPECT_EQ(pool.rescues(), 1u);
 }
 
 TEST(SharedCorePool, ThreadPoolSharedRunSplitsLoopsIntoTasksAndRunsTeamsAlone) {
