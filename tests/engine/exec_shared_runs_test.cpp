@@ -97,9 +97,17 @@ struct CachedElements {
   ~CachedElements() { ConvSlabs::setCachedElementsForTests(-1); }
 };
 
-// Slabs read and write tensors as they lie, channels-last: each graph starts with a 1x1 Conv of the plain
-// graph input and ends with one writing the plain graph output, which stay whole (oneDNN has only its
-// reference code for slabs of plain tensors).
+// A Conv of a plain input (copied to channels-last first) writing the plain graph output, with the input
+// as its residual: slabs write dense channels-last buffers, copied into place transposed.
+constexpr const char* kPlainOutputGraph = R"(g (float[1,32,29,23] x) => (float[1,32,29,23] y) {
+      c = Conv <pads = [2, 2, 2, 2]> (x, w, b)
+      s = Add (c, x)
+      y = Relu (s)
+    })";
+
+// Slabs read channels-last tensors as they lie and write channels-last ones in place: each graph starts with
+// a 1x1 Conv of the plain graph input and ends with one writing the plain graph output, of too little work
+// for slabs except the last graph's.
 TEST(ExecSharedRuns, ConvSlabsMatchTheWholeConvolution) {
   // Padding at the top and bottom only, stride 1, a fused Relu: 3 slab geometries (first, middle, last).
   expectSlabsMatch(R"(g (float[1,16,29,23] x) => (float[1,8,29,23] y) {
@@ -131,14 +139,16 @@ TEST(ExecSharedRuns, ConvSlabsMatchTheWholeConvolution) {
                    initializer("wa", {64, 16, 1, 1}, 8) + ", " + initializer("wd", {64, 1, 5, 5}, 9) + ", " +
                        initializer("wp", {64, 64, 1, 1}, 10) + ", " + initializer("wz", {8, 64, 1, 1}, 11),
                    2);
-  // A plain input (the graph's): copied to channels-last, then slabs.
+  // A plain input (the graph's): copied to channels-last, then slabs; the plain output's 1 x 1 Conv (4 MFLOP)
+  // as two slabs through buffers.
   expectSlabsMatch(R"(g (float[1,3,64,64] x) => (float[1,8,64,64] y) {
       c = Conv <pads = [1, 1, 1, 1]> (x, w, b)
       y = Conv (c, wz)
     })",
                    initializer("w", {64, 3, 3, 3}, 18) + ", " + initializer("b", {64}, 19) + ", " +
                        initializer("wz", {8, 64, 1, 1}, 20),
-                   1);
+                   2);
+  expectSlabsMatch(kPlainOutputGraph, initializer("w", {32, 32, 5, 5}, 24) + ", " + initializer("b", {32}, 25), 1);
 }
 
 // Weights that do not stay in a core's cache (1,000 floats here): each slab some output channels over all
@@ -160,6 +170,8 @@ TEST(ExecSharedRuns, ChannelSlabsMatchTheWholeConvolution) {
                        initializer("b", {96}, 33) + ", " + initializer("w2", {96, 96, 3, 3}, 34) + ", " +
                        initializer("w3", {64, 96, 3, 3}, 35) + ", " + initializer("wz", {8, 64, 1, 1}, 36),
                    3, 3);
+  // The plain graph output, with the plain graph input as its residual: through a buffer, transposed.
+  expectSlabsMatch(kPlainOutputGraph, initializer("w", {32, 32, 5, 5}, 37) + ", " + initializer("b", {32}, 38), 1, 1);
 }
 
 TEST(ExecSharedRuns, WinogradConvsStayWhole) {

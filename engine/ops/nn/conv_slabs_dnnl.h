@@ -3,8 +3,9 @@
 // one thread, run as the pool's tasks. oneDNN splits a primitive statically between the threads of an OpenMP
 // team and waits for all of them; slabs let the caller take over the work of a helper whose core another
 // program holds. Row slabs cut the output rows, each reading its input rows (with the padding only the first
-// and last slab have) and writing its rows where they lie; where the weights outweigh the input, channel slabs
-// cut the output channels, each over all rows, written to a buffer of its thread and copied into place.
+// and last slab have); where the weights outweigh the input, channel slabs cut the output channels, each over
+// all rows. A slab writes its rows of a channels-last output where they lie; otherwise (channel slabs, plain
+// output) it writes a dense channels-last buffer of its thread, copied into place.
 // Batch 1, float, channels-last input (a plain one is copied to channels-last first), no blocked layouts: so
 // no Winograd. A Conv that Winograd serves is WinogradSlabs' or stays whole (one thread: resnet18 ran 1.18x
 // slower with its 3x3 convs as direct slabs). It serves runs that would otherwise have one thread.

@@ -53,13 +53,34 @@ int64_t cachedElements() {
   return forTests >= 0 ? forTests : bytes / int64_t(sizeof(float));
 }
 
-// Copies `channels` channels from channel `from` of each of `pixels` channels-last pixels of `fromChannels`
-// channels to channel `to` of pixels of `toChannels`.
-void copyChannels(const float* source, int64_t fromChannels, int64_t from, float* target, int64_t toChannels,
-                  int64_t to, int64_t channels, int64_t pixels) {
-  for (int64_t i = 0; i < pixels; ++i)
-    std::memcpy(target + i * toChannels + to, source + i * fromChannels + from, size_t(channels) * sizeof(float));
+// Copies output rows [row, row + rows) of channels [channel, channel + channels) of a [1, allChannels, height,
+// width] tensor stored channels-last or plain into (toBuffer) or out of a dense channels-last buffer of just
+// those (a slab's output).
+template <bool toBuffer>
+void copySlab(float* buffer, float* tensor, bool channelsLast, int64_t allChannels, int64_t height, int64_t width,
+              int64_t row, int64_t rows, int64_t channel, int64_t channels) {
+  const int64_t pixels = rows * width, first = row * width;
+  if (channelsLast) {
+    for (int64_t p = 0; p < pixels; ++p) {
+      float* at = tensor + (first + p) * allChannels + channel;
+      if constexpr (toBuffer)
+        std::memcpy(buffer + p * channels, at, size_t(channels) * sizeof(float));
+      else
+        std::memcpy(at, buffer + p * channels, size_t(channels) * sizeof(float));
+    }
+    return;
+  }
+  for (int64_t c = 0; c < channels; ++c) {  // along the tensor's rows, across the buffer's
+    float* at = tensor + (channel + c) * height * width + first;
+    for (int64_t p = 0; p < pixels; ++p) {
+      if constexpr (toBuffer)
+        buffer[p * channels + c] = at[p];
+      else
+        at[p] = buffer[p * channels + c];
+    }
+  }
 }
+
 
 // Output rows [0, outRows) split evenly into `count` slabs, each with the input rows of [0, height) its
 // windows cover and the padding it has at either end; nullopt where a slab would read padding only.
@@ -122,9 +143,12 @@ struct ConvSlabs::Plan {
   };
   Dims outDims;
   bool dstChannelsLast = false;
-  // Slabs of output channels over all rows (chooseChannelSlabs), each written to a buffer of the calling thread
-  // and copied into the output's channels: oneDNN's fast convolutions write dense tensors only.
+  // Slabs of output channels over all rows (chooseChannelSlabs), not of rows.
   bool byChannels = false;
+  // Whether slabs write their output where it lies (row slabs of channels-last output) or, dense and
+  // channels-last, into a buffer of their thread, then copied into place: oneDNN's fast convolutions write
+  // dense tensors only, and channels-last where they read it.
+  bool inPlace() const { return !byChannels && dstChannelsLast; }
   // Per part: a plain part is reordered into a channels-last copy first (oneDNN has only reference code for
   // slabs of plain tensors); null for a channels-last part, read where it lies.
   std::vector<std::unique_ptr<std::vector<float>>> copies;
@@ -190,7 +214,7 @@ Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const Tensor
     if (!fused || op.residual < 0) continue;
     const TensorValue& r = ctx.epilogueOperand(size_t(op.residual));
     residual = r.data<float>();
-    if (!plan.byChannels) std::memcpy(out, r.raw(), r.byteSize());  // layouts checked in makePlan
+    if (plan.inPlace()) std::memcpy(out, r.raw(), r.byteSize());  // layouts checked in makePlan
   }
   const int64_t outRowElements = rowElements(outChannels, outWidth, plan.dstChannelsLast);
   std::vector<const float*> sources;
@@ -212,13 +236,14 @@ Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const Tensor
       const Plan::Slab& slab = plan.slabs[size_t(s)];
       Plan::Shape& shape = plan.shapes[slab.shape];
       thread_local dnnl::stream stream(cpuEngine());
-      const int64_t pixels = outHeight * outWidth;
       float* target = out + slab.rows.outBegin * outRowElements;
-      memory::desc dstMd = rowsDesc(outChannels, slab.rows.outRows, outWidth, plan.dstChannelsLast, outHeight);
-      if (plan.byChannels) {
-        target = slabThreadBuffer(kSlabOutput, size_t(slab.channels * pixels) * sizeof(float));
-        dstMd = rowsDesc(slab.channels, outHeight, outWidth, true, outHeight);
-        if (residual) copyChannels(residual, outChannels, slab.channelBegin, target, slab.channels, 0, slab.channels, pixels);
+      memory::desc dstMd = rowsDesc(outChannels, slab.rows.outRows, outWidth, true, outHeight);
+      if (!plan.inPlace()) {
+        target = slabThreadBuffer(kSlabOutput, size_t(slab.channels * slab.rows.outRows * outWidth) * sizeof(float));
+        dstMd = rowsDesc(slab.channels, slab.rows.outRows, outWidth, true, slab.rows.outRows);
+        if (residual)
+          copySlab<true>(target, const_cast<float*>(residual), plan.dstChannelsLast, outChannels, outHeight, outWidth,
+                         slab.rows.outBegin, slab.rows.outRows, slab.channelBegin, slab.channels);
       }
       memory dst(dstMd, cpuEngine(), target);
       for (size_t p = 0; p < parts.size(); ++p) {
@@ -236,7 +261,9 @@ Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const Tensor
         shape.primitives[p].execute(stream, args);
       }
       stream.wait();
-      if (plan.byChannels) copyChannels(target, slab.channels, 0, out, outChannels, slab.channelBegin, slab.channels, pixels);
+      if (!plan.inPlace())
+        copySlab<false>(target, out, plan.dstChannelsLast, outChannels, outHeight, outWidth, slab.rows.outBegin,
+                        slab.rows.outRows, slab.channelBegin, slab.channels);
     });
   } catch (const dnnl::error& e) {
     return ctx.error(std::string("oneDNN could not run a slab of the convolution: ") + e.what());
@@ -290,7 +317,7 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
   const auto rows = rowSlabs >= 2 ? cutRows(outRows, rowSlabs, height, g->strides[0], extent, g->padsBegin[0])
                                   : std::nullopt;
   const int64_t block = cpuIsa() == CpuIsa::Avx512 ? 16 : 8, blocks = (m + block - 1) / block;
-  const int64_t channelSlabs = groups == 1 && dstChannelsLast ? slabCount(flops, blocks, threads) : 1;
+  const int64_t channelSlabs = groups == 1 ? slabCount(flops, blocks, threads) : 1;
   plan->byChannels =
       chooseChannelSlabs(w.count(), channels * height * width, rows ? rowSlabs : 1, channelSlabs, cachedElements());
   if (!plan->byChannels && !rows) return nullptr;
@@ -336,9 +363,9 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
         memory::dims wDims = {shape.channels, in.dim(1), w.dim(2), w.dim(3)};
         if (groups > 1) wDims = {groups, m / groups, w.dim(1), w.dim(2), w.dim(3)};
         const memory::desc src = rowsDesc(in.dim(1), shape.inRows, width, true, height);
-        const memory::desc dst = plan->byChannels
-                                     ? rowsDesc(shape.channels, shape.outRows, plan->outDims[3], true, shape.outRows)
-                                     : rowsDesc(m, shape.outRows, plan->outDims[3], dstChannelsLast, outRows);
+        const memory::desc dst = plan->inPlace()
+                                     ? rowsDesc(m, shape.outRows, plan->outDims[3], true, outRows)
+                                     : rowsDesc(shape.channels, shape.outRows, plan->outDims[3], true, shape.outRows);
         const memory::desc wAny(wDims, memory::data_type::f32, Tag::any);
         const memory::desc biasMd({shape.channels}, memory::data_type::f32, Tag::a);
         const memory::dims padsBegin = {shape.padTop, g->padsBegin[1]}, padsEnd = {shape.padBottom, g->padsEnd[1]};
