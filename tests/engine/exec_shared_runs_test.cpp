@@ -1,8 +1,8 @@
 // Shared-cores runs (ExecutorOptions::SharedCores, conv_slabs_dnnl.h): a Conv cut into row slabs, each its own
 // oneDNN primitive on the pool's tasks, gives what the whole-tensor Conv gives, for the geometries that make
 // slabs differ (padding only at the ends, strides, dilations, groups, a folded Concat, a fused residual), as
-// channel slabs where the weights outweigh the input, and Winograd Convs as channel slabs; shared models run
-// shared and match their expected outputs.
+// channel slabs where the weights outweigh the input, and Winograd Convs as channel slabs; MatMul and Gemm as
+// column slabs; shared models run shared and match their expected outputs.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -224,6 +224,29 @@ TEST(ExecSharedRuns, ConvSlabsReadTheFoldedConcatsParts) {
                    3);
 }
 
+// MatMul and Gemm as column slabs (matmul_dnnl.h): each slab its own columns of a constant B, through a dense
+// buffer, with the epilogue's bias, a residual of the product's dims (copied dense per slab), residuals
+// broadcast along the rows or the columns, and Gemm's transB, alpha and C.
+TEST(ExecSharedRuns, MatMulSlabsMatchTheWholeProduct) {
+  expectSlabsMatch(R"(g (float[1,64,128] x, float[1,64,320] r) => (float[1,64,320] y) {
+      m = MatMul (x, wb)
+      b = Add (m, bias)
+      s = Add (b, r)
+      y = Relu (s)
+    })",
+                   initializer("wb", {128, 320}, 51) + ", " + initializer("bias", {320}, 52), 1);
+  expectSlabsMatch(R"(g (float[1,64,128] x, float[1,1,320] q, float[1,64,1] p) => (float[1,64,320] y) {
+      m = MatMul (x, wb)
+      s = Add (m, q)
+      y = Add (s, p)
+    })",
+                   initializer("wb", {128, 320}, 53), 1);
+  expectSlabsMatch(R"(g (float[64,128] a) => (float[64,320] z) {
+      z = Gemm <alpha = 0.5, beta = 2.0, transB = 1> (a, wt, c)
+    })",
+                   initializer("wt", {320, 128}, 54) + ", " + initializer("c", {320}, 55), 1);
+}
+
 // A shared model run shared: its implementations, after its outputs were checked against the expected ones.
 std::vector<std::string> runSharedAndCheck(const std::filesystem::path& dir) {
   auto model = loadModel(dir / "model.onnx");
@@ -242,6 +265,12 @@ std::vector<std::string> runSharedAndCheck(const std::filesystem::path& dir) {
     EXPECT_TRUE(c.ok) << "output " << i << ": " << c.reason;
   }
   return shared.implementations;
+}
+
+// GPT-2: its products with constant weights as column slabs, the attention's stay whole.
+TEST(ExecSharedRuns, Gpt2RunsSharedAndMatchesItsExpectedOutputs) {
+  ONYX_REQUIRE_SHARED(dir, "models/gpt2_small");
+  EXPECT_EQ(countStarting(runSharedAndCheck(dir), "slabs:"), 17);
 }
 
 TEST(ExecSharedRuns, SqueezeNetRunsSharedAndMatchesItsExpectedOutputs) {

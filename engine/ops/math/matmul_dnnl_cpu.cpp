@@ -14,6 +14,7 @@
 #include "exec/thread_pool.h"
 #include "exec/kernel_util.h"
 #include "ops/math/matmul_dims.h"
+#include "ops/math/matmul_dnnl.h"
 #include "ops/math/matmul_epilogue_chain.h"
 #include "ops/math/packed_gemv.h"
 
@@ -23,14 +24,6 @@ int64_t matmulFlops(const KernelContext& ctx);  // matmul_cpu.cpp
 
 namespace {
 
-// One node of a MatMul epilogue as a oneDNN post-op.
-struct MatmulPostOp {
-  enum class Kind { Eltwise, Bias, Residual } kind = Kind::Eltwise;
-  dnnl::algorithm algorithm = dnnl::algorithm::undef;
-  float alpha = 0, beta = 0;
-  TensorValue bias;   // Bias: a constant along the last output dim
-  int residual = -1;  // Residual: KernelContext::epilogueOperand index, broadcasting to the output
-};
 
 // The epilogue chain (matmul_epilogue_chain.h) as oneDNN post-ops; nullopt where oneDNN 2.6 would
 // misread it (a repeated eltwise algorithm, see repeatsAlgorithm).
@@ -79,51 +72,35 @@ struct MatmulPlan {
   bool summed = false;
 };
 
-// An operand as the oneDNN path reads it: float32, rank 1 to 6, not empty; its dims (through a folded
-// Transpose) and the stored tensor's strides for them when the primitive reads it permuted.
-struct Operand {
-  const TensorValue* storage = nullptr;
-  Dims dims;
-  memory::dims strides;  // empty: row-major
-};
 
 // Input i for the oneDNN path, nullopt when it cannot take it. A folded Transpose is read with permuted
 // strides when `permuted` allows (oneDNN's brgemm matmul takes BERT's head splits that way), else made.
-Expected<std::optional<Operand>> operandOf(const KernelContext& ctx, size_t i, bool permuted) {
+Expected<std::optional<MatmulOperand>> operandOf(const KernelContext& ctx, size_t i, bool permuted) {
   const TensorValue& stored = ctx.storedInput(i);
   auto perm = ctx.inputPermutation(i);
   if (!perm) return perm.error();
-  Operand op;
+  MatmulOperand op;
   op.dims = ctx.inputDims(i);
   if (stored.dtype() != DataType::Float || op.dims.empty() || op.dims.size() > 6 || elementCount(op.dims) == 0)
-    return std::optional<Operand>();
+    return std::optional<MatmulOperand>();
   if (perm->empty() || !permuted || op.dims.size() < 2) {
     op.storage = &ctx.input(i);
-    return std::optional<Operand>(op);
+    return std::optional<MatmulOperand>(op);
   }
   op.storage = &stored;
   const std::vector<int64_t> storedStrides = rowMajorStrides(stored.dims());
   for (int64_t p : *perm) op.strides.push_back(storedStrides[size_t(p)]);
-  return std::optional<Operand>(op);
+  return std::optional<MatmulOperand>(op);
 }
 
 // A memory desc of `dims` (an operand's, padded with leading ones to `rank`) over its strides.
-memory::desc operandMd(const Operand& op, const Dims& dims) {
+memory::desc operandMd(const MatmulOperand& op, const Dims& dims) {
   if (op.strides.empty()) return memory::desc(dims, memory::data_type::f32, plainTag(dims.size()));
   memory::dims strides(dims.size() - op.strides.size(), elementCount(op.storage->dims()));
   strides.insert(strides.end(), op.strides.begin(), op.strides.end());
   return memory::desc(dims, memory::data_type::f32, strides);
 }
 
-// The operands as oneDNN sees them: A (M x K), B (K x N) and Y (M x N) with equal-rank batch dims, or, for a
-// 2-D B, A's batch folded into M (one big GEMM).
-struct MatmulShapes {
-  Operand a, b;
-  Dims outDims;             // the node's output
-  Dims aDims, bDims, yDims;  // as stored (Gemm's transposed operands keep their stored order)
-  bool ta = false, tb = false;
-  int64_t n = 0;
-};
 
 // Where a residual of `dims` lies in Y's dims: Y's own dims (a sum post-op), a broadcast binary operand, or
 // nullopt when it does not broadcast to the output or the folded batch cannot express it.
@@ -155,6 +132,7 @@ class DnnlMatmul final : public Kernel {
     if (!post) return false;
     postOps_ = std::move(*post);
     plans_.clear();
+    slabs_.clear();
     return true;
   }
 
@@ -231,6 +209,16 @@ class DnnlMatmul final : public Kernel {
     try {
       const MatmulPlan* plan = planFor(ctx, s, fused);
       if (!plan) return ctx.error("a residual operand does not broadcast to the product " + y.describe());
+      if (ctx.pool().sharesCores() && plan->weightsPacked && !plan->summed) {
+        std::vector<Dims> residuals;  // planFor found each
+        for (const MatmulPostOp& op : postOps_)
+          if (fused && op.kind == MatmulPostOp::Kind::Residual)
+            residuals.push_back(*residualInY(ctx.epilogueOperand(size_t(op.residual)).dims(), s));
+        const float alpha = gemm_ ? ctx.attrFloat("alpha", 1.0f) : 1.0f;
+        auto slabbed = slabs_.run(ctx, s, plan->srcMd, s.tb, postOps_, residuals, fused, alpha, y, implementation_);
+        if (!slabbed) return slabbed.error();
+        if (*slabbed) return {};
+      }
       implementation_ = plan->pd.impl_info_str();
       dnnl::stream stream(cpuEngine());
       memory src(plan->srcMd, cpuEngine(), const_cast<void*>(s.a.storage->raw()));
@@ -335,7 +323,7 @@ class DnnlMatmul final : public Kernel {
   const MatmulPlan* planFor(const KernelContext& ctx, const MatmulShapes& s, bool fused) const {
     Dims key = s.aDims;
     key.insert(key.end(), s.bDims.begin(), s.bDims.end());
-    for (const Operand* op : {&s.a, &s.b}) {  // permuted reads
+    for (const MatmulOperand* op : {&s.a, &s.b}) {  // permuted reads
       key.push_back(-4);
       key.insert(key.end(), op->strides.begin(), op->strides.end());
     }
@@ -439,6 +427,7 @@ class DnnlMatmul final : public Kernel {
   // const canFuseEpilogue (the plan it checks is the one the run then uses).
   mutable std::map<Dims, MatmulPlan> plans_;
   PackedGemv gemv_;
+  MatmulSlabs slabs_;  // shared-cores runs
 };
 
 Expected<std::unique_ptr<Kernel>> makeMatmul(const PrepareContext& p) {

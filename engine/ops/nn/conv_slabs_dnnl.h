@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "exec/cpu/dnnl_common.h"
+#include "exec/cpu/slab_buffers.h"
 #include "exec/kernel.h"
 
 namespace onyx::exec {
@@ -26,14 +27,6 @@ struct ConvPostOp {
   float alpha = 0, beta = 0;
   int residual = -1;
 };
-
-// One of the calling thread's buffers for slabs: kSlabScratchpad, their primitives' scratchpads, and
-// kSlabOutput, a slab's output before it is copied into place. oneDNN's own scratchpad
-// (scratchpad_mode::library) is one buffer for the whole process unless it was built with
-// ONEDNN_ENABLE_CONCURRENT_EXEC, which Debian's is not: two slabs at once wrote over each other's (wrong rows,
-// seen in the tests).
-enum SlabBuffer { kSlabScratchpad, kSlabOutput, kSlabBufferUses };
-float* slabThreadBuffer(SlabBuffer use, size_t bytes);
 
 // conv_dnnl_cpu.cpp: whether the whole-tensor Conv takes Winograd (dilations as oneDNN counts them, 0 dense).
 bool convWinogradPays(int64_t inChannels, int64_t outChannels, const std::vector<int64_t>& kernel,

@@ -107,26 +107,6 @@ std::optional<std::vector<SlabRows>> cutRows(int64_t outRows, int64_t count, int
 
 }  // namespace
 
-float* slabThreadBuffer(SlabBuffer use, size_t bytes) {
-  struct Buffer {
-    void* data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffers[kSlabBufferUses];
-  Buffer& buffer = buffers[use];
-  if (bytes > buffer.size) {
-    std::free(buffer.data);
-    buffer.size = (bytes + 4095) / 4096 * 4096;
-    buffer.data = std::aligned_alloc(4096, buffer.size);
-    if (!buffer.data) {
-      buffer.size = 0;
-      throw std::bad_alloc();
-    }
-  }
-  return static_cast<float*>(buffer.data);
-}
-
 struct ConvSlabs::Plan {
   struct Shape {  // slabs of one geometry share primitives
     int64_t inRows = 0, outRows = 0, padTop = 0, padBottom = 0, channels = 0;  // channels: output ones
