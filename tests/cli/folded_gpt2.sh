@@ -3,9 +3,11 @@
 # initializers; issue #21): onyx optimize --passes constant-folding gives that graph, it matches the
 # PyTorch outputs of test_data_set_0, every MatMul runs the same kernel and fused epilogue as in the export
 # (oneDNN, bias and GELU as post-ops), and each constant weight is packed once (17 oneDNN reorders for the
-# 16 layer weights and the LM head, whatever the number of runs), not per run.
+# 16 layer weights and the LM head, whatever the number of runs), not per run. Its runs are never shared-cores
+# runs (ONYX_SHARED_CORES=0): on a busy machine those cut the products into slabs, other kernels.
 # usage: folded_gpt2.sh ONYX SHARED   (exits 77 when the shared model is absent)
 set -uo pipefail
+export ONYX_SHARED_CORES=0
 onyx="$1" model="${2:-}/models/gpt2_small"
 [[ -f "$model/model.onnx" ]] || { echo "SKIPPED: test data not found: $model (set ONYX_TEST_DATA)"; exit 77; }
 data="$model/test_data_set_0"
