@@ -1,9 +1,8 @@
-// Conv as row slabs in shared-cores runs (conv_slabs_dnnl.h).
+// Conv as row or channel slabs in shared-cores runs (conv_slabs_dnnl.h).
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -80,7 +79,6 @@ void copySlab(float* buffer, float* tensor, bool channelsLast, int64_t allChanne
     }
   }
 }
-
 
 // Output rows [0, outRows) split evenly into `count` slabs, each with the input rows of [0, height) its
 // windows cover and the padding it has at either end; nullopt where a slab would read padding only.
