@@ -38,10 +38,10 @@ struct MatmulShapes {
 };
 
 // A MatMul or Gemm in a shared-cores run (ThreadPool::sharesCores) as column slabs: each slab a oneDNN matmul of
-// its own over some columns of B and Y (whole blocks of 64) and all rows, on one thread, run as the pool's
-// tasks, where the whole product would run on one thread. Each slab reads all of A and its columns of B. For a
-// constant 2-D B (packed once per slab) and Y of [rows, N] (A's batch folded into rows), with the epilogue's
-// bias, residual (as a binary operand) and activations on each slab's columns.
+// its own over some columns of B and Y (whole blocks of 64) and all rows, one per 2 MFLOP (slabsForWork), on
+// one thread, run as the pool's tasks, where the whole product would run on one thread. Each slab reads all of
+// A and its columns of B. For a constant 2-D B (packed once per slab) and Y of [rows, N] (A's batch folded into
+// rows), with the epilogue's bias, residual (as a binary operand) and activations on each slab's columns.
 class MatmulSlabs {
  public:
   MatmulSlabs();
@@ -52,10 +52,6 @@ class MatmulSlabs {
   Expected<bool> run(KernelContext& ctx, const MatmulShapes& s, const memory::desc& srcMd, bool transposedB,
                      const std::vector<MatmulPostOp>& postOps, const std::vector<Dims>& residuals, bool fused,
                      float alpha, TensorValue& y, std::string& implementation);
-  // Slabs for a product of `flops` over `blocks` blocks of columns on `threads` threads: one per kFlopsPerSlab,
-  // at most eight per thread (fewer than 2: the product stays whole).
-  static int64_t slabCount(int64_t flops, int64_t blocks, int threads);
-  static constexpr int64_t kFlopsPerSlab = int64_t(2) << 20;
   static constexpr int64_t kColumnsPerBlock = 64;
 
  private:

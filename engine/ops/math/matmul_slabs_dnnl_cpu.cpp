@@ -3,7 +3,7 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "exec/cpu/slab_buffers.h"
+#include "exec/cpu/slabs.h"
 #include "exec/thread_pool.h"
 #include "ops/math/matmul_dnnl.h"
 
@@ -47,11 +47,6 @@ void MatmulSlabs::clear() {
   plans_.clear();
 }
 
-int64_t MatmulSlabs::slabCount(int64_t flops, int64_t blocks, int threads) {
-  const int64_t byWork = std::max<int64_t>(1, flops / kFlopsPerSlab);
-  return std::clamp<int64_t>(std::min(byWork, 8 * int64_t(threads)), 1, blocks);
-}
-
 Expected<bool> MatmulSlabs::run(KernelContext& ctx, const MatmulShapes& s, const memory::desc& srcMd,
                                 bool transposedB, const std::vector<MatmulPostOp>& postOps,
                                 const std::vector<Dims>& residuals, bool fused, float alpha, TensorValue& y,
@@ -71,7 +66,7 @@ Expected<bool> MatmulSlabs::run(KernelContext& ctx, const MatmulShapes& s, const
   if (it == plans_.end()) {
     std::unique_ptr<Plan> plan;
     const int64_t blocks = (n + kColumnsPerBlock - 1) / kColumnsPerBlock;
-    const int64_t count = slabCount(2 * rows * k * n, blocks, ctx.pool().threadCount());
+    const int64_t count = slabsForWork(2 * rows * k * n, blocks, ctx.pool().threadCount());
     try {
       if (count >= 2) {
         plan = std::make_unique<Plan>();

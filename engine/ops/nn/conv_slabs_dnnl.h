@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "exec/cpu/dnnl_common.h"
-#include "exec/cpu/slab_buffers.h"
+#include "exec/cpu/slabs.h"
 #include "exec/kernel.h"
 
 namespace onyx::exec {
@@ -46,12 +46,6 @@ class ConvSlabs {
                      bool constantWeights, const std::vector<ConvPostOp>& postOps, bool fused,
                      std::string& implementation);
 
-  // Slabs for a Conv of `flops` over `rows` output rows on `threads` threads: one per kFlopsPerSlab, at most
-  // eight per thread and one per row (fewer than 2: the Conv stays whole). About 10-20 us
-  // of one core's work: each slab costs a few microseconds of descriptors and a primitive call
-  // (shufflenet_v2's small convs ran 1.08x slower at half this).
-  static int64_t slabCount(int64_t flops, int64_t rows, int threads);
-  static constexpr int64_t kFlopsPerSlab = int64_t(2) << 20;
   // Whether to cut the output channels rather than the rows, given the slabs of each (fewer than 2: that cut is
   // not possible): each row slab reads all the weights (from the core's cache where they fit in
   // `cachedElements`) and its rows of the input, each channel slab all the input and its filters. Channels

@@ -144,11 +144,6 @@ void ConvSlabs::clear() {
   plans_.clear();
 }
 
-int64_t ConvSlabs::slabCount(int64_t flops, int64_t rows, int threads) {
-  const int64_t byWork = std::max<int64_t>(1, flops / kFlopsPerSlab);
-  return std::clamp<int64_t>(std::min(byWork, 8 * int64_t(threads)), 1, rows);
-}
-
 void ConvSlabs::setCachedElementsForTests(int64_t elements) {
   cachedElementsForTests.store(elements);
 }
@@ -291,11 +286,11 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
   const int64_t outRows = plan->outDims[2], flops = convFlops(ctx);
   const int threads = ctx.pool().threadCount();
   const int64_t extent = (g->kernel[0] - 1) * g->dilations[0] + 1;
-  const int64_t rowSlabs = slabCount(flops, outRows, threads);
+  const int64_t rowSlabs = slabsForWork(flops, outRows, threads);
   const auto rows = rowSlabs >= 2 ? cutRows(outRows, rowSlabs, height, g->strides[0], extent, g->padsBegin[0])
                                   : std::nullopt;
   const int64_t block = cpuIsa() == CpuIsa::Avx512 ? 16 : 8, blocks = (m + block - 1) / block;
-  const int64_t channelSlabs = groups == 1 ? slabCount(flops, blocks, threads) : 1;
+  const int64_t channelSlabs = groups == 1 ? slabsForWork(flops, blocks, threads) : 1;
   plan->byChannels =
       chooseChannelSlabs(w.count(), channels * height * width, rows ? rowSlabs : 1, channelSlabs, cachedElements());
   if (!plan->byChannels && !rows) return nullptr;

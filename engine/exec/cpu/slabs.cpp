@@ -1,10 +1,16 @@
-// Buffers of the calling thread for slabs (slab_buffers.h).
-#include "exec/cpu/slab_buffers.h"
+// What slabs share (slabs.h).
+#include "exec/cpu/slabs.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
 namespace onyx::exec {
+
+int64_t slabsForWork(int64_t flops, int64_t units, int threads) {
+  const int64_t byWork = std::max<int64_t>(1, flops / kFlopsPerSlab);
+  return std::clamp<int64_t>(std::min(byWork, 8 * int64_t(threads)), 1, units);
+}
 
 float* slabThreadBuffer(SlabBuffer use, size_t bytes) {
   struct Buffer {
