@@ -170,6 +170,7 @@ void SharedCorePool::run(int64_t tasks, const std::function<void(int64_t)>& task
     for (int64_t i = 0; i < tasks; ++i) task(i);
     return;
   }
+  ++jobs_;
   task_ = &task;
   error_ = nullptr;
   done_.store(0);

@@ -40,6 +40,8 @@ class SharedCorePool {
   int threads() const { return int(helpers_.size()) + 1; }
   // Helpers moved onto the caller's CPU to finish a task (kRescueAfter), since the pool began.
   uint64_t rescues() const { return rescues_; }
+  // Jobs offered to the helpers (two tasks or more, not from inside a task), since the pool began.
+  uint64_t jobs() const { return jobs_; }
 
   // Runs task(i) for every i in [0, tasks) on the caller and the helpers and returns when all are done. From
   // inside a task, runs them all on the calling thread. An exception from a task is rethrown here (the
@@ -95,6 +97,7 @@ class SharedCorePool {
   std::vector<std::atomic<bool>> helperBusy_;  // in a task
   bool pinned_ = false;                        // a RunPinning holds the placement
   uint64_t rescues_ = 0;
+  uint64_t jobs_ = 0;
   // Placement: the caller's CPU, then the helpers'; the caller's and the first helper's swap after a run in
   // which the caller waited to run longer than that helper (schedstat's run delay).
   std::vector<int> placement_;

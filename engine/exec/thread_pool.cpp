@@ -102,6 +102,10 @@ void ThreadPool::runTasks(int64_t tasks, const std::function<void(int64_t)>& tas
   for (int64_t i = 0; i < tasks; ++i) task(i);
 }
 
+uint64_t ThreadPool::sharedJobs() const {
+  return shared_ ? shared_->jobs() : 0;
+}
+
 int ThreadPool::currentThreadIndex() {
   return SharedCorePool::insideTask() ? SharedCorePool::currentThreadIndex() : omp_get_thread_num();
 }

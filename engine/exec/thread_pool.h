@@ -38,6 +38,9 @@ class ThreadPool {
   void endRun();
   // Whether the running run is a shared one.
   bool sharesCores() const { return shared_ != nullptr && sharedRun_; }
+  // Jobs a shared run has offered its helpers so far (SharedCorePool::jobs): a node that offered none ran on
+  // the caller alone.
+  uint64_t sharedJobs() const;
   // Threads oneDNN's primitives get (a primitive fixes its team size when it is made: part of their keys).
   int dnnlThreads() const { return sharesCores() ? 1 : budget_; }
   // Calls task(i) for every i in [0, tasks) in a shared run's tasks; on the caller otherwise.

@@ -37,7 +37,8 @@ std::string initializer(const std::string& name, const std::vector<int64_t>& dim
 
 struct SharedOutcome {
   std::vector<RunValue> outputs;
-  std::vector<std::string> implementations;
+  std::vector<std::string> implementations;  // per profile event of the last run
+  std::vector<int> threads;                  // per profile event: the threads its node used
   bool shared = false;
 };
 
@@ -59,7 +60,10 @@ SharedOutcome runWith(const Model& model, const NamedValues& inputs, ExecutorOpt
     outcome.outputs = std::move(*result);
   }
   outcome.shared = (*executor)->lastRunReport().sharedCores;
-  for (const ProfileEvent& e : (*executor)->profiler().events()) outcome.implementations.push_back(e.implementation);
+  for (const ProfileEvent& e : (*executor)->profiler().events()) {
+    outcome.implementations.push_back(e.implementation);
+    outcome.threads.push_back(e.threads);
+  }
   return outcome;
 }
 
@@ -87,6 +91,11 @@ void expectSlabsMatch(const std::string& graph, const std::string& initializers,
                              1e-4, 1e-4))
         << "output " << i;
   EXPECT_EQ(countStarting(shared.implementations, "slabs:"), slabbed);
+  for (size_t i = 0; i < shared.implementations.size(); ++i) {  // the profile says the helper had a share
+    if (shared.implementations[i].rfind("slabs:", 0) == 0) {
+      EXPECT_EQ(shared.threads[i], 2) << shared.implementations[i];
+    }
+  }
   EXPECT_EQ(countStarting(shared.implementations, "slabs:channels:"), byChannels);
   for (const std::string& name : whole.implementations) EXPECT_EQ(name.rfind("slabs:", 0), std::string::npos);
 }
@@ -247,8 +256,8 @@ TEST(ExecSharedRuns, MatMulSlabsMatchTheWholeProduct) {
                    initializer("wt", {320, 128}, 54) + ", " + initializer("c", {320}, 55), 1);
 }
 
-// A shared model run shared: its implementations, after its outputs were checked against the expected ones.
-std::vector<std::string> runSharedAndCheck(const std::filesystem::path& dir) {
+// A shared model run shared, after its outputs were checked against the expected ones.
+SharedOutcome runSharedAndCheck(const std::filesystem::path& dir) {
   auto model = loadModel(dir / "model.onnx");
   EXPECT_TRUE(model.ok()) << model.error().toString();
   if (!model.ok()) return {};
@@ -264,19 +273,19 @@ std::vector<std::string> runSharedAndCheck(const std::filesystem::path& dir) {
     const Comparison c = compareValues(shared.outputs[i], data->outputs[i], Tolerance{1e-3, 1e-4});
     EXPECT_TRUE(c.ok) << "output " << i << ": " << c.reason;
   }
-  return shared.implementations;
+  return shared;
 }
 
 // GPT-2: its products with constant weights as column slabs, the attention's stay whole.
 TEST(ExecSharedRuns, Gpt2RunsSharedAndMatchesItsExpectedOutputs) {
   ONYX_REQUIRE_SHARED(dir, "models/gpt2_small");
-  EXPECT_EQ(countStarting(runSharedAndCheck(dir), "slabs:"), 17);
+  EXPECT_EQ(countStarting(runSharedAndCheck(dir).implementations, "slabs:"), 17);
 }
 
 TEST(ExecSharedRuns, SqueezeNetRunsSharedAndMatchesItsExpectedOutputs) {
   ONYX_REQUIRE_SHARED(dir, "models/squeezenet1_1");
-  const auto implementations = runSharedAndCheck(dir);
-  EXPECT_GE(countStarting(implementations, "slabs:"), 10);  // the heavy ones; 13 x 13 ones stay whole
+  // The heavy convolutions; the 13 x 13 ones of little work stay whole.
+  EXPECT_GE(countStarting(runSharedAndCheck(dir).implementations, "slabs:"), 10);
 }
 
 // ResNet18 on a core whose cache holds 2 MiB (this machine's L2): layer4's convs (7 x 7 maps, 1.2-2.4M
@@ -285,8 +294,17 @@ TEST(ExecSharedRuns, SqueezeNetRunsSharedAndMatchesItsExpectedOutputs) {
 TEST(ExecSharedRuns, ResNet18RunsSharedAndMatchesItsExpectedOutputs) {
   ONYX_REQUIRE_SHARED(dir, "models/resnet18");
   const CachedElements cache(int64_t(512) << 10);
-  const auto implementations = runSharedAndCheck(dir);
+  const SharedOutcome shared = runSharedAndCheck(dir);
+  const std::vector<std::string>& implementations = shared.implementations;
   const bool avx512 = cpuIsa() == CpuIsa::Avx512;
+  // layer1's Winograd convs (64 channels) stay whole: on the caller alone, and the profile says so.
+  int wholeWinograd = 0;
+  for (size_t i = 0; i < implementations.size(); ++i)
+    if (implementations[i].rfind("jit_fp32_wino", 0) == 0) {
+      ++wholeWinograd;
+      EXPECT_EQ(shared.threads[i], 1) << implementations[i];
+    }
+  EXPECT_EQ(wholeWinograd, avx512 ? 4 : 0);
   const int winograd = countStarting(implementations, "slabs:channels:jit_fp32_wino");
   EXPECT_EQ(winograd, avx512 ? 6 : 0);
   // Without Winograd, layer3's three 3 x 3 convs of 256 channels (2.4 MB of weights) are direct channel slabs.
