@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace onyx::exec {
@@ -30,6 +31,11 @@ float* slabThreadBuffer(SlabBuffer use, size_t bytes) {
     }
   }
   return static_cast<float*>(buffer.data);
+}
+
+void copyRows(const float* from, int64_t fromStride, float* to, int64_t toStride, int64_t rows, int64_t columns) {
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(to + r * toStride, from + r * fromStride, size_t(columns) * sizeof(float));
 }
 
 }  // namespace onyx::exec

@@ -1,9 +1,9 @@
 #pragma once
 // What work split into slabs shares (conv_slabs_dnnl.h, matmul_dnnl.h): each slab a oneDNN primitive of its own
-// run as the thread pool's tasks in shared-cores runs. How many slabs; the calling thread's buffers for them:
-// oneDNN's own scratchpad (scratchpad_mode::library) is one
-// buffer for the whole process unless it was built with ONEDNN_ENABLE_CONCURRENT_EXEC, which Debian's is not:
-// two slabs at once wrote over each other's (wrong rows, seen in the tests).
+// run as the thread pool's tasks in shared-cores runs. How many slabs; the calling thread's buffers for them
+// (oneDNN's own scratchpad, scratchpad_mode::library, is one buffer for the whole process unless it was built
+// with ONEDNN_ENABLE_CONCURRENT_EXEC, which Debian's is not: two slabs at once wrote over each other's, wrong
+// rows, seen in the tests); copies between a slab's dense buffer and the strided rows it stands for.
 #include <cstddef>
 #include <cstdint>
 
@@ -21,5 +21,8 @@ constexpr int64_t kFlopsPerSlab = int64_t(2) << 20;
 enum SlabBuffer { kSlabScratchpad, kSlabOutput, kSlabOperand, kSlabBufferUses };
 // At least `bytes` bytes, 4096-aligned, kept for the thread's next slabs. Throws std::bad_alloc.
 float* slabThreadBuffer(SlabBuffer use, size_t bytes);
+
+// Copies `rows` rows of `columns` floats from rows `fromStride` floats apart to rows `toStride` apart.
+void copyRows(const float* from, int64_t fromStride, float* to, int64_t toStride, int64_t rows, int64_t columns);
 
 }  // namespace onyx::exec

@@ -1,6 +1,5 @@
 // MatMul and Gemm as column slabs in shared-cores runs (matmul_dnnl.h, MatmulSlabs).
 #include <algorithm>
-#include <cstring>
 #include <unordered_map>
 
 #include "exec/cpu/slabs.h"
@@ -18,12 +17,6 @@ struct Binary {
   int64_t offset = 0;
   int64_t rows = 0;
 };
-
-// Copies `rows` rows of `columns` between a dense buffer and a row-major matrix of `stride` columns.
-void copyRows(const float* from, int64_t fromStride, float* to, int64_t toStride, int64_t rows, int64_t columns) {
-  for (int64_t r = 0; r < rows; ++r)
-    std::memcpy(to + r * toStride, from + r * fromStride, size_t(columns) * sizeof(float));
-}
 
 }  // namespace
 

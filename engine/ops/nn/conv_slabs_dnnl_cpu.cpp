@@ -60,13 +60,11 @@ void copySlab(float* buffer, float* tensor, bool channelsLast, int64_t allChanne
               int64_t row, int64_t rows, int64_t channel, int64_t channels) {
   const int64_t pixels = rows * width, first = row * width;
   if (channelsLast) {
-    for (int64_t p = 0; p < pixels; ++p) {
-      float* at = tensor + (first + p) * allChannels + channel;
-      if constexpr (toBuffer)
-        std::memcpy(buffer + p * channels, at, size_t(channels) * sizeof(float));
-      else
-        std::memcpy(at, buffer + p * channels, size_t(channels) * sizeof(float));
-    }
+    float* at = tensor + first * allChannels + channel;
+    if constexpr (toBuffer)
+      copyRows(at, allChannels, buffer, channels, pixels, channels);
+    else
+      copyRows(buffer, channels, at, allChannels, pixels, channels);
     return;
   }
   for (int64_t c = 0; c < channels; ++c) {  // along the tensor's rows, across the buffer's

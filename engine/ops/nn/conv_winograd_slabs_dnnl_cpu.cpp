@@ -36,15 +36,14 @@ void copyBlocks(float* blocks, int64_t channels, float* tensor, bool channelsLas
   for (int64_t block = 0; block * kBlock < channels; ++block) {
     const int64_t width = std::min(kBlock, channels - block * kBlock), channel = first + block * kBlock;
     float* row = blocks + block * pixels * kBlock;
+    if (channelsLast) {
+      if constexpr (toBlocks)
+        copyRows(tensor + channel, allChannels, row, kBlock, pixels, width);
+      else
+        copyRows(row, kBlock, tensor + channel, allChannels, pixels, width);
+      continue;
+    }
     for (int64_t p = 0; p < pixels; ++p, row += kBlock) {
-      if (channelsLast) {
-        float* at = tensor + p * allChannels + channel;
-        if constexpr (toBlocks)
-          std::memcpy(row, at, size_t(width) * sizeof(float));
-        else
-          std::memcpy(at, row, size_t(width) * sizeof(float));
-        continue;
-      }
       float* at = tensor + channel * pixels + p;
       for (int64_t c = 0; c < width; ++c) {
         if constexpr (toBlocks)
