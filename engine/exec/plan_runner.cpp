@@ -240,7 +240,8 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
   outcome.threads = sizing ? env_.pool.threadsForWork(outcome.flops, valuesBytes(all.first(own)) + step.outputBytes)
                            : env_.pool.threadCount();
   Expected<void> ran;
-  const uint64_t sharedJobs = env_.pool.sharedJobs();
+  const bool shared = env_.pool.sharesCores();
+  const uint64_t sharedJobs = shared ? env_.pool.sharedJobs() : 0;
   {
     std::optional<ThreadPool::NodeBudget> budget;
     if (sizing) budget.emplace(env_.pool, outcome.threads);
@@ -248,7 +249,7 @@ Expected<void> PlanRun::runNode(Step& step, StepOutcome& outcome) {
   }
   // In a shared-cores run a node that gave its helper no tasks ran on the caller (oneDNN's primitives run on
   // one thread there).
-  if (env_.pool.sharesCores() && env_.pool.sharedJobs() == sharedJobs) outcome.threads = 1;
+  if (shared && env_.pool.sharedJobs() == sharedJobs) outcome.threads = 1;
   host_.heapOnly = false;
   if (!ran) return ran.error();
   if (views && !adoptChannelsLast(outputs_[0], channelsLastDims))

@@ -24,7 +24,6 @@ int64_t matmulFlops(const KernelContext& ctx);  // matmul_cpu.cpp
 
 namespace {
 
-
 // The epilogue chain (matmul_epilogue_chain.h) as oneDNN post-ops; nullopt where oneDNN 2.6 would
 // misread it (a repeated eltwise algorithm, see repeatsAlgorithm).
 std::optional<std::vector<MatmulPostOp>> matmulPostOpsOf(const std::vector<EpilogueOp>& ops) {
@@ -70,8 +69,8 @@ struct MatmulPlan {
   // A residual of the output's dims added by a sum post-op, which adds to what dst holds (the residual is
   // copied there first): only where oneDNN has no fast kernel for it as a binary operand.
   bool summed = false;
+  std::vector<Dims> residuals;  // per fused Residual post-op: its dims in Y (residualInY)
 };
-
 
 // Input i for the oneDNN path, nullopt when it cannot take it. A folded Transpose is read with permuted
 // strides when `permuted` allows (oneDNN's brgemm matmul takes BERT's head splits that way), else made.
@@ -100,7 +99,6 @@ memory::desc operandMd(const MatmulOperand& op, const Dims& dims) {
   strides.insert(strides.end(), op.strides.begin(), op.strides.end());
   return memory::desc(dims, memory::data_type::f32, strides);
 }
-
 
 // Where a residual of `dims` lies in Y's dims: Y's own dims (a sum post-op), a broadcast binary operand, or
 // nullopt when it does not broadcast to the output or the folded batch cannot express it.
@@ -210,12 +208,9 @@ class DnnlMatmul final : public Kernel {
       const MatmulPlan* plan = planFor(ctx, s, fused);
       if (!plan) return ctx.error("a residual operand does not broadcast to the product " + y.describe());
       if (ctx.pool().sharesCores() && plan->weightsPacked && !plan->summed) {
-        std::vector<Dims> residuals;  // planFor found each
-        for (const MatmulPostOp& op : postOps_)
-          if (fused && op.kind == MatmulPostOp::Kind::Residual)
-            residuals.push_back(*residualInY(ctx.epilogueOperand(size_t(op.residual)).dims(), s));
         const float alpha = gemm_ ? ctx.attrFloat("alpha", 1.0f) : 1.0f;
-        auto slabbed = slabs_.run(ctx, s, plan->srcMd, s.tb, postOps_, residuals, fused, alpha, y, implementation_);
+        auto slabbed =
+            slabs_.run(ctx, s, plan->srcMd, s.tb, postOps_, plan->residuals, fused, alpha, y, implementation_);
         if (!slabbed) return slabbed.error();
         if (*slabbed) return {};
       }
@@ -341,6 +336,7 @@ class DnnlMatmul final : public Kernel {
     auto it = plans_.find(key);
     if (it != plans_.end()) return &it->second;
     MatmulPlan plan;
+    plan.residuals = residuals;
     auto transposedMd = [](const Dims& dims, bool transposed) {
       memory::dims strides(dims.size());
       int64_t stride = 1;
