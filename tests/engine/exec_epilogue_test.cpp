@@ -70,6 +70,25 @@ TEST(ExecConvEpilogue, ResidualAddThenRelu) {
                "dnnl+Add+Relu", 3);
 }
 
+// A SiLU that ends the epilogue is our pass over the output after oneDNN's Conv (its swish post-op costs more
+// than the Conv); one before the residual sum stays a post-op. Both give what the nodes give one by one.
+TEST(ExecConvEpilogue, SiluAfterTheResidualSumAndBeforeIt) {
+  expectFusion(std::string(kHeader) + R"(g (float[1,8,10,10] x, float[8,8,3,3] w) => (float[1,8,10,10] y) {
+      c = Conv <pads = [1, 1, 1, 1]> (x, w)
+      a = Add (c, x)
+      s = Sigmoid (a)
+      y = Mul (a, s)
+    })",
+               "dnnl+Add+Sigmoid+Mul", 3);
+  expectFusion(std::string(kHeader) + R"(g (float[1,8,10,10] x, float[8,8,3,3] w) => (float[1,8,10,10] y) {
+      c = Conv <pads = [1, 1, 1, 1]> (x, w)
+      s = Sigmoid (c)
+      m = Mul (s, c)
+      y = Add (m, x)
+    })",
+               "dnnl+Sigmoid+Mul+Add", 3);
+}
+
 TEST(ExecConvEpilogue, ValuesThatMustExistAreNotFused) {
   // The Conv's output is a graph output, or read twice: nothing fuses.
   expectFusion(std::string(kHeader) + R"(g (float[1,2,4,4] x, float[2,2,1,1] w) => (float[1,2,4,4] y, float[1,2,4,4] c) {

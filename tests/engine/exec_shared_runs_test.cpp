@@ -158,6 +158,17 @@ TEST(ExecSharedRuns, ConvSlabsMatchTheWholeConvolution) {
                        initializer("wz", {8, 64, 1, 1}, 20),
                    2);
   expectSlabsMatch(kPlainOutputGraph, initializer("w", {32, 32, 5, 5}, 24) + ", " + initializer("b", {32}, 25), 1);
+  // A SiLU ending the epilogue: our pass over the slabs' output, not a oneDNN post-op.
+  expectSlabsMatch(R"(g (float[1,16,30,30] x) => (float[1,8,30,30] y) {
+      a = Conv (x, wa)
+      c = Conv <pads = [1, 1, 1, 1]> (a, w, b)
+      s = Sigmoid (c)
+      m = Mul (c, s)
+      y = Conv (m, wz)
+    })",
+                   initializer("wa", {32, 16, 1, 1}, 26) + ", " + initializer("w", {48, 32, 3, 3}, 27) + ", " +
+                       initializer("b", {48}, 28) + ", " + initializer("wz", {8, 48, 1, 1}, 29),
+                   1);
 }
 
 // Weights that do not stay in a core's cache (1,000 floats here): each slab some output channels over all
@@ -213,6 +224,17 @@ TEST(ExecSharedRuns, WinogradConvsOfManyChannelsRunAsChannelSlabs) {
                        initializer("b", {128}, 43) + ", " + initializer("w2", {128, 128, 3, 3}, 44) + ", " +
                        initializer("wz", {8, 128, 1, 1}, 45),
                    2, winograd ? 2 : 0);
+  // A SiLU ending a Winograd Conv's epilogue, after the slabs.
+  expectSlabsMatch(R"(g (float[1,16,14,14] x) => (float[1,8,14,14] y) {
+      a = Conv (x, wa)
+      c = Conv <pads = [1, 1, 1, 1]> (a, w)
+      s = Sigmoid (c)
+      m = Mul (s, c)
+      y = Conv (m, wz)
+    })",
+                   initializer("wa", {32, 16, 1, 1}, 46) + ", " + initializer("w", {128, 32, 3, 3}, 47) + ", " +
+                       initializer("wz", {8, 128, 1, 1}, 48),
+                   1, winograd ? 1 : 0);
 }
 
 TEST(ExecSharedRuns, ConvSlabsReadTheFoldedConcatsParts) {

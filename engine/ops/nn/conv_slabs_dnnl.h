@@ -39,12 +39,12 @@ class ConvSlabs {
   ~ConvSlabs();
   void clear();  // forgets the plans (a new epilogue)
   // Runs the Conv over `parts` (its data input, or the parts of a Concat the executor folded into it, which
-  // join along channels) as slabs on the pool's tasks and writes output 0; false, having written nothing,
-  // where it does not fit that form or would not split. `implementation` gets oneDNN's name for it. The
-  // weights must be constant (`constantWeights`): they are packed once per plan.
-  Expected<bool> run(KernelContext& ctx, const std::vector<const TensorValue*>& parts, const TensorValue& w,
-                     bool constantWeights, const std::vector<ConvPostOp>& postOps, bool fused,
-                     std::string& implementation);
+  // join along channels) as slabs on the pool's tasks and writes output 0, which it returns; null, having
+  // written nothing, where it does not fit that form or would not split. `implementation` gets oneDNN's name
+  // for it. The weights must be constant (`constantWeights`): they are packed once per plan.
+  Expected<TensorValue*> run(KernelContext& ctx, const std::vector<const TensorValue*>& parts,
+                             const TensorValue& w, bool constantWeights,
+                             const std::vector<ConvPostOp>& postOps, bool fused, std::string& implementation);
 
   // Whether to cut the output channels rather than the rows, given the slabs of each (fewer than 2: that cut is
   // not possible): each row slab reads all the weights (from the core's cache where they fit in
@@ -86,10 +86,12 @@ class WinogradSlabs {
   WinogradSlabs();
   ~WinogradSlabs();
   void clear();  // forgets the plans (a new epilogue)
-  // Runs the Conv of x as slabs and writes output 0; false, having written nothing, where it does not fit
-  // (batch 1, float, 4-D, constant weights, a Winograd primitive for each slab) or would not split.
-  Expected<bool> run(KernelContext& ctx, const TensorValue& x, const TensorValue& w, bool constantWeights,
-                     const std::vector<ConvPostOp>& postOps, bool fused, std::string& implementation);
+  // Runs the Conv of x as slabs and writes output 0, which it returns; null, having written nothing, where it
+  // does not fit (batch 1, float, 4-D, constant weights, a Winograd primitive for each slab) or would not
+  // split.
+  Expected<TensorValue*> run(KernelContext& ctx, const TensorValue& x, const TensorValue& w,
+                             bool constantWeights, const std::vector<ConvPostOp>& postOps, bool fused,
+                             std::string& implementation);
   // Slabs for `blocks` blocks of 16 output channels on `threads` threads: four blocks each at least, four slabs
   // per thread at most (fewer than 2: the Conv stays whole).
   static int64_t slabCount(int64_t blocks, int threads);

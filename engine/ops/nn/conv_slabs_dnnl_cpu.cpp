@@ -154,26 +154,27 @@ bool ConvSlabs::chooseChannelSlabs(int64_t weightElements, int64_t inputElements
   return weightElements + channelSlabs * inputElements < rowsRead;
 }
 
-Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const TensorValue*>& parts,
-                              const TensorValue& w, bool constantWeights, const std::vector<ConvPostOp>& postOps,
-                              bool fused, std::string& implementation) {
+Expected<TensorValue*> ConvSlabs::run(KernelContext& ctx, const std::vector<const TensorValue*>& parts,
+                                      const TensorValue& w, bool constantWeights,
+                                      const std::vector<ConvPostOp>& postOps, bool fused,
+                                      std::string& implementation) {
   const TensorValue& x = *parts[0];
   if (!ctx.pool().sharesCores() || x.rank() != 4 || x.dim(0) != 1 || w.rank() != 4 ||
       w.dtype() != DataType::Float || !constantWeights)
-    return false;
+    return nullptr;
   for (const TensorValue* part : parts)
     if (part->dtype() != DataType::Float || part->rank() != 4 || part->dim(0) != 1 ||
         part->dim(2) != x.dim(2) || part->dim(3) != x.dim(3) || part->blocked16())
-      return false;
+      return nullptr;
   for (const ConvPostOp& op : postOps)  // slabs read rows of plain or channels-last storage only
-    if (fused && op.residual >= 0 && ctx.epilogueOperand(size_t(op.residual)).blocked16()) return false;
+    if (fused && op.residual >= 0 && ctx.epilogueOperand(size_t(op.residual)).blocked16()) return nullptr;
   Key key{{}, fused, ctx.outputMayBeChannelsLast()};
   for (const TensorValue* part : parts) key.parts.push_back({part->dims(), part->channelsLast()});
   auto it = plans_.find(key);
   if (it == plans_.end()) {
     it = plans_.emplace(key, makePlan(ctx, parts, w, postOps, fused, key.dstChannelsLast)).first;
   }
-  if (!it->second) return false;
+  if (!it->second) return nullptr;
   Plan& plan = *it->second;
   const int64_t outChannels = plan.outDims[1], outHeight = plan.outDims[2], outWidth = plan.outDims[3];
   auto y = ctx.allocateOutput(0, DataType::Float, plan.outDims);
@@ -240,7 +241,7 @@ Expected<bool> ConvSlabs::run(KernelContext& ctx, const std::vector<const Tensor
     return ctx.error(std::string("oneDNN could not run a slab of the convolution: ") + e.what());
   }
   implementation = plan.implementation;
-  return true;
+  return *y;
 }
 
 std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,

@@ -96,12 +96,12 @@ WinogradSlabs::Layout WinogradSlabs::layoutOf(const TensorValue& t) {
   return t.blocked16() ? Layout::kBlocks16 : t.channelsLast() ? Layout::kChannelsLast : Layout::kPlain;
 }
 
-Expected<bool> WinogradSlabs::run(KernelContext& ctx, const TensorValue& x, const TensorValue& w,
-                                  bool constantWeights, const std::vector<ConvPostOp>& postOps, bool fused,
-                                  std::string& implementation) {
+Expected<TensorValue*> WinogradSlabs::run(KernelContext& ctx, const TensorValue& x, const TensorValue& w,
+                                          bool constantWeights, const std::vector<ConvPostOp>& postOps,
+                                          bool fused, std::string& implementation) {
   if (!ctx.pool().sharesCores() || cpuIsa() != CpuIsa::Avx512 || x.rank() != 4 || x.dim(0) != 1 ||
       x.dtype() != DataType::Float || w.rank() != 4 || w.dtype() != DataType::Float || !constantWeights)
-    return false;
+    return nullptr;
   Key key{x.dims(), layoutOf(x), Layout::kPlain, Layout::kPlain, fused};
   key.dst = ctx.outputMayBeBlocked16() && w.dim(0) % kBlock == 0 ? Layout::kBlocks16
             : ctx.outputMayBeChannelsLast()                      ? Layout::kChannelsLast
@@ -112,9 +112,9 @@ Expected<bool> WinogradSlabs::run(KernelContext& ctx, const TensorValue& x, cons
   if (residual) key.residual = layoutOf(*residual);
   auto it = plans_.find(key);
   if (it == plans_.end()) it = plans_.emplace(key, makePlan(ctx, x, w, postOps, fused)).first;
-  if (!it->second) return false;
+  if (!it->second) return nullptr;
   Plan& plan = *it->second;
-  if (residual && (residual->dims() != plan.outDims || residual->dtype() != DataType::Float)) return false;
+  if (residual && (residual->dims() != plan.outDims || residual->dtype() != DataType::Float)) return nullptr;
   auto y = ctx.allocateOutput(0, DataType::Float, plan.outDims);
   if (!y) return y.error();
   (*y)->setBlocked16(key.dst == Layout::kBlocks16);
@@ -159,7 +159,7 @@ Expected<bool> WinogradSlabs::run(KernelContext& ctx, const TensorValue& x, cons
     return ctx.error(std::string("oneDNN could not run a slab of the Winograd convolution: ") + e.what());
   }
   implementation = plan.implementation;
-  return true;
+  return *y;
 }
 
 std::unique_ptr<WinogradSlabs::Plan> WinogradSlabs::makePlan(KernelContext& ctx, const TensorValue& x,
