@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "exec_fusion_test_util.h"
+#include "ops/nn/conv_silu_placement.h"
 
 namespace onyx::exec::testing {
 namespace {
@@ -87,6 +88,51 @@ TEST(ExecConvEpilogue, SiluAfterTheResidualSumAndBeforeIt) {
       y = Add (m, x)
     })",
                "dnnl+Sigmoid+Mul+Add", 3);
+}
+
+// A trailing SiLU runs as oneDNN's post-op and as our pass in turn over the Conv's first runs
+// (SiluPlacement), then as the faster: every run gives what the nodes give one by one.
+TEST(ExecConvEpilogue, TrailingSiluGivesTheSameOutputsWhereverItRuns) {
+  auto model = parseModelText(std::string(kHeader) + "g (float[1,16,20,20] x) => (float[1,24,20,20] y) <" +
+                              initializer("w", {24, 16, 3, 3}, 7) + R"(> {
+      c = Conv <pads = [1, 1, 1, 1]> (x, w)
+      s = Sigmoid (c)
+      y = Mul (c, s)
+    })");
+  ASSERT_TRUE(model.ok()) << model.error().toString();
+  const NamedValues inputs = randomInputs(**model, 3);
+  const Outcome plain = runGraph(**model, inputs, false);
+  ASSERT_EQ(plain.outputs.size(), 1u);
+  ExecutorOptions options;
+  options.fuseEpilogues = true;
+  auto executor = Executor::create(**model, options);
+  ASSERT_TRUE(executor.ok()) << executor.error().toString();
+  for (int run = 0; run < 2 * SiluPlacement::kRunsEach + 2; ++run) {
+    auto result = (*executor)->run(inputs);
+    ASSERT_TRUE(result.ok()) << result.error().toString();
+    EXPECT_TRUE(closeTensors(std::get<TensorValue>((*result)[0]), std::get<TensorValue>(plain.outputs[0]),
+                             1e-5, 1e-5))
+        << "run " << run;
+  }
+}
+
+TEST(SiluPlacement, KeepsTheFasterOfItsFirstRuns) {
+  SiluPlacement faster_pass;
+  for (int run = 0; run < 2 * SiluPlacement::kRunsEach; ++run) {
+    EXPECT_FALSE(faster_pass.decided());
+    EXPECT_EQ(faster_pass.postOp(), run % 2 == 0);
+    faster_pass.record(faster_pass.postOp() ? 2.0 : 1.0 + (run == 1 ? 5.0 : 0.0));  // one preempted pass
+  }
+  EXPECT_TRUE(faster_pass.decided());
+  EXPECT_FALSE(faster_pass.postOp());
+  SiluPlacement faster_post_op;
+  for (int run = 0; run < 2 * SiluPlacement::kRunsEach; ++run)
+    faster_post_op.record(faster_post_op.postOp() ? 1.0 : 2.0);
+  EXPECT_TRUE(faster_post_op.postOp());
+  faster_post_op.record(9.0);  // decided: later runs change nothing
+  EXPECT_TRUE(faster_post_op.postOp());
+  faster_post_op.reset();
+  EXPECT_FALSE(faster_post_op.decided());
 }
 
 TEST(ExecConvEpilogue, ValuesThatMustExistAreNotFused) {

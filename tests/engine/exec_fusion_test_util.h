@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,24 @@ inline Expected<std::unique_ptr<Executor>> referenceExecutor(const Model& model)
 }
 
 // Inputs named in the graph's signature, random of the declared shapes.
+// `<float[dims] name = {...}>` of seeded values in [-0.5, 0.5): constant weights (slabs need them;
+// a kernel caches what it makes of them).
+inline std::string initializer(const std::string& name, const std::vector<int64_t>& dims, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> value(-0.5f, 0.5f);
+  int64_t count = 1;
+  std::ostringstream out;
+  out << "float[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    out << (i ? "," : "") << dims[i];
+    count *= dims[i];
+  }
+  out << "] " << name << " = {";
+  for (int64_t i = 0; i < count; ++i) out << (i ? ", " : "") << value(rng);
+  out << "}";
+  return out.str();
+}
+
 inline NamedValues randomInputs(const Model& model, uint64_t seed) {
   NamedValues named;
   for (const Value* v : model.graph().inputs()) {

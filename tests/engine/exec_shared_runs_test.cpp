@@ -18,23 +18,6 @@
 namespace onyx::exec::testing {
 namespace {
 
-// `<float[dims] name = {...}>` of seeded values in [-0.5, 0.5): constant weights, which slabs need.
-std::string initializer(const std::string& name, const std::vector<int64_t>& dims, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> value(-0.5f, 0.5f);
-  int64_t count = 1;
-  std::ostringstream out;
-  out << "float[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    out << (i ? "," : "") << dims[i];
-    count *= dims[i];
-  }
-  out << "] " << name << " = {";
-  for (int64_t i = 0; i < count; ++i) out << (i ? ", " : "") << value(rng);
-  out << "}";
-  return out.str();
-}
-
 struct SharedOutcome {
   std::vector<RunValue> outputs;
   std::vector<std::string> implementations;  // per profile event of the last run

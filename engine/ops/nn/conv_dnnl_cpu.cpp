@@ -5,6 +5,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -21,6 +22,7 @@
 #include "ops/nn/conv_dilated_taps.h"
 #include "ops/nn/conv_epilogue_chain.h"
 #include "ops/nn/conv_pixel_gemv.h"
+#include "ops/nn/conv_silu_placement.h"
 #include "ops/nn/conv_slabs_dnnl.h"
 
 namespace onyx::exec {
@@ -217,13 +219,11 @@ class DnnlConv final : public Kernel {
     if (!post) return false;
     postOps_ = std::move(*post);
     stages_ = std::move(*chain);
-    // A SiLU that ends the epilogue runs after the convolution, as our own pass over its output: oneDNN's
-    // swish post-op costs more than the convolution itself. On an AMD EPYC (Zen 4, AVX-512), 2 threads, a 1x1
-    // Conv of 16 -> 96 channels on 112 x 112 took 196 us bare, 541 us with the post-op and 441 us with the
-    // pass; efficientnet_b0's Convs took 5.80 ms a run against 6.69. A SiLU before a residual sum stays a
-    // post-op.
+    // A SiLU that ends the epilogue runs as oneDNN's post-op or as our pass after the convolution, whichever
+    // siluPlacement_ finds faster; one before a residual sum stays a post-op.
     siluAfter_ = !stages_.empty() && stages_.back().kind == ConvEpilogueKind::Silu;
     if (siluAfter_) postOps_.pop_back();
+    siluPlacement_.reset();
     plans_.clear();
     last_ = nullptr;
     pixelGemvAnswer_.forget();
@@ -303,7 +303,8 @@ class DnnlConv final : public Kernel {
       if (!slabbed) return slabbed.error();
       if (*slabbed) {
         winograd_ = true;
-        return applySiluAfter(ctx, **slabbed, fused);
+        applySiluAfter(ctx, **slabbed, fused);
+        return {};
       }
     }
     if (ctx.pool().sharesCores()) {
@@ -311,23 +312,28 @@ class DnnlConv final : public Kernel {
           slabs_.run(ctx, parts, w, constantWeights_ || ctx.inputIsConstant(1), postOps_, fused, implementation_);
       if (!slabbed) return slabbed.error();
       winograd_ = false;
-      if (*slabbed) return applySiluAfter(ctx, **slabbed, fused);
+      if (*slabbed) {
+        applySiluAfter(ctx, **slabbed, fused);
+        return {};
+      }
     }
     // Per thread count too: oneDNN fixes a primitive's team size when it creates it.
     const int threads = ctx.pool().dnnlThreads();
     const bool constantWeights = constantWeights_ || ctx.inputIsConstant(1);
-    if (!last_ || !constantWeights || !last_->first.matches(parts, fused, threads)) {
-      PlanKey key{{}, fused, threads};
+    const bool siluPostOp = fused && siluAfter_ && siluPlacement_.postOp();
+    if (!last_ || !constantWeights || !last_->first.matches(parts, fused, siluPostOp, threads)) {
+      PlanKey key{{}, fused, siluPostOp, threads};
       for (const TensorValue* part : parts) key.parts.push_back({part->dims(), layoutTag(*part)});
       auto it = plans_.find(key);
       if (it == plans_.end() || !constantWeights) {
-        auto plan = makePlan(ctx, parts, w, fused);
+        auto plan = makePlan(ctx, parts, w, fused, siluPostOp);
         if (!plan) return plan.error();
         it = plans_.insert_or_assign(key, std::move(*plan)).first;
       }
       last_ = &*it;
     }
     ConvPlan& plan = last_->second;
+    const auto started = std::chrono::steady_clock::now();
     winograd_ = plan.winograd;
     implementation_ = plan.implementation;
     auto y = ctx.allocateOutput(0, DataType::Float, plan.outDims);
@@ -399,20 +405,31 @@ class DnnlConv final : public Kernel {
     }
     if (plan.dstReorder) plan.fromBlocked.execute(stream, dst, userDst);
     stream.wait();
-    return applySiluAfter(ctx, **y, fused);
+    if (!siluPostOp) applySiluAfter(ctx, **y, fused);
+    if (fused && siluAfter_ && !siluPlacement_.decided()) {
+      siluPlacement_.record(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      if (siluPlacement_.decided()) forgetPlansWithSilu(!siluPlacement_.postOp());
+    }
+    return {};
   }
 
  private:
   struct PlanKey {
     std::vector<std::pair<Dims, Tag>> parts;  // dims and layout (layoutTag), per part of the data input
     bool fused = false;
+    bool siluPostOp = false;  // the trailing SiLU as oneDNN's post-op (SiluPlacement), not our pass
     int threads = 1;
     bool operator<(const PlanKey& o) const {
-      return std::tie(parts, fused, threads) < std::tie(o.parts, o.fused, o.threads);
+      return std::tie(parts, fused, siluPostOp, threads) <
+             std::tie(o.parts, o.fused, o.siluPostOp, o.threads);
     }
     // Whether a run with these would make this key (without making it).
-    bool matches(const std::vector<const TensorValue*>& others, bool otherFused, int otherThreads) const {
-      if (fused != otherFused || threads != otherThreads || parts.size() != others.size()) return false;
+    bool matches(const std::vector<const TensorValue*>& others, bool otherFused, bool otherSiluPostOp,
+                 int otherThreads) const {
+      if (fused != otherFused || siluPostOp != otherSiluPostOp || threads != otherThreads ||
+          parts.size() != others.size())
+        return false;
       for (size_t p = 0; p < parts.size(); ++p)
         if (parts[p].first != others[p]->dims() || parts[p].second != layoutTag(*others[p])) return false;
       return true;
@@ -532,7 +549,7 @@ class DnnlConv final : public Kernel {
   }
 
   Expected<ConvPlan> makePlan(KernelContext& ctx, const std::vector<const TensorValue*>& parts,
-                              const TensorValue& w, bool fused) {
+                              const TensorValue& w, bool fused, bool siluPostOp) {
     const TensorValue& x = *parts[0];
     const Dims xDims = parts.size() > 1 ? ctx.inputDims(0) : x.dims();
     int64_t groups = ctx.attrInt("group", 1);
@@ -601,6 +618,7 @@ class DnnlConv final : public Kernel {
             else
               post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
           }
+          if (siluPostOp) post.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
         }
         attr.set_post_ops(post);
         ConvPart part;
@@ -710,19 +728,26 @@ class DnnlConv final : public Kernel {
   bool winograd_ = false;
   std::string implementation_;
   // The epilogue's SiLU in place over output 0 (y), when it is the last stage of a fused epilogue
-  // (siluAfter_). Element-wise, so any of the output's layouts will do (blocked16 has no padding: whole
-  // blocks only).
-  Expected<void> applySiluAfter(KernelContext& ctx, TensorValue& y, bool fused) const {
-    if (!fused || !siluAfter_) return {};
+  // (siluAfter_) and not oneDNN's post-op. Element-wise, so any of the output's layouts will do (blocked16
+  // has no padding: whole blocks only). Slabs (shared-cores runs) always take this pass: their plans keep
+  // their post-ops.
+  void applySiluAfter(KernelContext& ctx, TensorValue& y, bool fused) const {
+    if (!fused || !siluAfter_) return;
     float* out = static_cast<float*>(y.raw());
     ctx.parallelFor(y.count(), 16384, [&](int64_t begin, int64_t end) {
       fastSilu(out + begin, out + begin, end - begin, 0, 0);
     });
-    return {};
   }
 
-  std::vector<PostOp> postOps_;
-  bool siluAfter_ = false;  // the epilogue ends with a SiLU that applySiluAfter runs, not oneDNN
+  // Once SiluPlacement has chosen, the plans made for the other choice go (their weights were packed too).
+  void forgetPlansWithSilu(bool postOp) {
+    std::erase_if(plans_, [&](const auto& entry) { return entry.first.siluPostOp == postOp; });
+    last_ = nullptr;
+  }
+
+  std::vector<PostOp> postOps_;  // without the trailing SiLU (siluAfter_)
+  bool siluAfter_ = false;       // the epilogue ends with a SiLU: oneDNN's post-op or applySiluAfter
+  SiluPlacement siluPlacement_;
   std::vector<ConvEpilogueStage> stages_;  // postOps_ as the chain's stages, for ConvPixelGemv
   ConvPixelGemv pixelGemv_;
   std::map<PlanKey, ConvPlan> plans_;  // per input shape and layout (per part), epilogue or not
