@@ -704,6 +704,7 @@ class DnnlConv final : public Kernel {
         plan.implementation += srcReorder && plan.dstReorder ? " (reorders src, dst)"
                                : srcReorder                  ? " (reorders src)"
                                                              : " (reorders dst)";
+      if (fused && siluAfter_ && !siluPostOp) plan.implementation += " (SiLU after)";  // applySiluAfter's pass
     } catch (const dnnl::error& e) {
       return ctx.error(std::string("oneDNN could not create the convolution: ") + e.what());
     }
