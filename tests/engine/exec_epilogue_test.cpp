@@ -71,8 +71,9 @@ TEST(ExecConvEpilogue, ResidualAddThenRelu) {
                "dnnl+Add+Relu", 3);
 }
 
-// A SiLU that ends the epilogue is our pass over the output after oneDNN's Conv (its swish post-op costs more
-// than the Conv); one before the residual sum stays a post-op. Both give what the nodes give one by one.
+// A SiLU that ends the epilogue, after the residual sum, runs as oneDNN's post-op or as our pass after the
+// Conv (SiluPlacement; expectFusion's two runs take one each); one before the sum stays a post-op. Both give
+// what the nodes give one by one.
 TEST(ExecConvEpilogue, SiluAfterTheResidualSumAndBeforeIt) {
   expectFusion(std::string(kHeader) + R"(g (float[1,8,10,10] x, float[8,8,3,3] w) => (float[1,8,10,10] y) {
       c = Conv <pads = [1, 1, 1, 1]> (x, w)
@@ -117,22 +118,39 @@ TEST(ExecConvEpilogue, TrailingSiluGivesTheSameOutputsWhereverItRuns) {
 }
 
 TEST(SiluPlacement, KeepsTheFasterOfItsFirstRuns) {
-  SiluPlacement faster_pass;
+  SiluPlacement fasterPass;
   for (int run = 0; run < 2 * SiluPlacement::kRunsEach; ++run) {
-    EXPECT_FALSE(faster_pass.decided());
-    EXPECT_EQ(faster_pass.postOp(), run % 2 == 0);
-    faster_pass.record(faster_pass.postOp() ? 2.0 : 1.0 + (run == 1 ? 5.0 : 0.0));  // one preempted pass
+    EXPECT_FALSE(fasterPass.decided());
+    EXPECT_EQ(fasterPass.postOp(), run % 2 == 0);
+    fasterPass.record(fasterPass.postOp() ? 2.0 : 1.0 + (run == 1 ? 5.0 : 0.0), 2);  // one preempted pass
   }
-  EXPECT_TRUE(faster_pass.decided());
-  EXPECT_FALSE(faster_pass.postOp());
-  SiluPlacement faster_post_op;
+  EXPECT_TRUE(fasterPass.decided());
+  EXPECT_FALSE(fasterPass.postOp());
+  SiluPlacement fasterPostOp;
   for (int run = 0; run < 2 * SiluPlacement::kRunsEach; ++run)
-    faster_post_op.record(faster_post_op.postOp() ? 1.0 : 2.0);
-  EXPECT_TRUE(faster_post_op.postOp());
-  faster_post_op.record(9.0);  // decided: later runs change nothing
-  EXPECT_TRUE(faster_post_op.postOp());
-  faster_post_op.reset();
-  EXPECT_FALSE(faster_post_op.decided());
+    fasterPostOp.record(fasterPostOp.postOp() ? 1.0 : 2.0, 2);
+  EXPECT_TRUE(fasterPostOp.postOp());
+  fasterPostOp.record(9.0, 2);  // decided: later runs change nothing
+  EXPECT_TRUE(fasterPostOp.postOp());
+  fasterPostOp.reset();
+  EXPECT_FALSE(fasterPostOp.decided());
+}
+
+// Runs on another thread count than the first (the ThreadTuner's alternate runs) are left out, and the
+// alternation goes on from where it was.
+TEST(SiluPlacement, CountsRunsOnTheFirstThreadCountOnly) {
+  SiluPlacement placement;
+  int counted = 0;
+  for (int run = 0; !placement.decided(); ++run) {
+    ASSERT_LT(run, 100);
+    const int threads = run % 2 == 0 ? 16 : 8;
+    // At 16 threads the post-op is faster; at 8 the pass would look faster if its runs counted.
+    const double seconds = threads == 8 ? (placement.postOp() ? 9.0 : 0.5) : (placement.postOp() ? 1.0 : 2.0);
+    counted += threads == 16;
+    placement.record(seconds, threads);
+  }
+  EXPECT_EQ(counted, 2 * SiluPlacement::kRunsEach);
+  EXPECT_TRUE(placement.postOp());
 }
 
 TEST(ExecConvEpilogue, ValuesThatMustExistAreNotFused) {

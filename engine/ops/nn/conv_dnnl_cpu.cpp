@@ -407,8 +407,8 @@ class DnnlConv final : public Kernel {
     stream.wait();
     if (!siluPostOp) applySiluAfter(ctx, **y, fused);
     if (fused && siluAfter_ && !siluPlacement_.decided()) {
-      siluPlacement_.record(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      siluPlacement_.record(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+                            threads);
       if (siluPlacement_.decided()) forgetPlansWithSilu(!siluPlacement_.postOp());
     }
     return {};
