@@ -13,6 +13,18 @@ int64_t slabsForWork(int64_t flops, int64_t units, int threads) {
   return std::clamp<int64_t>(std::min(byWork, 8 * int64_t(threads)), 1, units);
 }
 
+std::vector<SlabRange> blockRanges(int64_t total, int64_t block, int64_t count) {
+  const int64_t blocks = (total + block - 1) / block;
+  std::vector<SlabRange> ranges;
+  int64_t next = 0;  // block
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t begin = next * block;
+    next += blocks / count + (i < blocks % count ? 1 : 0);
+    ranges.push_back({begin, std::min(total, next * block) - begin});
+  }
+  return ranges;
+}
+
 float* slabThreadBuffer(SlabBuffer use, size_t bytes) {
   struct Buffer {
     void* data = nullptr;

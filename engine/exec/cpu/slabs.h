@@ -6,6 +6,7 @@
 // rows, seen in the tests); copies between a slab's dense buffer and the strided rows it stands for.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace onyx::exec {
 
@@ -15,6 +16,14 @@ namespace onyx::exec {
 // 1.08x slower at half this).
 int64_t slabsForWork(int64_t flops, int64_t units, int threads);
 constexpr int64_t kFlopsPerSlab = int64_t(2) << 20;
+
+// [0, total) cut into `count` ranges of whole blocks of `block` (the last may end in a partial one): the
+// blocks spread evenly, the first ranges one more where they do not divide. Output channels or columns of
+// slabs that write whole vector blocks.
+struct SlabRange {
+  int64_t begin = 0, size = 0;
+};
+std::vector<SlabRange> blockRanges(int64_t total, int64_t block, int64_t count);
 
 // kSlabScratchpad: the slab primitives' scratchpads (scratchpad_mode::user); kSlabOutput: a slab's output
 // before it is copied into place; kSlabOperand: a slab's part of an operand, copied dense.

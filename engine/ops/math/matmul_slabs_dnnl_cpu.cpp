@@ -64,12 +64,11 @@ Expected<bool> MatmulSlabs::run(KernelContext& ctx, const MatmulShapes& s, const
       if (count >= 2) {
         plan = std::make_unique<Plan>();
         dnnl::stream stream(cpuEngine());
-        int64_t next = 0;  // block
-        for (int64_t i = 0; i < count && plan; ++i) {
+        for (const SlabRange& range : blockRanges(n, kColumnsPerBlock, count)) {
+          if (!plan) break;
           Plan::Slab slab;
-          slab.begin = next * kColumnsPerBlock;
-          next += blocks / count + (i < blocks % count ? 1 : 0);
-          const int64_t columns = std::min(n, next * kColumnsPerBlock) - slab.begin;
+          slab.begin = range.begin;
+          const int64_t columns = range.size;
           slab.columns = columns;
           // B as [k, n] row-major, or Gemm's transB [n, k]: its columns are then rows.
           const memory::desc userWeights({k, columns}, memory::data_type::f32,

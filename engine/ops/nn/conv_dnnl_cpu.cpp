@@ -612,12 +612,7 @@ class DnnlConv final : public Kernel {
         dnnl::post_ops post;
         if (!first) post.append_sum(1.0f);
         if (fused && last) {
-          for (const PostOp& op : postOps_) {
-            if (op.residual >= 0)
-              post.append_sum(1.0f);
-            else
-              post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
-          }
+          appendConvPostOps(post, postOps_);
           if (siluPostOp) post.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);
         }
         attr.set_post_ops(post);

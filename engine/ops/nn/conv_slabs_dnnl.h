@@ -27,6 +27,9 @@ struct ConvPostOp {
   float alpha = 0, beta = 0;
   int residual = -1;
 };
+// Appends them to `post` in order: a sum for each residual (its destination holds the residual), an eltwise
+// for the others.
+void appendConvPostOps(dnnl::post_ops& post, const std::vector<ConvPostOp>& ops);
 
 // conv_dnnl_cpu.cpp: whether the whole-tensor Conv takes Winograd (dilations as oneDNN counts them, 0 dense).
 bool convWinogradPays(int64_t inChannels, int64_t outChannels, const std::vector<int64_t>& kernel,

@@ -83,12 +83,10 @@ void copySlab(float* buffer, float* tensor, bool channelsLast, int64_t allChanne
 std::optional<std::vector<SlabRows>> cutRows(int64_t outRows, int64_t count, int64_t height, int64_t stride,
                                              int64_t extent, int64_t padBegin) {
   std::vector<SlabRows> slabs;
-  int64_t row = 0;
-  for (int64_t s = 0; s < count; ++s) {
+  for (const SlabRange& range : blockRanges(outRows, 1, count)) {
     SlabRows slab;
-    slab.outBegin = row;
-    slab.outRows = outRows / count + (s < outRows % count ? 1 : 0);
-    row += slab.outRows;
+    slab.outBegin = range.begin;
+    slab.outRows = range.size;
     const int64_t first = slab.outBegin * stride - padBegin;
     const int64_t end = (slab.outBegin + slab.outRows - 1) * stride - padBegin + extent;
     slab.inBegin = std::max<int64_t>(0, first);
@@ -144,6 +142,15 @@ void ConvSlabs::clear() {
 
 void ConvSlabs::setCachedElementsForTests(int64_t elements) {
   cachedElementsForTests.store(elements);
+}
+
+void appendConvPostOps(dnnl::post_ops& post, const std::vector<ConvPostOp>& ops) {
+  for (const ConvPostOp& op : ops) {
+    if (op.residual >= 0)
+      post.append_sum(1.0f);
+    else
+      post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
+  }
 }
 
 bool ConvSlabs::chooseChannelSlabs(int64_t weightElements, int64_t inputElements, int64_t rowSlabs,
@@ -306,13 +313,11 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
   };
   if (plan->byChannels) {
     const SlabRows all = (*cutRows(outRows, 1, height, g->strides[0], extent, g->padsBegin[0]))[0];
-    int64_t next = 0;  // block
-    for (int64_t s = 0; s < channelSlabs; ++s) {
+    for (const SlabRange& range : blockRanges(m, block, channelSlabs)) {
       Plan::Slab slab;
       slab.rows = all;
-      slab.channelBegin = next * block;
-      next += blocks / channelSlabs + (s < blocks % channelSlabs ? 1 : 0);
-      slab.channels = std::min(m, next * block) - slab.channelBegin;
+      slab.channelBegin = range.begin;
+      slab.channels = range.size;
       slab.shape = shapeOf(all, slab.channels);
       plan->slabs.push_back(std::move(slab));
     }
@@ -351,13 +356,7 @@ std::unique_ptr<ConvSlabs::Plan> ConvSlabs::makePlan(KernelContext& ctx,
                                                      g->strides, dilations, padsBegin, padsEnd);
         dnnl::post_ops post;
         if (!first) post.append_sum(1.0f);
-        if (fused && last)
-          for (const ConvPostOp& op : postOps) {
-            if (op.residual >= 0)
-              post.append_sum(1.0f);
-            else
-              post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
-          }
+        if (fused && last) appendConvPostOps(post, postOps);
         dnnl::primitive_attr attr;
         attr.set_post_ops(post);
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);

@@ -185,12 +185,10 @@ std::unique_ptr<WinogradSlabs::Plan> WinogradSlabs::makePlan(KernelContext& ctx,
   plan->src = memory::desc({1, channels, height, width}, memory::data_type::f32, Tag::aBcd16b);
   try {
     dnnl::stream stream(cpuEngine());
-    int64_t next = 0;  // block
-    for (int64_t s = 0; s < count; ++s) {
+    for (const SlabRange& range : blockRanges(m, kBlock, count)) {
       Plan::Slab slab;
-      slab.channelBegin = next * kBlock;
-      next += blocks / count + (s < blocks % count ? 1 : 0);
-      slab.channels = std::min(m, next * kBlock) - slab.channelBegin;
+      slab.channelBegin = range.begin;
+      slab.channels = range.size;
       slab.shape = 0;
       while (slab.shape < plan->shapes.size() && plan->shapes[slab.shape].channels != slab.channels) ++slab.shape;
       if (slab.shape == plan->shapes.size()) {
@@ -209,13 +207,7 @@ std::unique_ptr<WinogradSlabs::Plan> WinogradSlabs::makePlan(KernelContext& ctx,
                                                   dnnl::algorithm::convolution_winograd, plan->src, wAny, biasMd,
                                                   shape.dst, g->strides, dilations, g->padsBegin, g->padsEnd);
         dnnl::post_ops post;
-        if (fused)
-          for (const ConvPostOp& op : postOps) {
-            if (op.residual >= 0)
-              post.append_sum(1.0f);
-            else
-              post.append_eltwise(1.0f, op.algorithm, op.alpha, op.beta);
-          }
+        if (fused) appendConvPostOps(post, postOps);
         dnnl::primitive_attr attr;
         attr.set_post_ops(post);
         attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
