@@ -1,4 +1,4 @@
-// Convolutions that take oneDNN's Winograd algorithm (dense 3x3 stride 1, >= 32 channels in, >= 64 out,
+// Convolutions that take the Winograd algorithm (oneDNN's, or ours where oneDNN has none) (dense 3x3 stride 1, >= 32 channels in, >= 64 out,
 // >= 14 x 14 outputs, constant weights): the profile names the algorithm, and a ResNet basic block (two
 // convs with bias, ReLU and the residual sum fused) matches the reference over runs. Convs outside the
 // rule, and those whose weights a caller may change, stay direct.
@@ -83,13 +83,12 @@ TEST(ExecConvWinograd, ResNetBlockTakesItAndMatchesTheReference) {
         closeTensors(std::get<TensorValue>(fast.outputs[0]), std::get<TensorValue>((*want)[0]), 1e-4, 1e-5));
     std::vector<std::string> convs = convVariants(fast);
     ASSERT_EQ(convs.size(), 2u);
-    // Without AVX-512 oneDNN has no Winograd convolution, and the rule falls back to the direct one.
-    const std::string algorithm = winogradAvailable() ? ":winograd" : "";
-    EXPECT_EQ(convs[0], "dnnl" + algorithm + "+Relu");
-    EXPECT_EQ(convs[1], "dnnl" + algorithm + "+Add+Relu");
-    // oneDNN's implementation agrees ("jit_wino_4x3:avx512_core").
+    EXPECT_EQ(convs[0], "dnnl:winograd+Relu");
+    EXPECT_EQ(convs[1], "dnnl:winograd+Add+Relu");
+    // oneDNN's ("jit_wino_4x3:avx512_core"), or without AVX-512, where oneDNN has none, ours
+    // (ConvWinogradF43, "winograd-4x3:avx2").
     for (const std::string& implementation : dnnlImplementations(fast))
-      EXPECT_EQ(implementation.find("wino") != std::string::npos, winogradAvailable()) << implementation;
+      EXPECT_EQ(implementation.rfind("winograd-4x3:", 0) == 0, !winogradAvailable()) << implementation;
   }
 }
 

@@ -57,8 +57,9 @@ int countStarting(const std::vector<std::string>& implementations, const std::st
 }
 
 // The graph run shared and not, on the same inputs: the same outputs, and `slabbed` Convs ran as slabs,
-// `byChannels` of them as channel slabs.
-void expectSlabsMatch(const std::string& graph, const std::string& initializers, int slabbed, int byChannels = 0) {
+// `byChannels` of them as channel slabs, and `ownWinograd` as our Winograd (ConvWinogradF43) in both runs.
+void expectSlabsMatch(const std::string& graph, const std::string& initializers, int slabbed, int byChannels = 0,
+                      int ownWinograd = 0) {
   const std::string text = std::string(kHeader) + graph.substr(0, graph.find('{')) + "<" + initializers + "> " +
                            graph.substr(graph.find('{'));
   auto model = parseModelText(text);
@@ -80,6 +81,8 @@ void expectSlabsMatch(const std::string& graph, const std::string& initializers,
     }
   }
   EXPECT_EQ(countStarting(shared.implementations, "slabs:channels:"), byChannels);
+  EXPECT_EQ(countStarting(shared.implementations, "winograd-4x3:"), ownWinograd);
+  EXPECT_EQ(countStarting(whole.implementations, "winograd-4x3:"), ownWinograd);
   for (const std::string& name : whole.implementations) EXPECT_EQ(name.rfind("slabs:", 0), std::string::npos);
 }
 
@@ -178,7 +181,9 @@ TEST(ExecSharedRuns, ChannelSlabsMatchTheWholeConvolution) {
 }
 
 TEST(ExecSharedRuns, WinogradConvsStayWhole) {
-  // 3x3, stride 1, 64 channels over 28 x 28: oneDNN's Winograd (AVX-512) does more for it than slabs.
+  // 3x3, stride 1, 64 channels over 28 x 28: Winograd does more for it than slabs, oneDNN's (AVX-512) or ours
+  // (without AVX-512), whose loops the caller takes over from a descheduled helper.
+  const bool own = cpuIsa() != CpuIsa::Avx512;
   expectSlabsMatch(R"(g (float[1,16,28,28] x) => (float[1,8,28,28] y) {
       a = Conv (x, wa)
       c = Conv <pads = [1, 1, 1, 1]> (a, w)
@@ -186,12 +191,12 @@ TEST(ExecSharedRuns, WinogradConvsStayWhole) {
     })",
                    initializer("wa", {64, 16, 1, 1}, 21) + ", " + initializer("w", {64, 64, 3, 3}, 22) + ", " +
                        initializer("wz", {8, 64, 1, 1}, 23),
-                   cpuIsa() == CpuIsa::Avx512 ? 0 : 1);
+                   0, 0, own ? 1 : 0);
 }
 
 // Winograd Convs of 128 output channels: two slabs of 64 each (AVX-512), one writing its blocks of 16 where
 // the next Winograd Conv reads them, the next with a residual in blocks of 16 written through a buffer into
-// the channels-last output a 1 x 1 Conv reads. Without AVX-512 (no Winograd in oneDNN), direct row slabs.
+// the channels-last output a 1 x 1 Conv reads. Without AVX-512 (no Winograd in oneDNN), our Winograd, whole.
 TEST(ExecSharedRuns, WinogradConvsOfManyChannelsRunAsChannelSlabs) {
   const bool winograd = cpuIsa() == CpuIsa::Avx512;
   expectSlabsMatch(R"(g (float[1,16,14,14] x) => (float[1,8,14,14] y) {
@@ -206,7 +211,7 @@ TEST(ExecSharedRuns, WinogradConvsOfManyChannelsRunAsChannelSlabs) {
                    initializer("wa", {32, 16, 1, 1}, 41) + ", " + initializer("w", {128, 32, 3, 3}, 42) + ", " +
                        initializer("b", {128}, 43) + ", " + initializer("w2", {128, 128, 3, 3}, 44) + ", " +
                        initializer("wz", {8, 128, 1, 1}, 45),
-                   2, winograd ? 2 : 0);
+                   winograd ? 2 : 0, winograd ? 2 : 0, winograd ? 0 : 2);
   // A SiLU ending a Winograd Conv's epilogue, after the slabs.
   expectSlabsMatch(R"(g (float[1,16,14,14] x) => (float[1,8,14,14] y) {
       a = Conv (x, wa)
@@ -217,7 +222,7 @@ TEST(ExecSharedRuns, WinogradConvsOfManyChannelsRunAsChannelSlabs) {
     })",
                    initializer("wa", {32, 16, 1, 1}, 46) + ", " + initializer("w", {128, 32, 3, 3}, 47) + ", " +
                        initializer("wz", {8, 128, 1, 1}, 48),
-                   1, winograd ? 1 : 0);
+                   winograd ? 1 : 0, winograd ? 1 : 0, winograd ? 0 : 1);
 }
 
 TEST(ExecSharedRuns, ConvSlabsReadTheFoldedConcatsParts) {
@@ -308,11 +313,16 @@ TEST(ExecSharedRuns, ResNet18RunsSharedAndMatchesItsExpectedOutputs) {
   const SharedOutcome shared = runSharedAndCheck(dir);
   const std::vector<std::string>& implementations = shared.implementations;
   const bool avx512 = cpuIsa() == CpuIsa::Avx512;
-  // layer1's Winograd convs (64 channels) stay whole: on the caller alone, and the profile says so.
-  int wholeWinograd = 0, winogradSlabs = 0, directChannelSlabs = 0;
+  // layer1's Winograd convs (64 channels) stay whole: on the caller alone, and the profile says so. Without
+  // AVX-512 all ten Winograd convs are ours, whose loops share out tasks that the caller takes over from a
+  // descheduled helper: on both threads.
+  int wholeWinograd = 0, winogradSlabs = 0, directChannelSlabs = 0, ownWinograd = 0;
   for (size_t i = 0; i < implementations.size(); ++i) {
     const bool channelSlabs = implementations[i].rfind("slabs:channels:", 0) == 0;
-    if (!isWinograd(implementations[i])) {
+    if (implementations[i].rfind("winograd-4x3:", 0) == 0) {
+      ++ownWinograd;
+      EXPECT_EQ(shared.threads[i], 2) << implementations[i];
+    } else if (!isWinograd(implementations[i])) {
       directChannelSlabs += channelSlabs;
     } else if (channelSlabs) {
       ++winogradSlabs;
@@ -323,8 +333,8 @@ TEST(ExecSharedRuns, ResNet18RunsSharedAndMatchesItsExpectedOutputs) {
   }
   EXPECT_EQ(wholeWinograd, avx512 ? 4 : 0);
   EXPECT_EQ(winogradSlabs, avx512 ? 6 : 0);
-  // Without Winograd, layer3's three 3 x 3 convs of 256 channels (2.4 MB of weights) are direct channel slabs.
-  EXPECT_EQ(directChannelSlabs, avx512 ? 4 : 7);
+  EXPECT_EQ(ownWinograd, avx512 ? 0 : 10);
+  EXPECT_EQ(directChannelSlabs, 4);  // layer4's
 }
 
 }  // namespace

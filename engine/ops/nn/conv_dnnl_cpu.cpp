@@ -24,6 +24,7 @@
 #include "ops/nn/conv_pixel_gemv.h"
 #include "ops/nn/conv_silu_placement.h"
 #include "ops/nn/conv_slabs_dnnl.h"
+#include "ops/nn/conv_winograd_f43.h"
 
 namespace onyx::exec {
 
@@ -48,6 +49,14 @@ bool convWinogradPays(int64_t inChannels, int64_t outChannels, const std::vector
 }
 
 namespace {
+
+// Whether a Winograd Conv runs as ours (ConvWinogradF43) rather than as oneDNN's: where oneDNN has no Winograd
+// kernel (without AVX-512), or everywhere with ONYX_WINOGRAD=own (read at each plan: tests set it).
+bool ownWinogradWanted() {
+  const char* choice = std::getenv("ONYX_WINOGRAD");
+  if (choice && std::string_view(choice) == "own") return true;
+  return dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core;
+}
 
 // The tag of channels-last storage (TensorValue::channelsLast) for a rank.
 Tag channelsLastTag(size_t rank) {
@@ -228,6 +237,7 @@ class DnnlConv final : public Kernel {
     last_ = nullptr;
     pixelGemvAnswer_.forget();
     dilatedTapsAnswer_.forget();
+    ownWinogradAnswer_.forget();
     slabs_.clear();
     winogradSlabs_.clear();
     return true;
@@ -296,6 +306,12 @@ class DnnlConv final : public Kernel {
       static const std::string kTaps = "dilated-taps:" + std::string(cpuIsaName(cpuIsa()));  // fixed per process
       implementation_ = kTaps;
       return dilatedTaps_.run(ctx, x, w, stages);
+    }
+    if (parts.size() == 1 && !scale && ownWinogradPays(ctx, x, w, stages)) {
+      winograd_ = true;
+      static const std::string kOwn = "winograd-4x3:" + std::string(cpuIsaName(cpuIsa()));  // fixed per process
+      implementation_ = kOwn;
+      return ownWinograd_.run(ctx, x, w, stages);
     }
     if (ctx.pool().sharesCores() && parts.size() == 1 && !scale) {
       auto slabbed = winogradSlabs_.run(ctx, x, w, constantWeights_ || ctx.inputIsConstant(1), postOps_, fused,
@@ -509,6 +525,18 @@ class DnnlConv final : public Kernel {
                       std::span<const ConvEpilogueStage> stages) {
     return dilatedTapsAnswer_.get(x, stages.size(), constantWeights_ || ctx.inputIsConstant(1), [&] {
       return ConvDilatedTaps::applies(ctx, x, w, stages) && directConvIsGemm(ctx, x, w);
+    });
+  }
+
+  // Whether the Conv runs as our own Winograd (ConvWinogradF43): where oneDNN has no Winograd kernel (without
+  // AVX-512) and convWinogradPays says Winograd pays. Kept (KeptAnswer).
+  bool ownWinogradPays(const KernelContext& ctx, const TensorValue& x, const TensorValue& w,
+                       std::span<const ConvEpilogueStage> stages) {
+    return ownWinogradAnswer_.get(x, stages.size(), constantWeights_ || ctx.inputIsConstant(1), [&] {
+      if (!ownWinogradWanted()) return false;
+      if (!ConvWinogradF43::applies(ctx, x, w, stages)) return false;
+      auto out = outputDims(ctx, x.dims(), w);
+      return out && convWinogradPays(x.dim(1), w.dim(0), {3, 3}, {1, 1}, {0, 0}, *out);
     });
   }
 
@@ -752,6 +780,8 @@ class DnnlConv final : public Kernel {
   KeptAnswer pixelGemvAnswer_;
   ConvDilatedTaps dilatedTaps_;
   KeptAnswer dilatedTapsAnswer_;
+  ConvWinogradF43 ownWinograd_;
+  KeptAnswer ownWinogradAnswer_;
   std::vector<float> scaledPlain_;  // scaleWeights' product, plain [M, C]
   TensorValue product_;             // multiply()'s
   ConvSlabs slabs_;                     // shared-cores runs
