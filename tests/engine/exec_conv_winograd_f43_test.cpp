@@ -8,7 +8,6 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cmath>
-#include <cstdlib>
 
 #include "exec_fusion_test_util.h"
 
@@ -60,25 +59,6 @@ std::unique_ptr<Model> winogradGraph(const F43Case& c) {
   return model;
 }
 
-// ONYX_WINOGRAD=own while alive, then as it was.
-class OwnWinograd {
- public:
-  OwnWinograd() {
-    if (const char* v = std::getenv("ONYX_WINOGRAD")) saved_ = v, had_ = true;
-    setenv("ONYX_WINOGRAD", "own", 1);
-  }
-  ~OwnWinograd() {
-    if (had_)
-      setenv("ONYX_WINOGRAD", saved_.c_str(), 1);
-    else
-      unsetenv("ONYX_WINOGRAD");
-  }
-
- private:
-  std::string saved_;
-  bool had_ = false;
-};
-
 int ownWinogradConvs(const Outcome& outcome) {
   int count = 0;
   for (const std::string& implementation : outcome.implementations)
@@ -94,7 +74,7 @@ const std::vector<F43Case> kCases = {
 };
 
 TEST(ExecConvWinogradF43, MatchesTheReferenceWhereverItsTilesFall) {
-  OwnWinograd own;
+  const ScopedEnv own("ONYX_WINOGRAD", "own");
   for (const F43Case& c : kCases) {
     SCOPED_TRACE(c.why);
     auto model = winogradGraph(c);
@@ -115,7 +95,7 @@ TEST(ExecConvWinogradF43, MatchesTheReferenceWhereverItsTilesFall) {
 }
 
 TEST(ExecConvWinogradF43, UnfusedEpilogueGivesTheSameOutputs) {
-  OwnWinograd own;
+  const ScopedEnv own("ONYX_WINOGRAD", "own");
   const F43Case& c = kCases[1];
   auto model = winogradGraph(c);
   NamedValues inputs = randomInputs(*model, 13);
@@ -135,7 +115,7 @@ TEST(ExecConvWinogradF43, TakesTheRuleWhereOneDnnHasNoWinograd) {
   Outcome fast = runGraph(*model, randomInputs(*model, 14), true);
   EXPECT_EQ(ownWinogradConvs(fast), oneDnnHasIt ? 0 : 1);
   // Outside the rule (16 channels in) it is never ours, forced or not.
-  OwnWinograd own;
+  const ScopedEnv own("ONYX_WINOGRAD", "own");
   auto narrow = winogradGraph({16, 64, 14, 14, {1, 1, 1, 1}, false, false, false, "16 channels in"});
   EXPECT_EQ(ownWinogradConvs(runGraph(*narrow, randomInputs(*narrow, 15), true)), 0);
 }

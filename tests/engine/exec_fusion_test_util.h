@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
@@ -41,6 +42,28 @@ inline Outcome runGraph(const Model& model, const NamedValues& inputs, bool fuse
   }
   return out;
 }
+
+// An environment variable set while alive, then as it was: the kernels' switches (ONYX_WINOGRAD, ONYX_MATMUL)
+// are read when a kernel is made or plans, so they hold for the executors made meanwhile.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* v = std::getenv(name)) saved_ = v, had_ = true;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_.c_str(), saved_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, saved_;
+  bool had_ = false;
+};
 
 // An executor of the reference kernels only: the oracle the fast paths are checked against.
 inline Expected<std::unique_ptr<Executor>> referenceExecutor(const Model& model) {

@@ -161,10 +161,12 @@ struct CodeScratch {
 };
 
 // Y = A * W (+ bias) by panels of W that `decode(panel, dst)` writes as k x 32 floats on the thread that
-// multiplies them; tasks are a panel and up to kRowsPerTask rows, spread over the pool.
+// multiplies them (returning dst), or finds packed already (returning where); tasks are a panel and up to
+// kRowsPerTask rows, spread over the pool.
 template <class Decode>
 void panelProduct(ThreadPool& pool, const float* a, int64_t m, int64_t lda, int64_t k, int64_t n, const float* bias,
-                  float* y, int64_t ldy, const NBitsKernels& kernels, const NBitsTileDone& tileDone, Decode decode) {
+                  float* y, int64_t ldy, const NBitsKernels& kernels, const NBitsTileDone& tileDone, Decode decode,
+                  int64_t rowsPerTask = kRowsPerTask) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (int64_t r = 0; r < m; ++r)
@@ -179,19 +181,20 @@ void panelProduct(ThreadPool& pool, const float* a, int64_t m, int64_t lda, int6
     paddedBias.assign(size_t(panels * kNBitsPanelWidth), 0.0f);
     std::copy(bias, bias + n, paddedBias.begin());
   }
-  const int64_t chunks = (m + kRowsPerTask - 1) / kRowsPerTask, tasks = panels * chunks;
+  const int64_t chunks = (m + rowsPerTask - 1) / rowsPerTask, tasks = panels * chunks;
   pool.parallelFor(tasks, 1, [&](int64_t begin, int64_t end) {
     thread_local PanelBuffer buffer;
     buffer.reserve(k);
     int64_t decoded = -1;
+    const float* current = nullptr;
     for (int64_t t = begin; t < end; ++t) {
-      const int64_t panel = t / chunks, r0 = t % chunks * kRowsPerTask, rows = std::min(kRowsPerTask, m - r0);
+      const int64_t panel = t / chunks, r0 = t % chunks * rowsPerTask, rows = std::min(rowsPerTask, m - r0);
       if (panel != decoded) {
-        decode(panel, buffer.panel);
+        current = decode(panel, buffer.panel);
         decoded = panel;
       }
       const int64_t n0 = panel * kNBitsPanelWidth, columns = std::min(kNBitsPanelWidth, n - n0);
-      kernels.multiply(a + r0 * lda, lda, rows, buffer.panel, k, bias ? paddedBias.data() + n0 : nullptr,
+      kernels.multiply(a + r0 * lda, lda, rows, current, k, bias ? paddedBias.data() + n0 : nullptr,
                        y + r0 * ldy + n0, ldy, int(columns));
       if (tileDone) tileDone(r0, rows, n0, columns);
     }
@@ -208,6 +211,7 @@ void nbitsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const N
     scratch.reserve(w.shape);
     gatherPanelScales(w, panel, scratch.scales, scratch.zeros);
     kernels.decode(w, panel, scratch.scales, scratch.zeros, scratch.zeroBlob, scratch.bytes, dst);
+    return static_cast<const float*>(dst);
   });
 }
 
@@ -215,7 +219,23 @@ void halfWeightsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, c
                      const float* bias, float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone) {
   const NBitsKernels kernels = kernelsFor(isa);
   panelProduct(pool, a, m, lda, k, n, bias, y, ldy, kernels, tileDone,
-               [&](int64_t panel, float* dst) { kernels.decodeHalves(w, k, n, panel, dst); });
+               [&](int64_t panel, float* dst) {
+                 kernels.decodeHalves(w, k, n, panel, dst);
+                 return static_cast<const float*>(dst);
+               });
+}
+
+void packedPanelsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const float* panels, int64_t k,
+                      int64_t n, const float* bias, float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone) {
+  // Nothing to decode per task, so rows split finer where panels alone would leave threads idle (bert_small's
+  // 256-column products are 8 panels).
+  const int64_t panelCount = (n + kNBitsPanelWidth - 1) / kNBitsPanelWidth;
+  int64_t rowsPerTask = kRowsPerTask;
+  while (rowsPerTask > 24 && panelCount * ((m + rowsPerTask - 1) / rowsPerTask) < 4 * int64_t(pool.threadCount()))
+    rowsPerTask /= 2;
+  panelProduct(
+      pool, a, m, lda, k, n, bias, y, ldy, kernelsFor(isa), tileDone,
+      [&](int64_t panel, float*) { return panels + panel * k * kNBitsPanelWidth; }, rowsPerTask);
 }
 
 void packPanels(const float* w, int64_t ldw, int64_t k, int64_t n, bool transposed, float* panels, float scale) {
