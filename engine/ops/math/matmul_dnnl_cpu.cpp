@@ -155,6 +155,8 @@ class DnnlMatmul final : public Kernel {
         if (r.dtype() != DataType::Float || r.channelsLast()) return false;
       }
     }
+    // Our panels compute it (no oneDNN plan is made, nor its copy of B packed, for a product they take).
+    if (takesPanels(ctx, **shapes, true)) return true;
     try {
       const MatmulPlan* plan = planFor(ctx, **shapes, true);
       return plan && std::string_view(plan->pd.impl_info_str()).substr(0, 3) != "ref";

@@ -135,23 +135,23 @@ bool ConvWinogradF43::applies(const KernelContext& ctx, const TensorValue& x, co
 void ConvWinogradF43::pack(const TensorValue& w) {
   if (packedFrom_ == w.raw()) return;
   const int64_t M = w.dim(0), C = w.dim(1);
-  std::vector<float> u(size_t(kPositions * C * M));  // per position, C x M
-  const float* weights = w.data<float>();
-  for (int64_t o = 0; o < M; ++o)
-    for (int64_t c = 0; c < C; ++c) {
-      const float* g = weights + (o * C + c) * 9;
-      double gg[kWindow][3];  // G g
-      for (int k = 0; k < kWindow; ++k)
-        for (int b = 0; b < 3; ++b) gg[k][b] = kG[k][0] * g[b] + kG[k][1] * g[3 + b] + kG[k][2] * g[6 + b];
-      for (int k = 0; k < kWindow; ++k)
-        for (int j = 0; j < kWindow; ++j)
-          u[size_t(((k * kWindow + j) * C + c) * M + o)] =
-              float(gg[k][0] * kG[j][0] + gg[k][1] * kG[j][1] + gg[k][2] * kG[j][2]);
-    }
   const int64_t size = contrib::packedPanelFloats(C, M);
   panels_.assign(size_t(kPositions * size), 0.0f);
-  for (int64_t p = 0; p < kPositions; ++p)
-    contrib::packPanels(u.data() + p * C * M, M, C, M, false, panels_.data() + p * size);
+  // One position at a time, so that the unpacked C x M matrix costs 1/36 of the panels, not as much again.
+  std::vector<float> u(size_t(C * M));
+  const float* weights = w.data<float>();
+  for (int64_t k = 0; k < kWindow; ++k)
+    for (int64_t j = 0; j < kWindow; ++j) {
+      for (int64_t o = 0; o < M; ++o)
+        for (int64_t c = 0; c < C; ++c) {
+          const float* g = weights + (o * C + c) * 9;
+          double value = 0;  // (G g G^T)[k][j]
+          for (int b = 0; b < 3; ++b)
+            value += (kG[k][0] * g[b] + kG[k][1] * g[3 + b] + kG[k][2] * g[6 + b]) * kG[j][b];
+          u[size_t(c * M + o)] = float(value);
+        }
+      contrib::packPanels(u.data(), M, C, M, false, panels_.data() + (k * kWindow + j) * size);
+    }
   packedFrom_ = w.raw();
 }
 
