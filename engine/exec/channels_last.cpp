@@ -69,4 +69,23 @@ RunValue plainLayout(const RunValue& value) {
   return t && !t->isPlainLayout() ? RunValue(t->toPlainLayout()) : value;
 }
 
+const float* ChannelsLastStaging::input(const TensorValue& x) {
+  if (x.channelsLast()) return x.data<float>();
+  input_.resize(size_t(x.count()));
+  transposeBatches(x.data<float>(), input_.data(), x.dim(0), x.dim(1), x.count() / std::max<int64_t>(x.dim(0) * x.dim(1), 1));
+  return input_.data();
+}
+
+float* ChannelsLastStaging::output(TensorValue& y) {
+  if (y.channelsLast()) return y.data<float>();
+  output_.resize(size_t(y.count()));
+  return output_.data();
+}
+
+void ChannelsLastStaging::finish(TensorValue& y) const {
+  if (y.channelsLast()) return;
+  transposeBatches(output_.data(), y.data<float>(), y.dim(0), y.count() / std::max<int64_t>(y.dim(0) * y.dim(1), 1),
+                   y.dim(1));
+}
+
 }  // namespace onyx::exec

@@ -32,4 +32,20 @@ RunValue plainLayout(const RunValue& value);
 // channels-last to plain storage (rows = pixels, cols = channels) and back (tensor_value.cpp).
 void transposeBatches(const float* src, float* dst, int64_t batches, int64_t rows, int64_t cols);
 
+// For a kernel that computes on channels-last rows of float32 (N, C, spatial...) tensors: a plain input is
+// read through a kept channels-last copy, and a plain output written to a kept buffer, transposed into place
+// by finish(). The buffers stay between runs.
+class ChannelsLastStaging {
+ public:
+  // x's values in channels-last order: its own storage, or the copy.
+  const float* input(const TensorValue& x);
+  // Where to write y's values in channels-last order: y itself when it is stored so, else the buffer.
+  float* output(TensorValue& y);
+  // A plain y gets the buffer's values.
+  void finish(TensorValue& y) const;
+
+ private:
+  std::vector<float> input_, output_;
+};
+
 }  // namespace onyx::exec

@@ -61,20 +61,13 @@ Expected<void> ConvDilatedTaps::run(KernelContext& ctx, const TensorValue& x, co
   const int64_t OH = g->outSize[0], OW = g->outSize[1];
   auto y = ctx.allocateOutput(0, DataType::Float, {N, M, OH, OW});
   if (!y) return y.error();
-  const bool lastOut = ctx.outputMayBeChannelsLast();
-  (*y)->setChannelsLast(lastOut);
+  (*y)->setChannelsLast(ctx.outputMayBeChannelsLast());
   pack(w);
   const int64_t panelSize = contrib::packedPanelFloats(C, M);
   const TensorValue& bias = ctx.input(2);
-  // The products read and write channels-last rows: a plain input or output goes through a kept buffer.
-  const float* px = x.data<float>();
-  if (!x.channelsLast()) {
-    input_.resize(size_t(x.count()));
-    transposeBatches(px, input_.data(), N, C, H * W);
-    px = input_.data();
-  }
-  if (!lastOut) output_.resize(size_t((*y)->count()));
-  float* py = lastOut ? (*y)->data<float>() : output_.data();
+  // The products read and write channels-last rows (a plain input or output through the staging's buffers).
+  const float* px = staging_.input(x);
+  float* py = staging_.output(**y);
   const contrib::NBitsIsa isa = contrib::nativeNBitsIsa();
   const int64_t sh = g->strides[0], sw = g->strides[1], dh = g->dilations[0], dw = g->dilations[1];
   const int64_t ph = g->padsBegin[0], pw = g->padsBegin[1];
@@ -105,7 +98,7 @@ Expected<void> ConvDilatedTaps::run(KernelContext& ctx, const TensorValue& x, co
       for (const ConvEpilogueStage& stage : stages) applyConvEpilogueStage(stage, out, OW * M);
     }
   });
-  if (!lastOut) transposeBatches(py, (*y)->data<float>(), N, OH * OW, M);
+  staging_.finish(**y);
   return {};
 }
 

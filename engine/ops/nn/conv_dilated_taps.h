@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "exec/channels_last.h"
 #include "exec/kernel.h"
 #include "ops/nn/conv_epilogue_chain.h"
 
@@ -31,7 +32,7 @@ class ConvDilatedTaps {
 
   const void* packedFrom_ = nullptr;  // the weights the panels hold (constant for the kernel's life)
   std::vector<float> panels_;         // per tap (ky, kx): W[:, :, ky, kx] as C x M, in panels of 32 columns
-  std::vector<float> input_, output_;  // channels-last copies of a plain input and for a plain output
+  ChannelsLastStaging staging_;  // a plain input or output through channels-last buffers
 };
 
 }  // namespace onyx::exec

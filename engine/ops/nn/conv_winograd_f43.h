@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "exec/channels_last.h"
 #include "exec/kernel.h"
 #include "ops/nn/conv_epilogue_chain.h"
 
@@ -36,7 +37,7 @@ class ConvWinogradF43 {
   std::vector<float> panels_;         // per position p of 36: (G g G^T)[p] as C x M, in panels of 32 columns
   std::vector<float> transformed_;    // per chunk: 36 x tiles x C
   std::vector<float> products_;       // per chunk: 36 x tiles x M
-  std::vector<float> input_, output_;  // channels-last copies of a plain input and for a plain output
+  ChannelsLastStaging staging_;  // a plain input or output through channels-last buffers
 };
 
 }  // namespace onyx::exec

@@ -163,18 +163,11 @@ Expected<void> ConvWinogradF43::run(KernelContext& ctx, const TensorValue& x, co
   const int64_t OH = g->outSize[0], OW = g->outSize[1], ph = g->padsBegin[0], pw = g->padsBegin[1];
   auto y = ctx.allocateOutput(0, DataType::Float, {N, M, OH, OW});
   if (!y) return y.error();
-  const bool lastOut = ctx.outputMayBeChannelsLast();
-  (*y)->setChannelsLast(lastOut);
+  (*y)->setChannelsLast(ctx.outputMayBeChannelsLast());
   pack(w);
-  // The transforms read and write channels-last pixels: a plain input or output goes through a kept buffer.
-  const float* px = x.data<float>();
-  if (!x.channelsLast()) {
-    input_.resize(size_t(x.count()));
-    transposeBatches(px, input_.data(), N, C, H * W);
-    px = input_.data();
-  }
-  if (!lastOut) output_.resize(size_t((*y)->count()));
-  float* py = lastOut ? (*y)->data<float>() : output_.data();
+  // The transforms read and write channels-last pixels (a plain input or output through the staging's buffers).
+  const float* px = staging_.input(x);
+  float* py = staging_.output(**y);
   const TensorValue& biasTensor = ctx.input(2);
   const float* bias = biasTensor.empty() ? nullptr : biasTensor.data<float>();
   const contrib::NBitsIsa isa = contrib::nativeNBitsIsa();
@@ -241,7 +234,7 @@ Expected<void> ConvWinogradF43::run(KernelContext& ctx, const TensorValue& x, co
       }
     });
   }
-  if (!lastOut) transposeBatches(py, (*y)->data<float>(), N, OH * OW, M);
+  staging_.finish(**y);
   return {};
 }
 
