@@ -273,7 +273,8 @@ class DnnlMatmul final : public Kernel {
   // Whether the product runs on our register-tiled panels (contrib::packedPanelsGemm, B packed once): a
   // constant 2-D B, A's batch folded into rows and read as it lies, an epilogue CpuMatmulEpilogue computes,
   // where oneDNN's matmul has only its gemm:jit (oneDNN 2.6's brgemm needs AVX-512). There gemm:jit ran
-  // bert_small's 128 x 256 by 256 x 1024 products at 87 GFLOP/s on a 2-core Zen 4, its 1024 x 256 ones at 184.
+  // bert_small's 128 x 256 by 256 x 1024 products at 75-87 GFLOP/s on a 2-core Zen 4 and its others at 121-184,
+  // where brgemm ran them at 156-197 with AVX-512 and the panels at 158-179 with AVX2.
   // ONYX_MATMUL=dnnl turns it off, ONYX_MATMUL=panels takes it with AVX-512 too (PanelsChoice).
   bool takesPanels(const KernelContext& ctx, const MatmulShapes& s, bool fused) const {
     if (panelsChoice_ == PanelsChoice::Never ||
