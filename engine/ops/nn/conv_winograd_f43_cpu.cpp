@@ -175,6 +175,7 @@ Expected<void> ConvWinogradF43::run(KernelContext& ctx, const TensorValue& x, co
   const int64_t panels = (M + contrib::kNBitsPanelWidth - 1) / contrib::kNBitsPanelWidth;
   const int64_t tilesH = (OH + kTile - 1) / kTile, tilesW = (OW + kTile - 1) / kTile;
   const int64_t tiles = N * tilesH * tilesW;
+  if (tiles == 0) return {};  // no images (or no outputs): nothing to write
   const int64_t chunk = std::clamp<int64_t>(kChunkBytes / (kPositions * (C + M) * int64_t(sizeof(float))), 1, tiles);
   transformed_.resize(size_t(kPositions * chunk * C));
   products_.resize(size_t(kPositions * chunk * M));
