@@ -274,11 +274,13 @@ class DnnlMatmul final : public Kernel {
   // constant 2-D B, A's batch folded into rows and read as it lies, an epilogue CpuMatmulEpilogue computes,
   // where oneDNN's matmul has only its gemm:jit (oneDNN 2.6's brgemm needs AVX-512). There gemm:jit ran
   // bert_small's 128 x 256 by 256 x 1024 products at 75-87 GFLOP/s on a 2-core Zen 4 and its others at 121-184,
-  // where brgemm ran them at 156-197 with AVX-512 and the panels at 158-179 with AVX2.
+  // where brgemm ran them at 156-197 with AVX-512 and the panels at 158-179 with AVX2. (With SSE only,
+  // oneDNN's gemm was the faster: bert_small 1.09x its time on the panels.)
   // ONYX_MATMUL=dnnl turns it off, ONYX_MATMUL=panels takes it with AVX-512 too (PanelsChoice).
   bool takesPanels(const KernelContext& ctx, const MatmulShapes& s, bool fused) const {
     if (panelsChoice_ == PanelsChoice::Never ||
-        (panelsChoice_ == PanelsChoice::WithoutBrgemm && dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core))
+        (panelsChoice_ == PanelsChoice::OnAvx2 &&
+         (cpuIsa() != CpuIsa::Avx2 || dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core)))
       return false;
     if (!(constantB_ || ctx.inputIsConstant(1)) || s.ta || s.aDims.size() != 2 || s.bDims.size() != 2 ||
         !s.a.strides.empty() || !s.b.strides.empty())
@@ -457,13 +459,13 @@ class DnnlMatmul final : public Kernel {
     return &plans_.emplace(key, std::move(plan)).first->second;
   }
 
-  // Where runPanels serves what fits it: ONYX_MATMUL=panels (Always), =dnnl (Never), else where oneDNN has no
-  // brgemm matmul. Read when the kernel is made, so that a test can set it for the executors it makes.
-  enum class PanelsChoice { WithoutBrgemm, Always, Never };
+  // Where runPanels serves what fits it: ONYX_MATMUL=panels (Always), =dnnl (Never), else on AVX2, where oneDNN
+  // has no brgemm matmul. Read when the kernel is made, so that a test can set it for the executors it makes.
+  enum class PanelsChoice { OnAvx2, Always, Never };
   static PanelsChoice panelsChoice() {
     const char* choice = std::getenv("ONYX_MATMUL");
     const std::string_view value = choice ? choice : "";
-    return value == "panels" ? PanelsChoice::Always : value == "dnnl" ? PanelsChoice::Never : PanelsChoice::WithoutBrgemm;
+    return value == "panels" ? PanelsChoice::Always : value == "dnnl" ? PanelsChoice::Never : PanelsChoice::OnAvx2;
   }
 
   bool constantB_;
