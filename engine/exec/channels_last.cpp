@@ -72,7 +72,8 @@ RunValue plainLayout(const RunValue& value) {
 const float* ChannelsLastStaging::input(const TensorValue& x) {
   if (x.channelsLast()) return x.data<float>();
   input_.resize(size_t(x.count()));
-  transposeBatches(x.data<float>(), input_.data(), x.dim(0), x.dim(1), x.count() / std::max<int64_t>(x.dim(0) * x.dim(1), 1));
+  const int64_t pixels = x.count() / std::max<int64_t>(x.dim(0) * x.dim(1), 1);
+  transposeBatches(x.data<float>(), input_.data(), x.dim(0), x.dim(1), pixels);
   return input_.data();
 }
 
@@ -84,8 +85,8 @@ float* ChannelsLastStaging::output(TensorValue& y) {
 
 void ChannelsLastStaging::finish(TensorValue& y) const {
   if (y.channelsLast()) return;
-  transposeBatches(output_.data(), y.data<float>(), y.dim(0), y.count() / std::max<int64_t>(y.dim(0) * y.dim(1), 1),
-                   y.dim(1));
+  const int64_t pixels = y.count() / std::max<int64_t>(y.dim(0) * y.dim(1), 1);
+  transposeBatches(output_.data(), y.data<float>(), y.dim(0), pixels, y.dim(1));
 }
 
 }  // namespace onyx::exec

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
@@ -42,28 +41,6 @@ inline Outcome runGraph(const Model& model, const NamedValues& inputs, bool fuse
   }
   return out;
 }
-
-// An environment variable set while alive, then as it was: the kernels' switches (ONYX_WINOGRAD, ONYX_MATMUL)
-// are read when a kernel is made or plans, so they hold for the executors made meanwhile.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* v = std::getenv(name)) saved_ = v, had_ = true;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      setenv(name_.c_str(), saved_.c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_, saved_;
-  bool had_ = false;
-};
 
 // An executor of the reference kernels only: the oracle the fast paths are checked against.
 inline Expected<std::unique_ptr<Executor>> referenceExecutor(const Model& model) {
@@ -135,6 +112,13 @@ inline void expectFusion(const std::string& text, const std::string& fusedVarian
 
 inline constexpr const char* kHeader = R"(<ir_version: 8, opset_import: ["" : 17]>
 )";
+
+// The model text of `graph` (a graph in the text format, after kHeader) with `initializers` spliced in before
+// its body: `<float[...] w = {...}, ...>`, as initializer() writes them.
+inline std::string withInitializers(const std::string& graph, const std::string& initializers) {
+  const size_t body = graph.find('{');
+  return std::string(kHeader) + graph.substr(0, body) + "<" + initializers + "> " + graph.substr(body);
+}
 
 // Weights uniform in [-scale, scale], for initializers of graphs built in code.
 inline Tensor randomWeights(std::vector<int64_t> dims, uint64_t seed, float scale) {

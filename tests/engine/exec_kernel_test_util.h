@@ -3,6 +3,7 @@
 // pinned kernel variant, seeded random inputs, and a tolerance comparison.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,6 +12,32 @@
 #include "ir/rewriter.h"
 
 namespace onyx::exec::testing {
+
+// An environment variable set (or, with a null value, unset) while alive, then as it was: the switches that
+// kernels read when they are made or plan (ONYX_WINOGRAD, ONYX_MATMUL, ONYX_TUNE_THREADS...) hold for what a
+// test makes meanwhile.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* v = std::getenv(name)) saved_ = v, had_ = true;
+    if (value)
+      setenv(name, value, 1);
+    else
+      unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (had_)
+      setenv(name_.c_str(), saved_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_, saved_;
+  bool had_ = false;
+};
 
 struct NodeCase {
   NodeCase(std::string op, std::vector<Attribute> attrs = {}, int opsetVersion = 17, int outputCount = 1)

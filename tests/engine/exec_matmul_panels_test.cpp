@@ -23,9 +23,7 @@ int panelProducts(const Outcome& outcome) {
 // The graph text (with `initializers` spliced in) run fused against the reference kernels: close values, and
 // `panels` products on our panels.
 void expectPanels(const std::string& graph, const std::string& initializers, int panels) {
-  const std::string text = std::string(kHeader) + graph.substr(0, graph.find('{')) + "<" + initializers + "> " +
-                           graph.substr(graph.find('{'));
-  auto model = parseModelText(text);
+  auto model = parseModelText(withInitializers(graph, initializers));
   ASSERT_TRUE(model.ok()) << model.error().toString();
   auto reference = referenceExecutor(**model);
   ASSERT_TRUE(reference.ok()) << reference.error().toString();

@@ -60,9 +60,7 @@ int countStarting(const std::vector<std::string>& implementations, const std::st
 // `byChannels` of them as channel slabs, and `ownWinograd` as our Winograd (ConvWinogradF43) in both runs.
 void expectSlabsMatch(const std::string& graph, const std::string& initializers, int slabbed, int byChannels = 0,
                       int ownWinograd = 0) {
-  const std::string text = std::string(kHeader) + graph.substr(0, graph.find('{')) + "<" + initializers + "> " +
-                           graph.substr(graph.find('{'));
-  auto model = parseModelText(text);
+  auto model = parseModelText(withInitializers(graph, initializers));
   ASSERT_TRUE(model.ok()) << model.error().toString();
   const NamedValues inputs = randomInputs(**model, 11);
   const SharedOutcome whole = runWith(**model, inputs, ExecutorOptions::SharedCores::Never);

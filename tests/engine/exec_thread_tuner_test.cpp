@@ -94,17 +94,11 @@ TEST(ExecThreadTuner, FewThreadsAndOffAreNotTuned) {
 }
 
 TEST(ExecThreadTuner, EnvironmentSetsWhereTuningStarts) {
-  const char* saved = std::getenv("ONYX_TUNE_THREADS");
-  const std::string keep = saved ? saved : "";
-  setenv("ONYX_TUNE_THREADS", "0", 1);
-  EXPECT_EQ(ThreadTuner::fromEnvironment(), 0);
-  setenv("ONYX_TUNE_THREADS", "4", 1);
-  EXPECT_EQ(ThreadTuner::fromEnvironment(), 4);
-  setenv("ONYX_TUNE_THREADS", "many", 1);
-  EXPECT_EQ(ThreadTuner::fromEnvironment(), 8);
-  unsetenv("ONYX_TUNE_THREADS");
-  EXPECT_EQ(ThreadTuner::fromEnvironment(), 8);
-  if (saved) setenv("ONYX_TUNE_THREADS", keep.c_str(), 1);
+  const std::vector<std::pair<const char*, int>> cases = {{"0", 0}, {"4", 4}, {"many", 8}, {nullptr, 8}};
+  for (const auto& [value, from] : cases) {
+    const ScopedEnv env("ONYX_TUNE_THREADS", value);
+    EXPECT_EQ(ThreadTuner::fromEnvironment(), from) << (value ? value : "unset");
+  }
 }
 
 TEST(ExecThreadTuner, RunThreadsInWords) {

@@ -63,7 +63,8 @@ inline int64_t packedPanelFloats(int64_t k, int64_t n) {
 // nothing to decode, each task reads its panel where it lies. MatMul's constant B where oneDNN has only its
 // gemm:jit (no AVX-512).
 void packedPanelsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const float* panels, int64_t k,
-                      int64_t n, const float* bias, float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone = {});
+                      int64_t n, const float* bias, float* y, int64_t ldy, NBitsIsa isa,
+                      const NBitsTileDone& tileDone = {});
 // Y (m x n, rows ldy apart) = A (m x k, rows lda apart) * W packed by packPanels, on the calling thread.
 void multiplyPacked(const float* a, int64_t lda, int64_t m, const float* panels, int64_t k, int64_t n, float* y,
                     int64_t ldy, NBitsIsa isa);

@@ -226,7 +226,8 @@ void halfWeightsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, c
 }
 
 void packedPanelsGemm(ThreadPool& pool, const float* a, int64_t m, int64_t lda, const float* panels, int64_t k,
-                      int64_t n, const float* bias, float* y, int64_t ldy, NBitsIsa isa, const NBitsTileDone& tileDone) {
+                      int64_t n, const float* bias, float* y, int64_t ldy, NBitsIsa isa,
+                      const NBitsTileDone& tileDone) {
   // Nothing to decode per task, so rows split finer where panels alone would leave threads idle (bert_small's
   // 256-column products are 8 panels).
   const int64_t panelCount = (n + kNBitsPanelWidth - 1) / kNBitsPanelWidth;
